@@ -1,0 +1,66 @@
+//! The seeded key hash and the derivation of probe positions from it.
+//!
+//! Every structure hashes a key exactly once, with xxh3-128 keyed by the structure's seed, and derives all of
+//! its positions from the two 64-bit halves: probe i is `h1 + i·h2` (Kirsch & Mitzenmacher, "Less Hashing,
+//! Same Performance", ESA 2006), mapped to `[0, m)` by a multiply-high range reduction (Lemire 2019), which is
+//! exact for any `m < 2^64` (no 32-bit truncation) and avoids a division.
+//! Keeping hashing apart from probing lets the harness time each on its own.
+
+use xxhash_rust::xxh3::xxh3_128_with_seed;
+
+/// The 128-bit hash of one key, split into the two halves used for double hashing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct KeyHash {
+    /// Low 64 bits: the first position and the fingerprint.
+    pub h1: u64,
+    /// High 64 bits: the step between probes.
+    pub h2: u64,
+}
+
+/// Identifies the hash function in saved results and files.
+pub const HASH_ID: &str = "xxh3-128";
+
+/// Hashes `key` with xxh3-128 keyed by `seed`.
+#[inline]
+pub fn hash_key(seed: u64, key: &[u8]) -> KeyHash {
+    let h = xxh3_128_with_seed(key, seed);
+    KeyHash {
+        h1: h as u64,
+        h2: (h >> 64) as u64,
+    }
+}
+
+/// Maps a uniform 64-bit value to `[0, range)` by taking the high half of the 128-bit product.
+#[inline(always)]
+pub fn reduce(x: u64, range: u64) -> u64 {
+    ((x as u128 * range as u128) >> 64) as u64
+}
+
+impl KeyHash {
+    /// The i-th double-hashing probe value (before range reduction).
+    #[inline(always)]
+    pub fn probe(self, i: u32) -> u64 {
+        self.h1.wrapping_add((i as u64).wrapping_mul(self.h2))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seed_changes_the_hash() {
+        assert_ne!(hash_key(1, b"https://a.example/"), hash_key(2, b"https://a.example/"));
+        assert_eq!(hash_key(7, b"x"), hash_key(7, b"x"));
+    }
+
+    #[test]
+    fn reduce_is_exact_past_32_bits() {
+        let m = 6_000_000_000u64;
+        assert_eq!(reduce(u64::MAX, m), m - 1);
+        assert_eq!(reduce(0, m), 0);
+        assert_eq!(reduce(1 << 63, m), m / 2);
+        // A range above 2^32 reaches positions above 2^32.
+        assert!(reduce(u64::MAX / 4 * 3, m) > 1 << 32);
+    }
+}

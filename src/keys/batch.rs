@@ -1,0 +1,93 @@
+//! A batch of keys stored back to back in one buffer, with their hashes: the unit the harness times.
+//!
+//! Reusing one batch for every chunk of a key set keeps the hot loops free of per-key allocation.
+
+use crate::hash::{hash_key, KeyHash};
+
+/// Keys of one batch, concatenated, with end offsets and (once [`KeyBatch::hash_all`] ran) their hashes.
+#[derive(Clone, Debug, Default)]
+pub struct KeyBatch {
+    bytes: Vec<u8>,
+    ends: Vec<u32>,
+    hashes: Vec<KeyHash>,
+}
+
+impl KeyBatch {
+    /// An empty batch with room for `keys` keys of about `mean_len` bytes.
+    pub fn with_capacity(keys: usize, mean_len: usize) -> Self {
+        KeyBatch {
+            bytes: Vec::with_capacity(keys * mean_len),
+            ends: Vec::with_capacity(keys),
+            hashes: Vec::with_capacity(keys),
+        }
+    }
+
+    /// Removes every key.
+    pub fn clear(&mut self) {
+        self.bytes.clear();
+        self.ends.clear();
+        self.hashes.clear();
+    }
+
+    /// Appends one key.
+    #[inline]
+    pub fn push(&mut self, key: &[u8]) {
+        self.bytes.extend_from_slice(key);
+        self.ends.push(self.bytes.len() as u32);
+    }
+
+    /// Appends a key written by `write` straight into the batch buffer (no copy).
+    #[inline]
+    pub fn push_with(&mut self, write: impl FnOnce(&mut Vec<u8>)) {
+        write(&mut self.bytes);
+        self.ends.push(self.bytes.len() as u32);
+    }
+
+    /// Number of keys.
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// Whether the batch holds no key.
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// Total key bytes.
+    pub fn key_bytes(&self) -> usize {
+        self.bytes.len()
+    }
+
+    /// Key `i`.
+    #[inline]
+    pub fn key(&self, i: usize) -> &[u8] {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
+        &self.bytes[start..self.ends[i] as usize]
+    }
+
+    /// Hashes every key with `seed` (replacing earlier hashes).
+    pub fn hash_all(&mut self, seed: u64) {
+        self.hashes.clear();
+        let mut start = 0usize;
+        for &end in &self.ends {
+            self.hashes.push(hash_key(seed, &self.bytes[start..end as usize]));
+            start = end as usize;
+        }
+    }
+
+    /// The hashes computed by [`KeyBatch::hash_all`].
+    pub fn hashes(&self) -> &[KeyHash] {
+        &self.hashes
+    }
+
+    /// Iterates (key, hash) pairs; call [`KeyBatch::hash_all`] first.
+    pub fn iter(&self) -> impl Iterator<Item = (&[u8], KeyHash)> + '_ {
+        debug_assert_eq!(self.hashes.len(), self.ends.len(), "hash_all must run before iter");
+        let mut start = 0usize;
+        self.ends.iter().zip(self.hashes.iter()).map(move |(&end, &hash)| {
+            let key = &self.bytes[start..end as usize];
+            start = end as usize;
+            (key, hash)
+        })
+    }
+}

@@ -1,0 +1,22 @@
+//! Key sets: the streaming URL generator, its profiles, real URL files, and batches of hashed keys.
+//!
+//! A key set is never materialised: members and non-members are produced by index (see [`generator`]) or
+//! read line by line (see [`file`]), a batch at a time, into reused buffers.
+
+pub mod batch;
+pub mod file;
+pub mod generator;
+pub mod profile;
+pub mod stream;
+
+pub use batch::KeyBatch;
+pub use generator::{UrlGenerator, NON_MEMBER_BASE};
+pub use profile::Profile;
+
+/// The URL of member `i` under the default profile and `seed` (allocates; for docs and tests).
+pub fn url(seed: u64, i: u64) -> String {
+    let generator = UrlGenerator::new(Profile::default_profile(), seed);
+    let mut buf = Vec::new();
+    generator.member(i, &mut buf);
+    String::from_utf8(buf).expect("generated URLs are ASCII")
+}

@@ -1,0 +1,225 @@
+//! Generator profiles: the distributions a URL set is drawn from, read from small `key = value` files.
+//!
+//! The built-in profiles live in `datasets/*.profile` and are compiled in, so `--profile crawl-frontier`
+//! works from any directory; a path to another file works too. `datasets/README.md` documents each field.
+
+use crate::{Error, Result};
+use std::path::Path;
+
+/// Built-in profiles: (name, file text).
+pub const BUILTIN: &[(&str, &str)] = &[
+    ("crawl-frontier", include_str!("../../datasets/crawl-frontier.profile")),
+    ("short-keys", include_str!("../../datasets/short-keys.profile")),
+];
+
+/// The name of the profile used when none is given.
+pub const DEFAULT_PROFILE: &str = "crawl-frontier";
+
+/// How URLs of one population are shaped.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Profile {
+    pub name: String,
+    /// `true` for `scheme://host/...`, `false` for bare `host/...` keys.
+    pub with_scheme: bool,
+    /// Share of URLs with `https://` (the rest `http://`).
+    pub https_fraction: f64,
+    /// Share of hosts named `www.<name>`.
+    pub www_fraction: f64,
+    /// Size of the host population.
+    pub hosts: u64,
+    /// Zipf exponent of host popularity (1.0: rank r has weight 1/r).
+    pub host_zipf: f64,
+    /// Weights of 1, 2, … path segments.
+    pub path_segment_weights: Vec<f64>,
+    /// Share of URLs with a query string.
+    pub query_fraction: f64,
+    /// Share of URLs whose last segment has an extension (.html, .php, …).
+    pub extension_fraction: f64,
+    /// Inverse CDF of the total length: (quantile, bytes), quantiles from 0 to 1, both increasing.
+    pub length_quantiles: Vec<(f64, f64)>,
+}
+
+impl Profile {
+    /// Loads a built-in profile by name, or a profile file by path.
+    pub fn load(name_or_path: &str) -> Result<Profile> {
+        if let Some((_, text)) = BUILTIN.iter().find(|(name, _)| *name == name_or_path) {
+            return Profile::parse(text, Path::new(name_or_path));
+        }
+        let path = Path::new(name_or_path);
+        if !path.exists() {
+            let names: Vec<&str> = BUILTIN.iter().map(|(n, _)| *n).collect();
+            return Err(Error::invalid(
+                "--profile",
+                format!("'{name_or_path}' is neither a built-in profile ({}) nor an existing file", names.join(", ")),
+            ));
+        }
+        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        Profile::parse(&text, path)
+    }
+
+    /// The default profile.
+    pub fn default_profile() -> Profile {
+        Profile::load(DEFAULT_PROFILE).expect("built-in profile parses")
+    }
+
+    /// Parses profile text; `path` names the file in errors.
+    pub fn parse(text: &str, path: &Path) -> Result<Profile> {
+        let mut profile = Profile {
+            name: String::new(),
+            with_scheme: true,
+            https_fraction: 0.85,
+            www_fraction: 0.5,
+            hosts: 100_000,
+            host_zipf: 1.0,
+            path_segment_weights: vec![1.0],
+            query_fraction: 0.0,
+            extension_fraction: 0.0,
+            length_quantiles: Vec::new(),
+        };
+        for (number, raw) in text.lines().enumerate() {
+            let line = raw.split('#').next().unwrap_or("").trim();
+            if line.is_empty() {
+                continue;
+            }
+            let bad = |message: String| Error::Format {
+                path: path.to_path_buf(),
+                line: number + 1,
+                message,
+            };
+            let (key, value) = line
+                .split_once('=')
+                .ok_or_else(|| bad(format!("expected `key = value`, found '{line}'")))?;
+            let (key, value) = (key.trim(), value.trim());
+            let fraction = |v: &str| -> Result<f64> {
+                let x: f64 = v.parse().map_err(|_| bad(format!("{key}: '{v}' is not a number")))?;
+                if (0.0..=1.0).contains(&x) {
+                    Ok(x)
+                } else {
+                    Err(bad(format!("{key}: {x} is not a fraction in [0, 1]")))
+                }
+            };
+            match key {
+                "name" => profile.name = value.to_string(),
+                "scheme" => {
+                    profile.with_scheme = match value {
+                        "url" => true,
+                        "none" => false,
+                        other => return Err(bad(format!("scheme: '{other}' is not `url` or `none`"))),
+                    }
+                }
+                "https_fraction" => profile.https_fraction = fraction(value)?,
+                "www_fraction" => profile.www_fraction = fraction(value)?,
+                "query_fraction" => profile.query_fraction = fraction(value)?,
+                "extension_fraction" => profile.extension_fraction = fraction(value)?,
+                "hosts" => {
+                    profile.hosts = crate::units::parse_count(value).map_err(|e| bad(format!("hosts: {e}")))?;
+                    if profile.hosts == 0 {
+                        return Err(bad("hosts: must be at least 1".into()));
+                    }
+                }
+                "host_zipf" => {
+                    let x: f64 = value.parse().map_err(|_| bad(format!("host_zipf: '{value}' is not a number")))?;
+                    if !(0.0..=3.0).contains(&x) {
+                        return Err(bad(format!("host_zipf: {x} is outside [0, 3]")));
+                    }
+                    profile.host_zipf = x;
+                }
+                "path_segments" => {
+                    let weights: Result<Vec<f64>> = value
+                        .split(',')
+                        .map(|w| {
+                            w.trim()
+                                .parse::<f64>()
+                                .ok()
+                                .filter(|x| *x >= 0.0)
+                                .ok_or_else(|| bad(format!("path_segments: '{w}' is not a weight ≥ 0")))
+                        })
+                        .collect();
+                    let weights = weights?;
+                    if weights.is_empty() || weights.len() > 6 || weights.iter().sum::<f64>() <= 0.0 {
+                        return Err(bad("path_segments: give 1 to 6 weights, not all zero".into()));
+                    }
+                    profile.path_segment_weights = weights;
+                }
+                "length_quantiles" => {
+                    let mut points = Vec::new();
+                    for pair in value.split(',') {
+                        let (q, len) = pair
+                            .split_once(':')
+                            .ok_or_else(|| bad(format!("length_quantiles: '{pair}' is not quantile:length")))?;
+                        let q: f64 = q.trim().parse().map_err(|_| bad(format!("length_quantiles: bad quantile '{q}'")))?;
+                        let len: f64 =
+                            len.trim().parse().map_err(|_| bad(format!("length_quantiles: bad length '{len}'")))?;
+                        points.push((q, len));
+                    }
+                    let increasing = points.windows(2).all(|w| w[0].0 < w[1].0 && w[0].1 <= w[1].1);
+                    let ends = points.first().map(|p| p.0) == Some(0.0) && points.last().map(|p| p.0) == Some(1.0);
+                    if points.len() < 2 || !increasing || !ends || points[0].1 < 1.0 || points.last().unwrap().1 > 65536.0 {
+                        return Err(bad(
+                            "length_quantiles: need increasing quantiles from 0 to 1 with non-decreasing lengths in [1, 65536]"
+                                .into(),
+                        ));
+                    }
+                    profile.length_quantiles = points;
+                }
+                other => return Err(bad(format!("unknown key '{other}'"))),
+            }
+        }
+        if profile.length_quantiles.is_empty() {
+            return Err(Error::Format {
+                path: path.to_path_buf(),
+                line: 0,
+                message: "length_quantiles is required".into(),
+            });
+        }
+        Ok(profile)
+    }
+
+    /// The target length for a uniform draw `u` in [0, 1).
+    #[inline]
+    pub fn length_at(&self, u: f64) -> usize {
+        let points = &self.length_quantiles;
+        let mut j = 1;
+        while j < points.len() - 1 && points[j].0 <= u {
+            j += 1;
+        }
+        let (q0, l0) = points[j - 1];
+        let (q1, l1) = points[j];
+        (l0 + (l1 - l0) * ((u - q0) / (q1 - q0))).round() as usize
+    }
+
+    /// The mean of the length distribution as the profile states it (before the generator's minimum length).
+    pub fn stated_mean_length(&self) -> f64 {
+        self.length_quantiles
+            .windows(2)
+            .map(|w| (w[1].0 - w[0].0) * (w[0].1 + w[1].1) / 2.0)
+            .sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builtin_profiles_parse() {
+        for (name, _) in BUILTIN {
+            let p = Profile::load(name).unwrap();
+            assert_eq!(&p.name, name);
+        }
+        let p = Profile::default_profile();
+        assert!((p.stated_mean_length() - 77.0).abs() < 1.5, "{}", p.stated_mean_length());
+        assert_eq!(p.length_at(0.5), 67);
+        assert_eq!(p.length_at(0.95), 157);
+    }
+
+    #[test]
+    fn bad_profiles_name_the_line() {
+        let err = Profile::parse("name = x\nhosts = 0\n", Path::new("p")).unwrap_err().to_string();
+        assert!(err.contains("p:2"), "{err}");
+        let err = Profile::parse("colour = red\n", Path::new("p")).unwrap_err().to_string();
+        assert!(err.contains("unknown key"), "{err}");
+        assert!(Profile::parse("name = x\n", Path::new("p")).is_err());
+        assert!(Profile::load("no-such-profile").is_err());
+    }
+}

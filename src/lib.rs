@@ -1,0 +1,25 @@
+//! dedupbench: measures when an exact set of seen URLs stops being the right tool, and which probabilistic
+//! structure, sized how, should replace it.
+//!
+//! Data flows one way: [`keys`] generates URLs (streaming, by index) → [`structures`] hold them →
+//! [`run`] measures every (structure, n) cell → [`results`] stores records → [`report`] draws them.
+//! Scale: key sets are never held by the harness; the generator is a pure function of the index, so the
+//! same code serves 10⁴ and 10⁹ keys.
+
+pub mod error;
+pub mod hash;
+pub mod keys;
+pub mod measure;
+pub mod report;
+pub mod results;
+pub mod run;
+pub mod stats;
+pub mod structures;
+pub mod theory;
+pub mod units;
+
+pub use error::{Error, Result};
+
+#[cfg(test)]
+#[global_allocator]
+static COUNTING: measure::CountingAllocator = measure::CountingAllocator;

@@ -1,0 +1,72 @@
+//! Facts about the machine and the build, recorded with every result: CPU, cores, RAM, OS, rustc, commit;
+//! and the process's resident set size now and at its peak.
+
+use serde::{Deserialize, Serialize};
+
+/// The machine a run happened on.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MachineInfo {
+    pub cpu_model: String,
+    pub cores: usize,
+    pub total_memory_bytes: u64,
+    pub available_memory_bytes: u64,
+    pub os: String,
+    pub rustc: String,
+    pub git_commit: String,
+    pub transparent_hugepages: String,
+}
+
+impl MachineInfo {
+    /// Reads the machine now.
+    pub fn detect() -> Self {
+        let mut system = sysinfo::System::new();
+        system.refresh_memory();
+        system.refresh_cpu_all();
+        let cpu_model = system
+            .cpus()
+            .first()
+            .map(|c| c.brand().trim().to_string())
+            .filter(|s| !s.is_empty())
+            .unwrap_or_else(|| "unknown".into());
+        MachineInfo {
+            cpu_model,
+            cores: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+            total_memory_bytes: system.total_memory(),
+            available_memory_bytes: system.available_memory(),
+            os: format!(
+                "{} {}",
+                sysinfo::System::name().unwrap_or_else(|| "unknown".into()),
+                sysinfo::System::os_version().unwrap_or_default()
+            )
+            .trim()
+            .to_string(),
+            rustc: option_env!("DEDUPBENCH_RUSTC").unwrap_or("unknown").to_string(),
+            git_commit: option_env!("DEDUPBENCH_GIT_COMMIT").unwrap_or("unknown").to_string(),
+            transparent_hugepages: std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled")
+                .map(|s| s.trim().to_string())
+                .unwrap_or_else(|_| "unknown".into()),
+        }
+    }
+}
+
+/// Memory available now, in bytes (sysinfo).
+pub fn available_memory_bytes() -> u64 {
+    let mut system = sysinfo::System::new();
+    system.refresh_memory();
+    system.available_memory()
+}
+
+/// Resident set size of this process now and its peak (VmHWM), in bytes; zeros if unreadable.
+pub fn rss_bytes() -> (u64, u64) {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let field = |name: &str| -> u64 {
+        status
+            .lines()
+            .find(|l| l.starts_with(name))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|v| v.parse::<u64>().ok())
+            .map(|kib| kib * 1024)
+            .unwrap_or(0)
+    };
+    (field("VmRSS:"), field("VmHWM:"))
+}

@@ -1,0 +1,93 @@
+//! `bitmap`: the raw bitmap of the "6 billion URLs in 1 GB" article: one hash maps a key into [0, m), one
+//! bit per key. Default m = n (the article's sizing).
+//!
+//! The article says the bitmap "automatically deduplicates"; in fact a new key collides with an earlier one
+//! with probability 1 − (1 − 1/m)ⁿ ([`crate::theory::bitmap_fpr`]): 63.2% at m = n.
+
+use super::bits::BitArray;
+use super::{BuildConfig, Geometry, Kind, MemoryModel, Membership};
+use crate::hash::{reduce, KeyHash};
+use crate::theory;
+
+/// Registry entry.
+pub struct BitmapKind;
+
+fn bits_for(config: &BuildConfig) -> u64 {
+    config.bitmap_bits.unwrap_or(config.expected_keys).max(1)
+}
+
+impl Kind for BitmapKind {
+    fn id(&self) -> &'static str {
+        "bitmap"
+    }
+    fn summary(&self) -> &'static str {
+        "raw bitmap: one hash, one bit per key (m = n by default)"
+    }
+    fn predicted_memory(&self, config: &BuildConfig) -> MemoryModel {
+        MemoryModel::flat((bits_for(config).div_ceil(64) * 8) as f64)
+    }
+    fn predicted_fpr(&self, config: &BuildConfig) -> f64 {
+        theory::bitmap_fpr(bits_for(config), config.expected_keys)
+    }
+    fn build(&self, config: &BuildConfig) -> crate::Result<Box<dyn Membership>> {
+        Ok(Box::new(Bitmap::new(bits_for(config), config.seed)))
+    }
+}
+
+/// A one-probe bit array.
+pub struct Bitmap {
+    bits: BitArray,
+    seed: u64,
+    inserted: u64,
+}
+
+impl Bitmap {
+    /// A bitmap of `bits` bits.
+    pub fn new(bits: u64, seed: u64) -> Self {
+        Bitmap {
+            bits: BitArray::new(bits),
+            seed,
+            inserted: 0,
+        }
+    }
+
+    /// Share of bits set.
+    pub fn fill_ratio(&self) -> f64 {
+        self.bits.count_ones() as f64 / self.bits.len() as f64
+    }
+}
+
+impl Membership for Bitmap {
+    fn id(&self) -> &'static str {
+        "bitmap"
+    }
+    fn seed(&self) -> u64 {
+        self.seed
+    }
+    #[inline]
+    fn insert_hashed(&mut self, _key: &[u8], hash: KeyHash) -> bool {
+        let new = self.bits.set(reduce(hash.h1, self.bits.len()));
+        self.inserted += new as u64;
+        new
+    }
+    #[inline]
+    fn contains_hashed(&self, _key: &[u8], hash: KeyHash) -> bool {
+        self.bits.get(reduce(hash.h1, self.bits.len()))
+    }
+    fn bytes_held(&self) -> u64 {
+        self.bits.bytes()
+    }
+    fn n_inserted(&self) -> u64 {
+        self.inserted
+    }
+    fn expected_fpr(&self, n_distinct: u64) -> f64 {
+        theory::bitmap_fpr(self.bits.len(), n_distinct)
+    }
+    fn geometry(&self) -> Geometry {
+        Geometry {
+            bits: Some(self.bits.len()),
+            hashes: Some(1),
+            slices: None,
+        }
+    }
+}

@@ -1,0 +1,116 @@
+//! `bloom`: the standard Bloom filter (Bloom 1970), sized by m = ⌈−n·ln p / (ln 2)²⌉, k = round((m/n)·ln 2).
+//!
+//! Probe i of a key is `reduce(h1 + i·h2, m)` (Kirsch & Mitzenmacher 2006 double hashing, multiply-high range
+//! reduction). Rate at fill n: (1 − (1 − 1/m)^(k·n))^k ([`crate::theory::bloom_fpr`]).
+
+use super::bits::BitArray;
+use super::{BuildConfig, Geometry, Kind, MemoryModel, Membership};
+use crate::hash::{reduce, KeyHash};
+use crate::theory::{self, BloomSizing};
+
+/// Registry entry.
+pub struct BloomKind;
+
+/// The sizing a config asks for: the rate-based one, or the best k for a fixed number of bits.
+pub fn sizing(config: &BuildConfig) -> BloomSizing {
+    match config.bloom_bits {
+        Some(bits) => BloomSizing::for_bits(config.expected_keys, bits.max(1)),
+        None => BloomSizing::for_rate(config.expected_keys, config.fpr),
+    }
+}
+
+impl Kind for BloomKind {
+    fn id(&self) -> &'static str {
+        "bloom"
+    }
+    fn summary(&self) -> &'static str {
+        "standard Bloom filter, m = -n ln p / ln²2, k = (m/n) ln 2"
+    }
+    fn predicted_memory(&self, config: &BuildConfig) -> MemoryModel {
+        MemoryModel::flat(sizing(config).bytes() as f64)
+    }
+    fn predicted_fpr(&self, config: &BuildConfig) -> f64 {
+        sizing(config).fpr(config.expected_keys)
+    }
+    fn build(&self, config: &BuildConfig) -> crate::Result<Box<dyn Membership>> {
+        Ok(Box::new(Bloom::new(sizing(config), config.seed)))
+    }
+}
+
+/// A standard Bloom filter.
+pub struct Bloom {
+    bits: BitArray,
+    hashes: u32,
+    seed: u64,
+    inserted: u64,
+}
+
+impl Bloom {
+    /// A filter of `sizing.bits` bits and `sizing.hashes` probes.
+    pub fn new(sizing: BloomSizing, seed: u64) -> Self {
+        Bloom {
+            bits: BitArray::new(sizing.bits),
+            hashes: sizing.hashes,
+            seed,
+            inserted: 0,
+        }
+    }
+
+    /// Share of bits set.
+    pub fn fill_ratio(&self) -> f64 {
+        self.bits.count_ones() as f64 / self.bits.len() as f64
+    }
+
+    /// Sets the key's k bits; returns whether any was clear.
+    #[inline(always)]
+    pub(crate) fn set_probes(bits: &mut BitArray, hashes: u32, hash: KeyHash) -> bool {
+        let m = bits.len();
+        let mut new = false;
+        for i in 0..hashes {
+            new |= bits.set(reduce(hash.probe(i), m));
+        }
+        new
+    }
+
+    /// Whether all of the key's k bits are set.
+    #[inline(always)]
+    pub(crate) fn test_probes(bits: &BitArray, hashes: u32, hash: KeyHash) -> bool {
+        let m = bits.len();
+        (0..hashes).all(|i| bits.get(reduce(hash.probe(i), m)))
+    }
+}
+
+impl Membership for Bloom {
+    fn id(&self) -> &'static str {
+        "bloom"
+    }
+    fn seed(&self) -> u64 {
+        self.seed
+    }
+    #[inline]
+    fn insert_hashed(&mut self, _key: &[u8], hash: KeyHash) -> bool {
+        let new = Bloom::set_probes(&mut self.bits, self.hashes, hash);
+        self.inserted += new as u64;
+        new
+    }
+    #[inline]
+    fn contains_hashed(&self, _key: &[u8], hash: KeyHash) -> bool {
+        Bloom::test_probes(&self.bits, self.hashes, hash)
+    }
+    fn bytes_held(&self) -> u64 {
+        self.bits.bytes()
+    }
+    fn n_inserted(&self) -> u64 {
+        self.inserted
+    }
+    fn expected_fpr(&self, n_distinct: u64) -> f64 {
+        theory::bloom_fpr(self.bits.len(), self.hashes, n_distinct)
+    }
+    fn geometry(&self) -> Geometry {
+        Geometry {
+            bits: Some(self.bits.len()),
+            hashes: Some(self.hashes),
+            slices: None,
+        }
+    }
+}

@@ -1,0 +1,207 @@
+//! `counting`: the counting Bloom filter (Fan, Cao, Almeida, Broder, "Summary Cache", 2000), for deletions.
+//!
+//! m 4-bit counters packed two per byte, with the same m and k as `bloom` at the same rate, so 4× its memory
+//! and the same false-positive rate. Invariants:
+//! 1. A counter that reaches 15 sticks there: it is never decremented and never wraps (P(any counter ≥ 16)
+//!    ≤ m·(e·ln 2/16)^16 ≈ 1.4·10⁻¹⁵·m, so sticking is rare and only costs a little extra rate).
+//! 2. `remove` of a key any of whose counters is too low (zero, or lower than the number of its probes that
+//!    land there) returns `false` and changes nothing.
+
+use super::bloom::sizing;
+use super::{BuildConfig, Geometry, Kind, MemoryModel, Membership, Removable};
+use crate::hash::{reduce, KeyHash};
+use crate::theory::{self, BloomSizing};
+
+/// The value at which a counter sticks.
+pub const STICKY: u8 = 15;
+/// The largest k a counting filter accepts (its probe list lives on the stack).
+pub const MAX_HASHES: usize = 64;
+
+/// Registry entry.
+pub struct CountingKind;
+
+impl Kind for CountingKind {
+    fn id(&self) -> &'static str {
+        "counting"
+    }
+    fn summary(&self) -> &'static str {
+        "counting Bloom filter, 4-bit sticky counters (supports remove)"
+    }
+    fn removable(&self) -> bool {
+        true
+    }
+    fn predicted_memory(&self, config: &BuildConfig) -> MemoryModel {
+        MemoryModel::flat(sizing(config).bits.div_ceil(2) as f64)
+    }
+    fn predicted_fpr(&self, config: &BuildConfig) -> f64 {
+        sizing(config).fpr(config.expected_keys)
+    }
+    fn build(&self, config: &BuildConfig) -> crate::Result<Box<dyn Membership>> {
+        let s = sizing(config);
+        if s.hashes as usize > MAX_HASHES {
+            return Err(crate::Error::invalid(
+                "--fpr",
+                format!("needs k = {} probes; the counting filter allows at most {MAX_HASHES}", s.hashes),
+            ));
+        }
+        Ok(Box::new(CountingBloom::new(s, config.seed)))
+    }
+}
+
+/// A counting Bloom filter with 4-bit counters.
+pub struct CountingBloom {
+    counters: Vec<u8>,
+    m: u64,
+    hashes: u32,
+    seed: u64,
+    inserted: u64,
+}
+
+impl CountingBloom {
+    /// A filter of `sizing.bits` counters and `sizing.hashes` probes (k ≤ [`MAX_HASHES`]).
+    pub fn new(sizing: BloomSizing, seed: u64) -> Self {
+        assert!(sizing.hashes as usize <= MAX_HASHES, "k above {MAX_HASHES}");
+        CountingBloom {
+            counters: vec![0u8; sizing.bits.div_ceil(2) as usize],
+            m: sizing.bits,
+            hashes: sizing.hashes,
+            seed,
+            inserted: 0,
+        }
+    }
+
+    /// Counter at `pos`.
+    #[inline(always)]
+    pub fn counter(&self, pos: u64) -> u8 {
+        (self.counters[(pos >> 1) as usize] >> ((pos & 1) * 4)) & 0xF
+    }
+
+    #[inline(always)]
+    fn set_counter(&mut self, pos: u64, value: u8) {
+        let byte = &mut self.counters[(pos >> 1) as usize];
+        let shift = (pos & 1) * 4;
+        *byte = (*byte & !(0xF << shift)) | (value << shift);
+    }
+
+    /// Number of counters stuck at 15.
+    pub fn saturated_counters(&self) -> u64 {
+        (0..self.m).filter(|p| self.counter(*p) == STICKY).count() as u64
+    }
+
+    #[inline(always)]
+    fn positions(&self, hash: KeyHash, out: &mut [u64; MAX_HASHES]) -> usize {
+        let k = self.hashes as usize;
+        for (i, slot) in out.iter_mut().enumerate().take(k) {
+            *slot = reduce(hash.probe(i as u32), self.m);
+        }
+        k
+    }
+}
+
+impl Membership for CountingBloom {
+    fn id(&self) -> &'static str {
+        "counting"
+    }
+    fn seed(&self) -> u64 {
+        self.seed
+    }
+    #[inline]
+    fn insert_hashed(&mut self, _key: &[u8], hash: KeyHash) -> bool {
+        let mut new = false;
+        for i in 0..self.hashes {
+            let pos = reduce(hash.probe(i), self.m);
+            let c = self.counter(pos);
+            new |= c == 0;
+            if c < STICKY {
+                self.set_counter(pos, c + 1);
+            }
+        }
+        self.inserted += new as u64;
+        new
+    }
+    #[inline]
+    fn contains_hashed(&self, _key: &[u8], hash: KeyHash) -> bool {
+        (0..self.hashes).all(|i| self.counter(reduce(hash.probe(i), self.m)) != 0)
+    }
+    fn bytes_held(&self) -> u64 {
+        self.counters.capacity() as u64
+    }
+    fn n_inserted(&self) -> u64 {
+        self.inserted
+    }
+    fn expected_fpr(&self, n_distinct: u64) -> f64 {
+        theory::bloom_fpr(self.m, self.hashes, n_distinct)
+    }
+    fn geometry(&self) -> Geometry {
+        Geometry {
+            bits: Some(self.m),
+            hashes: Some(self.hashes),
+            slices: None,
+        }
+    }
+    fn as_removable(&mut self) -> Option<&mut dyn Removable> {
+        Some(self)
+    }
+}
+
+impl Removable for CountingBloom {
+    fn remove_hashed(&mut self, _key: &[u8], hash: KeyHash) -> bool {
+        let mut positions = [0u64; MAX_HASHES];
+        let k = self.positions(hash, &mut positions);
+        let positions = &mut positions[..k];
+        positions.sort_unstable();
+        // Check first: every counter must cover the probes that land on it (or be stuck).
+        let mut i = 0;
+        while i < k {
+            let mut j = i;
+            while j < k && positions[j] == positions[i] {
+                j += 1;
+            }
+            let c = self.counter(positions[i]);
+            if c != STICKY && (c as usize) < j - i {
+                return false;
+            }
+            i = j;
+        }
+        for &pos in positions.iter() {
+            let c = self.counter(pos);
+            if c != STICKY {
+                self.set_counter(pos, c - 1);
+            }
+        }
+        self.inserted = self.inserted.saturating_sub(1);
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hash::hash_key;
+
+    #[test]
+    fn saturated_counters_stick_and_absent_keys_are_refused() {
+        let mut f = CountingBloom::new(BloomSizing { bits: 64, hashes: 3 }, 1);
+        let key = b"https://example.com/a";
+        for _ in 0..20 {
+            f.insert(key);
+        }
+        let h = hash_key(1, key);
+        let pos = reduce(h.probe(0), 64);
+        assert_eq!(f.counter(pos), STICKY);
+        for _ in 0..20 {
+            assert!(f.remove_hashed(key, h));
+        }
+        assert_eq!(f.counter(pos), STICKY, "a stuck counter is never decremented");
+        assert!(f.contains(key), "stuck counters keep the key present");
+
+        let mut g = CountingBloom::new(BloomSizing { bits: 1 << 16, hashes: 4 }, 2);
+        g.insert(b"present");
+        let before = g.counters.clone();
+        assert!(!g.remove_hashed(b"absent", hash_key(2, b"absent")));
+        assert_eq!(g.counters, before, "refused removal changes nothing");
+        assert!(g.remove_hashed(b"present", hash_key(2, b"present")));
+        assert!(!g.contains(b"present"));
+        assert!(g.counters.iter().all(|b| *b == 0));
+    }
+}

@@ -1,0 +1,105 @@
+//! `fingerprint`: an exact-in-practice set of 64-bit key hashes.
+//!
+//! Stores h1 of the seeded xxh3-128 hash in a `hashbrown` table (8-byte slots; the fingerprint is its own
+//! table hash). A non-member is reported present only if its fingerprint equals one of the n stored ones:
+//! rate 1 − (1 − 2⁻⁶⁴)ⁿ ≈ n/2⁶⁴ ([`crate::theory::fingerprint_fpr`]). Distinct keys with equal fingerprints are
+//! stored once, so `insert` can (with that probability) call a new key old.
+
+use super::{BuildConfig, Geometry, Kind, MemoryModel, Membership, Removable};
+use crate::hash::KeyHash;
+use crate::theory;
+use hashbrown::hash_table::{Entry, HashTable};
+
+/// Registry entry.
+pub struct FingerprintKind;
+
+impl Kind for FingerprintKind {
+    fn id(&self) -> &'static str {
+        "fingerprint"
+    }
+    fn summary(&self) -> &'static str {
+        "hashbrown set of 64-bit key fingerprints (collision rate n/2^64)"
+    }
+    fn removable(&self) -> bool {
+        true
+    }
+    fn exact(&self) -> bool {
+        true
+    }
+    fn predicted_memory(&self, config: &BuildConfig) -> MemoryModel {
+        MemoryModel::flat(theory::hashbrown_table_bytes(config.expected_keys, 8) as f64)
+    }
+    fn predicted_fpr(&self, config: &BuildConfig) -> f64 {
+        theory::fingerprint_fpr(config.expected_keys)
+    }
+    fn build(&self, config: &BuildConfig) -> crate::Result<Box<dyn Membership>> {
+        Ok(Box::new(FingerprintSet {
+            table: HashTable::new(),
+            seed: config.seed,
+            inserted: 0,
+        }))
+    }
+}
+
+/// A set of 64-bit fingerprints.
+pub struct FingerprintSet {
+    table: HashTable<u64>,
+    seed: u64,
+    inserted: u64,
+}
+
+impl Membership for FingerprintSet {
+    fn id(&self) -> &'static str {
+        "fingerprint"
+    }
+    fn seed(&self) -> u64 {
+        self.seed
+    }
+    #[inline]
+    fn insert_hashed(&mut self, _key: &[u8], hash: KeyHash) -> bool {
+        let fp = hash.h1;
+        match self.table.entry(fp, |f| *f == fp, |f| *f) {
+            Entry::Occupied(_) => false,
+            Entry::Vacant(slot) => {
+                slot.insert(fp);
+                self.inserted += 1;
+                true
+            }
+        }
+    }
+    #[inline]
+    fn contains_hashed(&self, _key: &[u8], hash: KeyHash) -> bool {
+        self.table.find(hash.h1, |f| *f == hash.h1).is_some()
+    }
+    fn bytes_held(&self) -> u64 {
+        self.table.allocation_size() as u64
+    }
+    fn n_inserted(&self) -> u64 {
+        self.inserted
+    }
+    fn expected_fpr(&self, n_distinct: u64) -> f64 {
+        theory::fingerprint_fpr(n_distinct)
+    }
+    fn geometry(&self) -> Geometry {
+        Geometry {
+            bits: Some(64),
+            ..Geometry::default()
+        }
+    }
+    fn as_removable(&mut self) -> Option<&mut dyn Removable> {
+        Some(self)
+    }
+}
+
+impl Removable for FingerprintSet {
+    fn remove_hashed(&mut self, _key: &[u8], hash: KeyHash) -> bool {
+        match self.table.find_entry(hash.h1, |f| *f == hash.h1) {
+            Ok(entry) => {
+                entry.remove();
+                self.inserted -= 1;
+                true
+            }
+            Err(_) => false,
+        }
+    }
+}

@@ -1,0 +1,124 @@
+//! `hashset`: the exact set of URL strings, the "just use a set" regime.
+//!
+//! A `hashbrown` table of boxed byte strings (`Box<[u8]>`: 16-byte slot, exactly-sized heap copy of the key),
+//! probed by our seeded xxh3 hash, so hashing is timed apart like every other structure. No reserve: it
+//! grows by doubling as a set in a crawler would. Memory model: [`crate::theory::hashbrown_table_bytes`] for
+//! the slots plus one heap string per key (requested bytes = key length; footprint = glibc's chunk size).
+
+use super::{BuildConfig, Geometry, Kind, KeyLengths, MemoryModel, Membership, Removable};
+use crate::hash::{hash_key, KeyHash};
+use crate::theory;
+use hashbrown::hash_table::{Entry, HashTable};
+
+const SLOT_BYTES: u64 = std::mem::size_of::<Box<[u8]>>() as u64;
+
+/// Registry entry.
+pub struct HashSetKind;
+
+impl Kind for HashSetKind {
+    fn id(&self) -> &'static str {
+        "hashset"
+    }
+    fn summary(&self) -> &'static str {
+        "exact hashbrown set of the URL strings"
+    }
+    fn removable(&self) -> bool {
+        true
+    }
+    fn exact(&self) -> bool {
+        true
+    }
+    fn predicted_memory(&self, config: &BuildConfig) -> MemoryModel {
+        model(config.expected_keys, config.key_lengths)
+    }
+    fn predicted_fpr(&self, _config: &BuildConfig) -> f64 {
+        0.0
+    }
+    fn build(&self, config: &BuildConfig) -> crate::Result<Box<dyn Membership>> {
+        Ok(Box::new(ExactSet::new(config.seed)))
+    }
+}
+
+/// The memory of an exact set of `n` keys with the given lengths.
+pub fn model(n: u64, lengths: KeyLengths) -> MemoryModel {
+    let table = theory::hashbrown_table_bytes(n, SLOT_BYTES) as f64;
+    MemoryModel {
+        heap_bytes: table + n as f64 * lengths.mean_bytes,
+        footprint_bytes: table + n as f64 * lengths.mean_chunk_bytes,
+    }
+}
+
+/// An exact set of keys.
+pub struct ExactSet {
+    table: HashTable<Box<[u8]>>,
+    seed: u64,
+    key_bytes: u64,
+    inserted: u64,
+}
+
+impl ExactSet {
+    /// An empty set hashing with `seed`.
+    pub fn new(seed: u64) -> Self {
+        ExactSet {
+            table: HashTable::new(),
+            seed,
+            key_bytes: 0,
+            inserted: 0,
+        }
+    }
+}
+
+impl Membership for ExactSet {
+    fn id(&self) -> &'static str {
+        "hashset"
+    }
+    fn seed(&self) -> u64 {
+        self.seed
+    }
+    #[inline]
+    fn insert_hashed(&mut self, key: &[u8], hash: KeyHash) -> bool {
+        let seed = self.seed;
+        match self.table.entry(hash.h1, |k| **k == *key, |k| hash_key(seed, k).h1) {
+            Entry::Occupied(_) => false,
+            Entry::Vacant(slot) => {
+                slot.insert(Box::from(key));
+                self.key_bytes += key.len() as u64;
+                self.inserted += 1;
+                true
+            }
+        }
+    }
+    #[inline]
+    fn contains_hashed(&self, key: &[u8], hash: KeyHash) -> bool {
+        self.table.find(hash.h1, |k| **k == *key).is_some()
+    }
+    fn bytes_held(&self) -> u64 {
+        self.table.allocation_size() as u64 + self.key_bytes
+    }
+    fn n_inserted(&self) -> u64 {
+        self.inserted
+    }
+    fn expected_fpr(&self, _n_distinct: u64) -> f64 {
+        0.0
+    }
+    fn geometry(&self) -> Geometry {
+        Geometry::default()
+    }
+    fn as_removable(&mut self) -> Option<&mut dyn Removable> {
+        Some(self)
+    }
+}
+
+impl Removable for ExactSet {
+    fn remove_hashed(&mut self, key: &[u8], hash: KeyHash) -> bool {
+        match self.table.find_entry(hash.h1, |k| **k == *key) {
+            Ok(entry) => {
+                let (removed, _) = entry.remove();
+                self.key_bytes -= removed.len() as u64;
+                self.inserted -= 1;
+                true
+            }
+            Err(_) => false,
+        }
+    }
+}

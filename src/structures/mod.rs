@@ -1,0 +1,253 @@
+//! Membership structures: one trait, one file per structure, one registry that names them all.
+//!
+//! Every structure hashes a key once with [`crate::hash::hash_key`] under its own seed and then probes with
+//! that hash, so the harness can time hashing and probing apart (`*_hashed` methods). Batch methods are
+//! default methods, monomorphised per structure: a timed loop makes one dynamic call per batch, not per key.
+//! Adding a structure: one new file with a unit struct implementing [`Kind`], plus one line in [`REGISTRY`].
+
+pub mod bits;
+pub mod bitmap;
+pub mod bloom;
+pub mod counting;
+pub mod fingerprint;
+pub mod hashset;
+pub mod scalable;
+
+use crate::hash::{hash_key, KeyHash};
+use crate::keys::KeyBatch;
+use crate::{Error, Result};
+
+/// A set-membership structure: exact or approximate, never with false negatives.
+pub trait Membership: Send + Sync {
+    /// The registry id of this structure's kind.
+    fn id(&self) -> &'static str;
+    /// The seed its hash is keyed with.
+    fn seed(&self) -> u64;
+    /// Inserts a key whose hash is already known; returns whether the key was new as far as it can tell.
+    fn insert_hashed(&mut self, key: &[u8], hash: KeyHash) -> bool;
+    /// Whether a key (with its hash) may be present: `false` is always right.
+    fn contains_hashed(&self, key: &[u8], hash: KeyHash) -> bool;
+    /// Bytes the structure holds on the heap (its own accounting; the allocator counts it independently).
+    fn bytes_held(&self) -> u64;
+    /// Inserts that reported a new key.
+    fn n_inserted(&self) -> u64;
+    /// Theoretical false-positive rate after `n_distinct` distinct keys were offered to `insert`.
+    fn expected_fpr(&self, n_distinct: u64) -> f64;
+    /// Geometry for reports: bits (or counters) and probes per key, where they apply.
+    fn geometry(&self) -> Geometry;
+    /// The removal interface, for structures that support it.
+    fn as_removable(&mut self) -> Option<&mut dyn Removable> {
+        None
+    }
+
+    /// Inserts a key, hashing it first.
+    fn insert(&mut self, key: &[u8]) -> bool {
+        let hash = hash_key(self.seed(), key);
+        self.insert_hashed(key, hash)
+    }
+    /// Queries a key, hashing it first.
+    fn contains(&self, key: &[u8]) -> bool {
+        self.contains_hashed(key, hash_key(self.seed(), key))
+    }
+    /// Inserts every key of a hashed batch; returns how many were new.
+    fn insert_batch(&mut self, batch: &KeyBatch) -> u64 {
+        let mut new = 0;
+        for (key, hash) in batch.iter() {
+            new += self.insert_hashed(key, hash) as u64;
+        }
+        new
+    }
+    /// Queries every key of a hashed batch; returns how many were reported present.
+    fn contains_batch(&self, batch: &KeyBatch) -> u64 {
+        let mut found = 0;
+        for (key, hash) in batch.iter() {
+            found += self.contains_hashed(key, hash) as u64;
+        }
+        found
+    }
+}
+
+/// Structures that can forget a key.
+pub trait Removable {
+    /// Removes a key with a known hash; returns `false` (and changes nothing) when it is not present.
+    fn remove_hashed(&mut self, key: &[u8], hash: KeyHash) -> bool;
+    /// Removes every key of a hashed batch; returns how many were removed.
+    fn remove_batch(&mut self, batch: &KeyBatch) -> u64 {
+        let mut removed = 0;
+        for (key, hash) in batch.iter() {
+            removed += self.remove_hashed(key, hash) as u64;
+        }
+        removed
+    }
+}
+
+/// Size parameters a structure reports.
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Geometry {
+    /// Bits (or counters) of the array, summed over slices.
+    pub bits: Option<u64>,
+    /// Probes per key (of the newest slice, for the scalable filter).
+    pub hashes: Option<u32>,
+    /// Slices, for the scalable filter.
+    pub slices: Option<u32>,
+}
+
+/// Lengths of the keys, for the exact set's memory model.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct KeyLengths {
+    /// Mean key length in bytes.
+    pub mean_bytes: f64,
+    /// Mean heap footprint glibc gives one key allocation (see [`crate::theory::glibc_chunk_bytes`]).
+    pub mean_chunk_bytes: f64,
+}
+
+impl KeyLengths {
+    /// Statistics of a sample of key lengths.
+    pub fn from_lengths(lengths: impl IntoIterator<Item = usize>) -> Self {
+        let (mut n, mut sum, mut chunk) = (0u64, 0u64, 0u64);
+        for len in lengths {
+            n += 1;
+            sum += len as u64;
+            chunk += crate::theory::glibc_chunk_bytes(len as u64);
+        }
+        let n = n.max(1) as f64;
+        KeyLengths {
+            mean_bytes: sum as f64 / n,
+            mean_chunk_bytes: chunk as f64 / n,
+        }
+    }
+}
+
+/// What a structure is built for.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BuildConfig {
+    /// Keys the structure is sized for.
+    pub expected_keys: u64,
+    /// Target false-positive rate.
+    pub fpr: f64,
+    /// Hash seed.
+    pub seed: u64,
+    /// Bits of the raw bitmap; `None`: one bit per expected key (m = n).
+    pub bitmap_bits: Option<u64>,
+    /// Bits of the Bloom filters, overriding the rate-based size (k then chosen optimally for it).
+    pub bloom_bits: Option<u64>,
+    /// First slice capacity of the scalable filter; `None`: max(1000, n/64).
+    pub scalable_initial_capacity: Option<u64>,
+    /// Scalable growth s.
+    pub scalable_growth: f64,
+    /// Scalable tightening r.
+    pub scalable_tightening: f64,
+    /// Key lengths, for the exact set's model.
+    pub key_lengths: KeyLengths,
+}
+
+impl BuildConfig {
+    /// A configuration for `expected_keys` at `fpr` with the defaults (s = 2, r = 0.9, 77-byte keys).
+    pub fn new(expected_keys: u64, fpr: f64, seed: u64) -> Self {
+        BuildConfig {
+            expected_keys,
+            fpr,
+            seed,
+            bitmap_bits: None,
+            bloom_bits: None,
+            scalable_initial_capacity: None,
+            scalable_growth: 2.0,
+            scalable_tightening: 0.9,
+            key_lengths: KeyLengths {
+                mean_bytes: 77.0,
+                mean_chunk_bytes: 96.0,
+            },
+        }
+    }
+}
+
+/// The memory a structure is predicted to hold.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct MemoryModel {
+    /// Bytes requested from the allocator (what the counting allocator measures).
+    pub heap_bytes: f64,
+    /// Bytes including the allocator's rounding and headers (what RSS sees).
+    pub footprint_bytes: f64,
+}
+
+impl MemoryModel {
+    /// A model whose footprint equals its heap bytes (one large allocation).
+    pub fn flat(bytes: f64) -> Self {
+        MemoryModel {
+            heap_bytes: bytes,
+            footprint_bytes: bytes,
+        }
+    }
+}
+
+/// A registered kind of structure: its name, description, size model and constructor.
+pub trait Kind: Sync {
+    /// Stable kebab-case id.
+    fn id(&self) -> &'static str;
+    /// One line for help and legends.
+    fn summary(&self) -> &'static str;
+    /// Whether structures of this kind implement [`Removable`].
+    fn removable(&self) -> bool {
+        false
+    }
+    /// Whether the answers are exact (no false positives beyond hash collisions of the key itself).
+    fn exact(&self) -> bool {
+        false
+    }
+    /// Whether this is a peer crate's structure, kept for comparison.
+    fn peer(&self) -> bool {
+        false
+    }
+    /// Predicted memory after `config.expected_keys` distinct inserts.
+    fn predicted_memory(&self, config: &BuildConfig) -> MemoryModel;
+    /// Theoretical false-positive rate after the expected number of distinct inserts.
+    fn predicted_fpr(&self, config: &BuildConfig) -> f64;
+    /// Builds an empty structure for `config`.
+    fn build(&self, config: &BuildConfig) -> Result<Box<dyn Membership>>;
+}
+
+/// Every registered structure, in report order.
+pub const REGISTRY: &[&dyn Kind] = &[
+    &hashset::HashSetKind,
+    &fingerprint::FingerprintKind,
+    &bitmap::BitmapKind,
+    &bloom::BloomKind,
+    &counting::CountingKind,
+    &scalable::ScalableKind,
+];
+
+/// The kind registered under `id`.
+pub fn find(id: &str) -> Result<&'static dyn Kind> {
+    REGISTRY.iter().copied().find(|k| k.id() == id).ok_or_else(|| {
+        Error::invalid(
+            "structure",
+            format!("unknown id '{id}'; known ids: {}", ids().join(", ")),
+        )
+    })
+}
+
+/// All registered ids.
+pub fn ids() -> Vec<&'static str> {
+    REGISTRY.iter().map(|k| k.id()).collect()
+}
+
+/// Parses a comma-separated list of ids (or `all`).
+pub fn parse_list(list: &str) -> Result<Vec<&'static dyn Kind>> {
+    if list.trim() == "all" {
+        return Ok(REGISTRY.to_vec());
+    }
+    let mut kinds: Vec<&'static dyn Kind> = Vec::new();
+    for id in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        let kind = find(id)?;
+        if !kinds.iter().any(|k| k.id() == kind.id()) {
+            kinds.push(kind);
+        }
+    }
+    if kinds.is_empty() {
+        return Err(Error::invalid("--structures", format!("empty list; known ids: {}", ids().join(", "))));
+    }
+    Ok(kinds)
+}
+
+#[cfg(test)]
+mod conformance;

@@ -1,0 +1,144 @@
+//! `scalable`: the scalable Bloom filter (Almeida, Baquero, Preguiça, Hutchison, IPL 101(6), 2007), for
+//! unknown growth.
+//!
+//! Slice i is a standard Bloom filter for n₀·sⁱ keys at rate p₀·rⁱ with p₀ = p·(1 − r), so the compound rate
+//! 1 − ∏(1 − pᵢ) stays ≤ p however far it grows. A key is inserted into the newest slice only when no slice
+//! reports it; a new slice is added when the newest holds its capacity. Defaults s = 2, r = 0.9.
+
+use super::bits::BitArray;
+use super::bloom::Bloom;
+use super::{BuildConfig, Geometry, Kind, MemoryModel, Membership};
+use crate::hash::KeyHash;
+use crate::theory::{self, ScalableParams};
+
+/// Registry entry.
+pub struct ScalableKind;
+
+/// The scalable parameters a config asks for.
+pub fn params(config: &BuildConfig) -> ScalableParams {
+    ScalableParams {
+        initial_capacity: config
+            .scalable_initial_capacity
+            .unwrap_or((config.expected_keys / 64).max(1000))
+            .max(1),
+        fpr: config.fpr,
+        growth: config.scalable_growth,
+        tightening: config.scalable_tightening,
+    }
+}
+
+impl Kind for ScalableKind {
+    fn id(&self) -> &'static str {
+        "scalable"
+    }
+    fn summary(&self) -> &'static str {
+        "scalable Bloom filter: slices n0*s^i at p(1-r)r^i (unknown growth)"
+    }
+    fn predicted_memory(&self, config: &BuildConfig) -> MemoryModel {
+        MemoryModel::flat(params(config).bytes(config.expected_keys) as f64)
+    }
+    fn predicted_fpr(&self, config: &BuildConfig) -> f64 {
+        params(config).fpr(config.expected_keys)
+    }
+    fn build(&self, config: &BuildConfig) -> crate::Result<Box<dyn Membership>> {
+        let p = params(config);
+        if !(p.growth >= 1.0 && p.growth <= 16.0) || !(p.tightening > 0.0 && p.tightening < 1.0) {
+            return Err(crate::Error::invalid(
+                "scalable parameters",
+                format!("growth {} must be in [1, 16] and tightening {} in (0, 1)", p.growth, p.tightening),
+            ));
+        }
+        Ok(Box::new(ScalableBloom::new(p, config.seed)))
+    }
+}
+
+struct Slice {
+    bits: BitArray,
+    hashes: u32,
+    capacity: u64,
+    count: u64,
+}
+
+/// A chain of Bloom slices of growing capacity and tightening rate.
+pub struct ScalableBloom {
+    params: ScalableParams,
+    slices: Vec<Slice>,
+    seed: u64,
+    inserted: u64,
+}
+
+impl ScalableBloom {
+    /// An empty filter with its first slice.
+    pub fn new(params: ScalableParams, seed: u64) -> Self {
+        let mut filter = ScalableBloom {
+            params,
+            slices: Vec::new(),
+            seed,
+            inserted: 0,
+        };
+        filter.add_slice();
+        filter
+    }
+
+    fn add_slice(&mut self) {
+        let (capacity, sizing) = self.params.slice(self.slices.len() as u32);
+        self.slices.push(Slice {
+            bits: BitArray::new(sizing.bits),
+            hashes: sizing.hashes,
+            capacity,
+            count: 0,
+        });
+    }
+
+    /// Number of slices.
+    pub fn slice_count(&self) -> usize {
+        self.slices.len()
+    }
+}
+
+impl Membership for ScalableBloom {
+    fn id(&self) -> &'static str {
+        "scalable"
+    }
+    fn seed(&self) -> u64 {
+        self.seed
+    }
+    #[inline]
+    fn insert_hashed(&mut self, key: &[u8], hash: KeyHash) -> bool {
+        if self.contains_hashed(key, hash) {
+            return false;
+        }
+        if self.slices.last().is_some_and(|s| s.count >= s.capacity) {
+            self.add_slice();
+        }
+        let slice = self.slices.last_mut().expect("at least one slice");
+        Bloom::set_probes(&mut slice.bits, slice.hashes, hash);
+        slice.count += 1;
+        self.inserted += 1;
+        true
+    }
+    #[inline]
+    fn contains_hashed(&self, _key: &[u8], hash: KeyHash) -> bool {
+        // Newest first: it holds the most keys of a growing set.
+        self.slices.iter().rev().any(|s| Bloom::test_probes(&s.bits, s.hashes, hash))
+    }
+    fn bytes_held(&self) -> u64 {
+        self.slices.iter().map(|s| s.bits.bytes()).sum::<u64>()
+            + (self.slices.capacity() * std::mem::size_of::<Slice>()) as u64
+    }
+    fn n_inserted(&self) -> u64 {
+        self.inserted
+    }
+    /// The compound rate of the slices at their actual fills (`n_distinct` is not needed: every key that
+    /// reached a slice is counted there).
+    fn expected_fpr(&self, _n_distinct: u64) -> f64 {
+        theory::compound_fpr(self.slices.iter().map(|s| theory::bloom_fpr(s.bits.len(), s.hashes, s.count)))
+    }
+    fn geometry(&self) -> Geometry {
+        Geometry {
+            bits: Some(self.slices.iter().map(|s| s.bits.len()).sum()),
+            hashes: self.slices.last().map(|s| s.hashes),
+            slices: Some(self.slices.len() as u32),
+        }
+    }
+}

@@ -1,0 +1,278 @@
+//! Sizing and expected false-positive rates, one function per formula, each cited.
+//!
+//! Notation: `m` bits (or counters), `n` distinct keys inserted, `k` probes per key, `p` target rate.
+//! - Standard Bloom sizing: m = ⌈−n·ln p / (ln 2)²⌉, k = round((m/n)·ln 2) ≥ 1 (Bloom 1970; Broder &
+//!   Mitzenmacher 2004). Rate at fill n: (1 − (1 − 1/m)^(k·n))^k, evaluated without the e^(−kn/m) shortcut.
+//! - Raw bitmap (k = 1): 1 − (1 − 1/m)^n.
+//! - Counting Bloom (Fan, Cao, Almeida, Broder 2000): the Bloom rate with the same m, k.
+//! - Blocked Bloom (Putze, Sanders, Singler 2007): Σᵢ Pois(i; B·n/m) · (1 − (1 − 1/B)^(k·i))^k.
+//! - Scalable Bloom (Almeida, Baquero, Preguiça, Hutchison 2007): slice i holds n₀·sⁱ keys at rate p₀·rⁱ with
+//!   p₀ = p·(1 − r); compound rate 1 − ∏(1 − pᵢ) ≤ p.
+//! - 64-bit fingerprints: a non-member collides with one of n uniform fingerprints: 1 − (1 − 2⁻⁶⁴)ⁿ ≈ n/2⁶⁴.
+//! - The exact set's bytes come from hashbrown's layout: buckets = the smallest power of two ≥ 4 whose
+//!   capacity (7/8 of the buckets from 8 on) holds n; one control byte per bucket plus a 16-byte group tail.
+
+use std::f64::consts::LN_2;
+
+/// Bits of a standard Bloom filter for `n` keys at rate `p`: ⌈−n·ln p / (ln 2)²⌉, at least 1.
+pub fn bloom_bits(n: u64, p: f64) -> u64 {
+    let bits = (-(n.max(1) as f64) * p.ln() / (LN_2 * LN_2)).ceil();
+    (bits as u64).max(1)
+}
+
+/// The optimal probe count for `m` bits and `n` keys: round((m/n)·ln 2), at least 1.
+pub fn bloom_hashes(m: u64, n: u64) -> u32 {
+    let k = (m as f64 / n.max(1) as f64 * LN_2).round();
+    (k as u32).max(1)
+}
+
+/// Expected false-positive rate of a standard (or counting) Bloom filter: (1 − (1 − 1/m)^(k·n))^k.
+pub fn bloom_fpr(m: u64, k: u32, n: u64) -> f64 {
+    let fill = bit_set_probability(m, k as f64 * n as f64);
+    fill.powi(k as i32)
+}
+
+/// Probability that a given bit of `m` is set after `draws` uniform draws: 1 − (1 − 1/m)^draws.
+pub fn bit_set_probability(m: u64, draws: f64) -> f64 {
+    if m == 0 {
+        return 1.0;
+    }
+    -(draws * (-1.0 / m as f64).ln_1p()).exp_m1()
+}
+
+/// Expected false-positive rate of the raw bitmap (one probe per key): 1 − (1 − 1/m)^n.
+pub fn bitmap_fpr(m: u64, n: u64) -> f64 {
+    bit_set_probability(m, n as f64)
+}
+
+/// Expected false-positive rate of a set of `n` uniform 64-bit fingerprints: 1 − (1 − 2⁻⁶⁴)ⁿ.
+pub fn fingerprint_fpr(n: u64) -> f64 {
+    -(n as f64 * (-(2f64.powi(-64))).ln_1p()).exp_m1()
+}
+
+/// Expected false-positive rate of a blocked Bloom filter with blocks of `block_bits` bits, k probes inside
+/// one block: Σᵢ Pois(i; λ = B·n/m) · (1 − (1 − 1/B)^(k·i))^k (Putze, Sanders, Singler 2007).
+pub fn blocked_fpr(m: u64, k: u32, n: u64, block_bits: u64) -> f64 {
+    let lambda = block_bits as f64 * n as f64 / m.max(1) as f64;
+    poisson_mixture(lambda, |i| bloom_fpr(block_bits, k, i))
+}
+
+/// Σᵢ Pois(i; λ)·f(i), summed over the mass that matters (|i − λ| ≤ 12√λ + 30).
+pub fn poisson_mixture(lambda: f64, f: impl Fn(u64) -> f64) -> f64 {
+    if lambda <= 0.0 {
+        return f(0);
+    }
+    let spread = 12.0 * lambda.sqrt() + 30.0;
+    let low = (lambda - spread).max(0.0).floor() as u64;
+    let high = (lambda + spread).ceil() as u64;
+    let mut total = 0.0;
+    for i in low..=high {
+        let ln_pmf = -lambda + i as f64 * lambda.ln() - ln_factorial(i);
+        total += ln_pmf.exp() * f(i);
+    }
+    total
+}
+
+/// ln(n!) by Stirling's series (exact table below 16; error < 1e-12 above).
+pub fn ln_factorial(n: u64) -> f64 {
+    if n < 16 {
+        return (1..=n).map(|i| (i as f64).ln()).sum();
+    }
+    let x = n as f64 + 1.0;
+    (x - 0.5) * x.ln() - x + 0.5 * (2.0 * std::f64::consts::PI).ln() + 1.0 / (12.0 * x) - 1.0 / (360.0 * x.powi(3))
+        + 1.0 / (1260.0 * x.powi(5))
+}
+
+/// The parameters a standard Bloom filter gets for `n` keys at rate `p`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BloomSizing {
+    pub bits: u64,
+    pub hashes: u32,
+}
+
+impl BloomSizing {
+    /// m and k from the standard formulas.
+    pub fn for_rate(n: u64, p: f64) -> Self {
+        let bits = bloom_bits(n, p);
+        BloomSizing {
+            bits,
+            hashes: bloom_hashes(bits, n),
+        }
+    }
+
+    /// The best filter that fits `bits`: k chosen optimally for that m and n.
+    pub fn for_bits(n: u64, bits: u64) -> Self {
+        BloomSizing {
+            bits,
+            hashes: bloom_hashes(bits, n),
+        }
+    }
+
+    /// Bytes of the bit array (whole 64-bit words).
+    pub fn bytes(&self) -> u64 {
+        self.bits.div_ceil(64) * 8
+    }
+
+    /// Expected rate with `n` keys inserted.
+    pub fn fpr(&self, n: u64) -> f64 {
+        bloom_fpr(self.bits, self.hashes, n)
+    }
+}
+
+/// Growth and tightening of a scalable Bloom filter.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ScalableParams {
+    /// Capacity of the first slice, n₀.
+    pub initial_capacity: u64,
+    /// Target compound rate p.
+    pub fpr: f64,
+    /// Capacity growth per slice, s.
+    pub growth: f64,
+    /// Error tightening per slice, r.
+    pub tightening: f64,
+}
+
+impl ScalableParams {
+    /// Capacity and sizing of slice `i`: n₀·sⁱ keys at p·(1 − r)·rⁱ.
+    pub fn slice(&self, i: u32) -> (u64, BloomSizing) {
+        let capacity = (self.initial_capacity as f64 * self.growth.powi(i as i32)).ceil().max(1.0) as u64;
+        let rate = self.fpr * (1.0 - self.tightening) * self.tightening.powi(i as i32);
+        (capacity, BloomSizing::for_rate(capacity, rate))
+    }
+
+    /// The slices needed to hold `n` keys, each with the number of keys it would hold.
+    pub fn plan(&self, n: u64) -> Vec<(u64, BloomSizing, u64)> {
+        let mut slices = Vec::new();
+        let mut left = n;
+        let mut i = 0;
+        loop {
+            let (capacity, sizing) = self.slice(i);
+            let held = left.min(capacity);
+            slices.push((capacity, sizing, held));
+            left -= held;
+            if left == 0 {
+                break;
+            }
+            i += 1;
+        }
+        slices
+    }
+
+    /// Predicted bytes of the bit arrays after `n` inserts.
+    pub fn bytes(&self, n: u64) -> u64 {
+        self.plan(n).iter().map(|(_, s, _)| s.bytes()).sum()
+    }
+
+    /// Predicted compound rate after `n` inserts, slices filled in order.
+    pub fn fpr(&self, n: u64) -> f64 {
+        compound_fpr(self.plan(n).iter().map(|(_, s, held)| s.fpr(*held)))
+    }
+}
+
+/// 1 − ∏(1 − pᵢ): the rate of a query that is positive when any part is.
+pub fn compound_fpr(rates: impl IntoIterator<Item = f64>) -> f64 {
+    1.0 - rates.into_iter().map(|p| 1.0 - p).product::<f64>()
+}
+
+/// The bucket count hashbrown ends with after `n` inserts (no reserve): the smallest power of two ≥ 4 whose
+/// capacity holds n (capacity = buckets − 1 below 8 buckets, 7/8 of them from 8 on).
+pub fn hashbrown_buckets(n: u64) -> u64 {
+    if n == 0 {
+        return 0;
+    }
+    let mut buckets = 4u64;
+    loop {
+        let capacity = if buckets < 8 { buckets - 1 } else { buckets / 8 * 7 };
+        if capacity >= n {
+            return buckets;
+        }
+        buckets *= 2;
+    }
+}
+
+/// Bytes of hashbrown's table for `n` entries of `slot_bytes` each: slots + one control byte per bucket +
+/// the 16-byte group tail.
+pub fn hashbrown_table_bytes(n: u64, slot_bytes: u64) -> u64 {
+    let buckets = hashbrown_buckets(n);
+    if buckets == 0 {
+        return 0;
+    }
+    (buckets * slot_bytes).div_ceil(16) * 16 + buckets + 16
+}
+
+/// The heap footprint glibc's malloc gives a request of `len` bytes: max(32, (len + 8 + 15) & !15).
+pub fn glibc_chunk_bytes(len: u64) -> u64 {
+    ((len + 8 + 15) & !15).max(32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reproduces_the_articles_numbers() {
+        // 50M URLs at 1%: ≈ 479.3 million bits, ≈ 59.9 MB, k = 7.
+        let s = BloomSizing::for_rate(50_000_000, 0.01);
+        assert_eq!(s.bits, 479_252_919);
+        assert_eq!((s.bits as f64 / 1e6 * 10.0).round() / 10.0, 479.3);
+        assert_eq!((s.bits as f64 / 8.0 / 1e6 * 10.0).round() / 10.0, 59.9);
+        assert_eq!(s.hashes, 7);
+        // 6·10⁹ bits = 715.3 MiB.
+        let mib: f64 = 6e9 / 8.0 / 1024.0 / 1024.0;
+        assert_eq!((mib * 10.0).round() / 10.0, 715.3);
+        // The bitmap holding 6·10⁹ keys in 6·10⁹ bits answers "seen" for 63.2% of new keys.
+        let fpr = bitmap_fpr(6_000_000_000, 6_000_000_000);
+        assert_eq!((fpr * 1000.0).round() / 1000.0, 0.632);
+        assert!((fpr - (1.0 - (-1f64).exp())).abs() < 1e-9);
+    }
+
+    #[test]
+    fn bloom_rate_at_design_fill_is_near_target() {
+        let s = BloomSizing::for_rate(1_000_000, 0.01);
+        assert!((s.fpr(1_000_000) - 0.01).abs() < 0.0005);
+        assert_eq!(bloom_fpr(16, 2, 4), (1.0 - (15f64 / 16.0).powi(8)).powi(2));
+    }
+
+    #[test]
+    fn blocked_rate_matches_published_values() {
+        // Putze et al. layout, B = 512, k = 6 at 10 bits/key: 0.9576% (REFERENCES.md).
+        let n = 10_000_000;
+        let p = blocked_fpr(10 * n, 6, n, 512);
+        assert!((p - 0.009576).abs() < 0.00001, "{p}");
+    }
+
+    #[test]
+    fn scalable_compound_rate_stays_below_target() {
+        let params = ScalableParams {
+            initial_capacity: 1000,
+            fpr: 0.01,
+            growth: 2.0,
+            tightening: 0.9,
+        };
+        for n in [10, 1000, 64_000, 1_000_000] {
+            assert!(params.fpr(n) <= 0.01, "n={n}");
+        }
+        assert_eq!(params.plan(1000).len(), 1);
+        assert_eq!(params.plan(3000).len(), 2);
+    }
+
+    #[test]
+    fn fingerprint_rate_is_n_over_2_64() {
+        let n = 10_000_000u64;
+        let expected = n as f64 / 2f64.powi(64);
+        assert!((fingerprint_fpr(n) / expected - 1.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn hashbrown_bucket_model() {
+        assert_eq!(hashbrown_buckets(1), 4);
+        assert_eq!(hashbrown_buckets(3), 4);
+        assert_eq!(hashbrown_buckets(4), 8);
+        assert_eq!(hashbrown_buckets(7), 8);
+        assert_eq!(hashbrown_buckets(8), 16);
+        assert_eq!(hashbrown_buckets(14), 16);
+        assert_eq!(hashbrown_buckets(15), 32);
+        assert_eq!(glibc_chunk_bytes(77), 96);
+        assert_eq!(glibc_chunk_bytes(1), 32);
+    }
+}

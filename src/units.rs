@@ -1,0 +1,165 @@
+//! Parsing and printing of counts (`50M`, `6e9`, `1_000_000`) and byte sizes (`1GiB`, `512MB`).
+//!
+//! Counts use decimal suffixes k, M, G (or B for billion), T. Sizes accept SI (kB, MB, GB, TB: powers of
+//! 1000) and IEC (KiB, MiB, GiB, TiB: powers of 1024) units; a bare number is bytes.
+
+use crate::{Error, Result};
+
+/// Parses a count such as `50M`, `6e9`, `1_000_000` or `2.5k`. The result must be a whole number.
+pub fn parse_count(text: &str) -> Result<u64> {
+    let allowed = "a whole number such as 1000, 1_000_000, 50M, 6e9 or 2.5k (suffixes k, M, G/B, T)";
+    let cleaned: String = text.trim().chars().filter(|c| *c != '_').collect();
+    if cleaned.is_empty() {
+        return Err(Error::invalid("count", format!("empty; expected {allowed}")));
+    }
+    let (number, multiplier) = split_suffix(&cleaned, &[("k", 1e3), ("K", 1e3), ("M", 1e6), ("G", 1e9), ("B", 1e9), ("T", 1e12)]);
+    let value: f64 = number
+        .parse()
+        .map_err(|_| Error::invalid("count", format!("'{text}' is not {allowed}")))?;
+    let total = value * multiplier;
+    if !total.is_finite() || total < 0.0 || total.fract() != 0.0 || total > u64::MAX as f64 {
+        return Err(Error::invalid("count", format!("'{text}' is not {allowed}")));
+    }
+    Ok(total as u64)
+}
+
+/// Parses a byte size such as `1GiB`, `512MB`, `64 KiB` or `4096`.
+pub fn parse_size(text: &str) -> Result<u64> {
+    let allowed = "a size such as 4096, 512MB, 64KiB or 1GiB (units B, kB, MB, GB, TB, KiB, MiB, GiB, TiB)";
+    let cleaned: String = text.trim().chars().filter(|c| *c != '_' && *c != ' ').collect();
+    let units: &[(&str, f64)] = &[
+        ("KiB", 1024.0),
+        ("MiB", 1048576.0),
+        ("GiB", 1073741824.0),
+        ("TiB", 1099511627776.0),
+        ("kB", 1e3),
+        ("KB", 1e3),
+        ("MB", 1e6),
+        ("GB", 1e9),
+        ("TB", 1e12),
+        ("B", 1.0),
+    ];
+    let (number, multiplier) = split_suffix(&cleaned, units);
+    let value: f64 = number
+        .parse()
+        .map_err(|_| Error::invalid("size", format!("'{text}' is not {allowed}")))?;
+    let total = (value * multiplier).round();
+    if !total.is_finite() || total <= 0.0 || total > u64::MAX as f64 {
+        return Err(Error::invalid("size", format!("'{text}' is not {allowed} (must be > 0)")));
+    }
+    Ok(total as u64)
+}
+
+fn split_suffix<'a>(text: &'a str, units: &[(&str, f64)]) -> (&'a str, f64) {
+    for (suffix, multiplier) in units {
+        if let Some(number) = text.strip_suffix(suffix) {
+            return (number, *multiplier);
+        }
+    }
+    (text, 1.0)
+}
+
+/// Formats bytes in IEC units with three significant digits, e.g. `715 MiB`.
+pub fn human_bytes(bytes: f64) -> String {
+    let units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
+    let mut value = bytes;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < units.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{value:.0} B")
+    } else {
+        format!("{} {}", three_digits(value), units[unit])
+    }
+}
+
+/// Formats a count with a decimal suffix, e.g. `50M`, `6G`, `1.5k`.
+pub fn human_count(count: f64) -> String {
+    let units = [("T", 1e12), ("G", 1e9), ("M", 1e6), ("k", 1e3)];
+    for (suffix, scale) in units {
+        if count >= scale {
+            return format!("{}{suffix}", trim_zeros(three_digits(count / scale)));
+        }
+    }
+    format!("{count:.0}")
+}
+
+fn trim_zeros(text: String) -> String {
+    if text.contains('.') {
+        text.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        text
+    }
+}
+
+fn three_digits(value: f64) -> String {
+    if value >= 100.0 {
+        format!("{value:.0}")
+    } else if value >= 10.0 {
+        format!("{value:.1}")
+    } else {
+        format!("{value:.2}")
+    }
+}
+
+/// A clap value parser for counts.
+pub fn count_arg(text: &str) -> std::result::Result<u64, String> {
+    parse_count(text).map_err(|e| e.to_string())
+}
+
+/// A clap value parser for sizes.
+pub fn size_arg(text: &str) -> std::result::Result<u64, String> {
+    parse_size(text).map_err(|e| e.to_string())
+}
+
+/// A clap value parser for a false-positive rate strictly between 0 and 1.
+pub fn fpr_arg(text: &str) -> std::result::Result<f64, String> {
+    let value: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{text}' is not a number; expected a rate such as 0.01 (strictly between 0 and 1)"))?;
+    if !(value > 0.0 && value < 1.0) || value < 1e-15 {
+        return Err(format!(
+            "'{text}' is outside the allowed range; expected a rate in [1e-15, 1), such as 0.01"
+        ));
+    }
+    Ok(value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_parse_in_every_documented_form() {
+        assert_eq!(parse_count("50M").unwrap(), 50_000_000);
+        assert_eq!(parse_count("6e9").unwrap(), 6_000_000_000);
+        assert_eq!(parse_count("1_000_000").unwrap(), 1_000_000);
+        assert_eq!(parse_count("2.5k").unwrap(), 2_500);
+        assert_eq!(parse_count("6B").unwrap(), 6_000_000_000);
+        assert_eq!(parse_count("0").unwrap(), 0);
+        for bad in ["", "abc", "-5", "1.5", "1e400", "5Q", "M"] {
+            assert!(parse_count(bad).is_err(), "{bad} should be rejected");
+        }
+    }
+
+    #[test]
+    fn sizes_parse_si_and_iec() {
+        assert_eq!(parse_size("1GiB").unwrap(), 1 << 30);
+        assert_eq!(parse_size("512MB").unwrap(), 512_000_000);
+        assert_eq!(parse_size("64 KiB").unwrap(), 65536);
+        assert_eq!(parse_size("4096").unwrap(), 4096);
+        for bad in ["", "0", "-1GiB", "1XB", "GiB"] {
+            assert!(parse_size(bad).is_err(), "{bad} should be rejected");
+        }
+    }
+
+    #[test]
+    fn human_units() {
+        assert_eq!(human_bytes(6e9 / 8.0), "715 MiB");
+        assert_eq!(human_count(5e7), "50M");
+        assert_eq!(human_count(6e9), "6G");
+    }
+}
