@@ -12,4 +12,4 @@ query_fraction = 0.25
 extension_fraction = 0.3
 # Total URL length in bytes, as an inverse CDF (quantile:length), linearly interpolated. Fitted to a crawl of
 # 6.6M unique URLs from 78,764 domains: mean 76.97, median 67, p95 157, p99 199, max 993.
-length_quantiles = 0:30, 0.05:38, 0.25:49, 0.5:67, 0.75:88, 0.9:127, 0.95:157, 0.99:199, 0.999:420, 1:993
+length_quantiles = 0:30, 0.05:38, 0.25:49, 0.5:67, 0.75:86, 0.9:122, 0.95:157, 0.99:199, 0.999:360, 1:993

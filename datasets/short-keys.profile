@@ -8,5 +8,5 @@ host_zipf = 0.8
 path_segments = 1
 query_fraction = 0
 extension_fraction = 0
-# Lengths of cache keys of the form host/slug-id: median 28, p99 48.
-length_quantiles = 0:18, 0.25:24, 0.5:28, 0.75:33, 0.95:41, 0.99:48, 1:64
+# Lengths of cache keys of the form host/slug-id: median 30, p99 48.
+length_quantiles = 0:18, 0.25:26, 0.5:30, 0.75:34, 0.95:41, 0.99:48, 1:64

@@ -1,0 +1,122 @@
+//! `dedupbench gen`: generated URLs, one per line, to stdout or a file (written atomically), or their
+//! length statistics.
+
+use anyhow::{Context, Result};
+use clap::Args;
+use dedupbench::keys::generator::NON_MEMBER_BASE;
+use dedupbench::keys::stream::RepeatStream;
+use dedupbench::keys::{Profile, UrlGenerator};
+use dedupbench::units::count_arg;
+use std::io::Write;
+use std::path::PathBuf;
+
+#[derive(Args, Debug)]
+pub struct GenArgs {
+    /// Number of URLs (lines) to write.
+    #[arg(long, value_parser = count_arg)]
+    n: u64,
+    /// Generator seed.
+    #[arg(long, default_value_t = 42)]
+    seed: u64,
+    /// Profile: a built-in name (crawl-frontier, short-keys) or a profile file.
+    #[arg(long, default_value = dedupbench::keys::profile::DEFAULT_PROFILE)]
+    profile: String,
+    /// Write non-members (URLs no member index produces) instead of members.
+    #[arg(long)]
+    non_members: bool,
+    /// Fraction of lines that repeat an earlier member, in [0, 1).
+    #[arg(long, default_value_t = 0.0)]
+    duplicates: f64,
+    /// Output file (default: stdout). Written to a temporary file and renamed when complete.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Print the length distribution instead of the URLs.
+    #[arg(long)]
+    stats: bool,
+}
+
+pub fn run(args: GenArgs) -> Result<i32> {
+    if !(0.0..1.0).contains(&args.duplicates) {
+        anyhow::bail!(dedupbench::Error::invalid("--duplicates", format!("{} is not a fraction in [0, 1)", args.duplicates)));
+    }
+    if args.n >= NON_MEMBER_BASE {
+        anyhow::bail!(dedupbench::Error::invalid("--n", format!("{} exceeds the index space (at most {})", args.n, NON_MEMBER_BASE - 1)));
+    }
+    if args.non_members && args.duplicates > 0.0 {
+        anyhow::bail!(dedupbench::Error::invalid("--duplicates", "applies to members only; drop --non-members"));
+    }
+    let generator = UrlGenerator::new(Profile::load(&args.profile)?, args.seed);
+    let mut stream = RepeatStream::new(args.seed, args.duplicates);
+    let mut buf = Vec::with_capacity(256);
+    let mut next = |i: u64, buf: &mut Vec<u8>| {
+        if args.non_members {
+            generator.non_member(i, buf);
+        } else if args.duplicates > 0.0 {
+            let index = stream.next().map(|e| e.index()).unwrap_or(i);
+            generator.member(index, buf);
+        } else {
+            generator.member(i, buf);
+        }
+    };
+    if args.stats {
+        let mut histogram = vec![0u64; 65_537];
+        for i in 0..args.n {
+            next(i, &mut buf);
+            histogram[buf.len().min(65_536)] += 1;
+        }
+        print_stats(&histogram, args.n, &generator);
+        return Ok(0);
+    }
+    match &args.out {
+        None => {
+            let stdout = std::io::stdout();
+            let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
+            for i in 0..args.n {
+                next(i, &mut buf);
+                buf.push(b'\n');
+                out.write_all(&buf)?;
+            }
+            out.flush()?;
+        }
+        Some(path) => {
+            let tmp = path.with_extension("partial");
+            let file = std::fs::File::create(&tmp).with_context(|| format!("cannot create {}", tmp.display()))?;
+            let mut out = std::io::BufWriter::with_capacity(1 << 16, file);
+            let written = (|| -> std::io::Result<()> {
+                for i in 0..args.n {
+                    next(i, &mut buf);
+                    buf.push(b'\n');
+                    out.write_all(&buf)?;
+                }
+                out.flush()?;
+                out.get_ref().sync_all()
+            })();
+            if let Err(e) = written {
+                let _ = std::fs::remove_file(&tmp);
+                return Err(e).with_context(|| format!("cannot write {}", tmp.display()));
+            }
+            std::fs::rename(&tmp, path).with_context(|| format!("cannot rename to {}", path.display()))?;
+        }
+    }
+    Ok(0)
+}
+
+fn print_stats(histogram: &[u64], n: u64, generator: &UrlGenerator) {
+    let quantile = |p: f64| -> usize {
+        let rank = ((n.saturating_sub(1)) as f64 * p).round() as u64;
+        let mut seen = 0;
+        for (len, count) in histogram.iter().enumerate() {
+            seen += count;
+            if seen > rank {
+                return len;
+            }
+        }
+        0
+    };
+    let total: u64 = histogram.iter().enumerate().map(|(len, c)| len as u64 * c).sum();
+    println!("profile {} seed {}: {} URLs", generator.profile().name, generator.seed(), n);
+    println!("  mean {:.2} bytes", total as f64 / n.max(1) as f64);
+    for (label, p) in [("min", 0.0), ("p5", 0.05), ("p25", 0.25), ("median", 0.5), ("p75", 0.75), ("p95", 0.95), ("p99", 0.99), ("max", 1.0)] {
+        println!("  {label:<6} {}", quantile(p));
+    }
+}

@@ -1,0 +1,76 @@
+//! The command line: clap types and one file per command. The only place that uses `anyhow`.
+
+mod bench;
+mod gen;
+mod report;
+mod size;
+
+use clap::{Parser, Subcommand};
+
+/// Exit status for a run that completed but found a failure worth a non-zero exit.
+pub const EXIT_FAILED: i32 = 1;
+/// Exit status for bad input.
+pub const EXIT_USAGE: i32 = 2;
+
+/// Measures when an exact set of seen URLs stops being the right tool, and which probabilistic structure,
+/// sized how, should replace it.
+#[derive(Parser, Debug)]
+#[command(name = "dedupbench", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Size every structure for n keys at a target rate (theory and models, no run).
+    Size(size::SizeArgs),
+    /// Write generated URLs, one per line (members, non-members, or a stream with repeats).
+    Gen(gen::GenArgs),
+    /// Run the benchmark suite and write results and a report.
+    Bench(bench::BenchArgs),
+    /// Regenerate the report of a results folder without running anything.
+    Report(report::ReportArgs),
+}
+
+/// A failure that is not the user's input: the run itself found something wrong.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct RunFailed(pub String);
+
+/// Runs the command line and returns the process exit status.
+pub fn main() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() { EXIT_USAGE } else { 0 };
+        }
+    };
+    let result = match cli.command {
+        Command::Size(args) => size::run(args),
+        Command::Gen(args) => gen::run(args),
+        Command::Bench(args) => bench::run(args),
+        Command::Report(args) => report::run(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) if is_broken_pipe(&e) => 0,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            if e.downcast_ref::<RunFailed>().is_some() {
+                EXIT_FAILED
+            } else {
+                EXIT_USAGE
+            }
+        }
+    }
+}
+
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|cause| {
+        cause.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+            || matches!(cause.downcast_ref::<dedupbench::Error>(),
+                Some(dedupbench::Error::Io { source, .. }) if source.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}

@@ -1,0 +1,94 @@
+//! `dedupbench size`: m, k, bits per key and the theoretical rate of the Bloom filter for (n, p), and the
+//! predicted bytes of every registered structure at that n.
+
+use anyhow::Result;
+use clap::Args;
+use dedupbench::keys::{Profile, UrlGenerator};
+use dedupbench::structures::{bloom, BuildConfig, KeyLengths, REGISTRY};
+use dedupbench::units::{count_arg, fpr_arg, human_bytes, human_count};
+
+#[derive(Args, Debug)]
+pub struct SizeArgs {
+    /// Expected distinct keys (e.g. 50M, 6e9, 1_000_000).
+    #[arg(long, value_parser = count_arg)]
+    n: u64,
+    /// Target false-positive rate, in (0, 1).
+    #[arg(long, default_value = "0.01", value_parser = fpr_arg)]
+    fpr: f64,
+    /// Key profile for the exact set's model (built-in name or file).
+    #[arg(long, default_value = dedupbench::keys::profile::DEFAULT_PROFILE)]
+    profile: String,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Key lengths sampled from the first 20,000 members of a profile.
+pub fn sample_key_lengths(profile: &Profile, seed: u64) -> KeyLengths {
+    let generator = UrlGenerator::new(profile.clone(), seed);
+    let mut buf = Vec::new();
+    KeyLengths::from_lengths((0..20_000).map(|i| {
+        generator.member(i, &mut buf);
+        buf.len()
+    }))
+}
+
+pub fn run(args: SizeArgs) -> Result<i32> {
+    if args.n == 0 {
+        anyhow::bail!(dedupbench::Error::invalid("--n", "must be at least 1"));
+    }
+    let profile = Profile::load(&args.profile)?;
+    let mut config = BuildConfig::new(args.n, args.fpr, 0);
+    config.key_lengths = sample_key_lengths(&profile, 0);
+    let sizing = bloom::sizing(&config);
+    let bits_per_key = sizing.bits as f64 / args.n as f64;
+    let structures: Vec<serde_json::Value> = REGISTRY
+        .iter()
+        .map(|kind| {
+            let memory = kind.predicted_memory(&config);
+            serde_json::json!({
+                "id": kind.id(),
+                "summary": kind.summary(),
+                "heap_bytes": memory.heap_bytes.round(),
+                "footprint_bytes": memory.footprint_bytes.round(),
+                "bits_per_key": memory.footprint_bytes * 8.0 / args.n as f64,
+                "expected_fpr": kind.predicted_fpr(&config),
+            })
+        })
+        .collect();
+    if args.json {
+        let value = serde_json::json!({
+            "n": args.n,
+            "fpr": args.fpr,
+            "profile": profile.name,
+            "mean_key_bytes": config.key_lengths.mean_bytes,
+            "bloom": {
+                "bits": sizing.bits,
+                "hashes": sizing.hashes,
+                "bytes": sizing.bytes(),
+                "bits_per_key": bits_per_key,
+                "expected_fpr": sizing.fpr(args.n),
+            },
+            "structures": structures,
+        });
+        println!("{}", serde_json::to_string_pretty(&value)?);
+        return Ok(0);
+    }
+    println!("Bloom filter for n = {} at p = {}:", human_count(args.n as f64), args.fpr);
+    println!("  m = {} bits = {} bytes ({}; {:.1} MB)", sizing.bits, sizing.bytes(), human_bytes(sizing.bytes() as f64), sizing.bytes() as f64 / 1e6);
+    println!("  k = {} hashes, {:.3} bits per key", sizing.hashes, bits_per_key);
+    println!("  theoretical false-positive rate at n: {:.6}", sizing.fpr(args.n));
+    println!();
+    println!("Predicted memory at n = {} (profile {}, mean key {:.1} bytes):", human_count(args.n as f64), profile.name, config.key_lengths.mean_bytes);
+    println!("  {:<12} {:>12} {:>14} {:>14}", "structure", "bytes", "bits/key", "expected fpr");
+    for s in &structures {
+        println!(
+            "  {:<12} {:>12} {:>14.2} {:>14.3e}",
+            s["id"].as_str().unwrap_or(""),
+            human_bytes(s["footprint_bytes"].as_f64().unwrap_or(0.0)),
+            s["bits_per_key"].as_f64().unwrap_or(0.0),
+            s["expected_fpr"].as_f64().unwrap_or(0.0)
+        );
+    }
+    Ok(0)
+}
