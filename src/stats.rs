@@ -33,8 +33,8 @@ pub fn wilson(successes: u64, trials: u64, confidence: f64) -> Interval {
     let half = z * (p * (1.0 - p) / q + z2 / (4.0 * q * q)).sqrt();
     let denominator = 1.0 + z2 / q;
     Interval {
-        low: ((centre - half) / denominator).max(0.0),
-        high: ((centre + half) / denominator).min(1.0),
+        low: if successes == 0 { 0.0 } else { ((centre - half) / denominator).max(0.0) },
+        high: if successes == trials { 1.0 } else { ((centre + half) / denominator).min(1.0) },
     }
 }
 

@@ -153,9 +153,29 @@ impl UrlGenerator {
         x
     }
 
-    /// Writes the URL of raw index `index` (< [`INDEX_LIMIT`]).
+    /// Writes the URL of raw index `index` (< [`INDEX_LIMIT`]) into `buf`, replacing its content.
     pub fn write(&self, index: u64, buf: &mut Vec<u8>) {
         buf.clear();
+        self.append(index, buf);
+    }
+
+    /// Appends member `i` to `buf` (for batches that keep keys back to back).
+    #[inline]
+    pub fn append_member(&self, i: u64, buf: &mut Vec<u8>) {
+        debug_assert!(i < NON_MEMBER_BASE);
+        self.append(i, buf);
+    }
+
+    /// Appends non-member `j` to `buf`.
+    #[inline]
+    pub fn append_non_member(&self, j: u64, buf: &mut Vec<u8>) {
+        debug_assert!(j < NON_MEMBER_BASE);
+        self.append(NON_MEMBER_BASE + j, buf);
+    }
+
+    /// Appends the URL of raw index `index` to `buf`.
+    pub fn append(&self, index: u64, buf: &mut Vec<u8>) {
+        let start = buf.len();
         let token = self.scramble(index);
         let mut rng = Rng(token ^ self.seed.rotate_left(17) ^ 0xA076_1D64_78BD_642F);
         let profile = &self.profile;
@@ -187,7 +207,7 @@ impl UrlGenerator {
         let token_len = base36(token, &mut token_digits);
         let middle_len: usize = middle[..segments - 1].iter().map(|w| 1 + self.words[*w as usize].len()).sum();
         let mut query_len = if with_query { self.query_len(query_seed, query_words) } else { 0 };
-        let fixed = buf.len() + 1 + 1 + token_len + extension.len();
+        let fixed = buf.len() - start + 1 + 1 + token_len + extension.len();
         let mut used_middle = segments - 1;
         let mut middle_total = middle_len;
         // Too long: drop the query, then middle segments, before shrinking the slug below one word.

@@ -1,1 +1,381 @@
-//! placeholder
+//! The benchmark harness: suites → cells → records, each record appended and flushed as soon as it exists.
+//!
+//! For every (structure, n) cell, on identical keys for every structure: build by inserting the n members
+//! (hashing and probing timed apart), query every member (false negatives counted; any is an error), query
+//! enough non-members for ≥ 1000 expected false positives (capped by count and time), and measure memory with
+//! the counting allocator, RSS and the model. A cell whose predicted bytes exceed the budget or the memory
+//! available now is recorded as skipped with its projection, before anything is allocated. The harness never
+//! holds the key set: keys are made (or read) a batch at a time.
+
+pub mod experiments;
+pub mod keys;
+pub mod plan;
+
+use crate::keys::KeyBatch;
+use crate::measure::{heap_snapshot, machine};
+use crate::results::{CellRecord, Record, ResultsWriter, SkippedCell};
+use crate::stats::{summarize, wilson};
+use crate::structures::{BuildConfig, Kind, KeyLengths, Membership};
+use crate::{Error, Result};
+use keys::KeySource;
+pub use plan::{RunPlan, Suite};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+/// Keys per batch in every timed loop.
+pub const BATCH_KEYS: usize = 4096;
+/// Memory the harness itself may use beyond the structures (batches, allocator slack, the process).
+pub const HARNESS_OVERHEAD_BYTES: u64 = 256 << 20;
+
+/// Where the harness reports what it is doing (the CLI draws progress bars; tests stay silent).
+pub trait Progress {
+    /// A new phase with `total` steps.
+    fn start(&self, label: &str, total: u64);
+    /// `steps` more steps done.
+    fn advance(&self, steps: u64);
+    /// The phase ended.
+    fn finish(&self);
+}
+
+/// Progress that shows nothing.
+pub struct Silent;
+
+impl Progress for Silent {
+    fn start(&self, _: &str, _: u64) {}
+    fn advance(&self, _: u64) {}
+    fn finish(&self) {}
+}
+
+/// Raised when the run is interrupted; the current cell is abandoned, not recorded.
+pub fn interrupted_error() -> Error {
+    Error::invalid("run", "interrupted")
+}
+
+/// What one pass over keys measured.
+#[derive(Clone, Copy, Debug, Default)]
+struct PassTiming {
+    keys: u64,
+    hash_ns: u64,
+    probe_ns: u64,
+    hits: u64,
+}
+
+impl PassTiming {
+    fn hash_per_key(&self) -> f64 {
+        self.hash_ns as f64 / self.keys.max(1) as f64
+    }
+    fn probe_per_key(&self) -> f64 {
+        self.probe_ns as f64 / self.keys.max(1) as f64
+    }
+    fn total_per_key(&self) -> f64 {
+        (self.hash_ns + self.probe_ns) as f64 / self.keys.max(1) as f64
+    }
+}
+
+/// Which keys a pass touches.
+enum Keys {
+    Members(u64),
+    NonMembers { count: u64, deadline: Option<Instant> },
+}
+
+/// The harness.
+pub struct Runner<'a> {
+    pub plan: RunPlan,
+    pub source: KeySource,
+    pub key_lengths: KeyLengths,
+    writer: ResultsWriter,
+    progress: &'a dyn Progress,
+    stop: &'a AtomicBool,
+    batch: KeyBatch,
+    /// Cells that found false negatives.
+    pub failures: Vec<String>,
+}
+
+impl<'a> Runner<'a> {
+    /// A runner writing to `writer`.
+    pub fn new(
+        plan: RunPlan,
+        source: KeySource,
+        writer: ResultsWriter,
+        progress: &'a dyn Progress,
+        stop: &'a AtomicBool,
+    ) -> Result<Self> {
+        let key_lengths = source.key_lengths()?;
+        Ok(Runner {
+            plan,
+            source,
+            key_lengths,
+            writer,
+            progress,
+            stop,
+            batch: KeyBatch::with_capacity(BATCH_KEYS, 96),
+            failures: Vec::new(),
+        })
+    }
+
+    /// Writes a record now.
+    pub fn record(&mut self, record: Record) -> Result<()> {
+        self.writer.write(record)
+    }
+
+    /// The build configuration of a cell.
+    pub fn config(&self, n: u64) -> BuildConfig {
+        let mut config = BuildConfig::new(n, self.plan.fpr, self.plan.seed);
+        config.key_lengths = self.key_lengths;
+        config
+    }
+
+    /// The bytes a cell may use: the budget, and what is available now less the harness's own overhead.
+    pub fn memory_limit(&self) -> u64 {
+        let available = machine::available_memory_bytes().saturating_sub(HARNESS_OVERHEAD_BYTES);
+        self.plan.memory_budget_bytes.min(available)
+    }
+
+    /// Runs one grid cell and records it (measured or skipped). `done` says which cells to skip (resume).
+    pub fn run_cell(&mut self, kind: &dyn Kind, n: u64) -> Result<()> {
+        let config = self.config(n);
+        let model = kind.predicted_memory(&config);
+        // hashbrown keeps the old table while it grows into the new one: allow half a table more.
+        let peak = model.footprint_bytes * 1.1;
+        let limit = self.memory_limit();
+        if peak > limit as f64 {
+            let reason = if limit < self.plan.memory_budget_bytes {
+                format!("needs ≈ {} at peak; only {} available now", crate::units::human_bytes(peak), crate::units::human_bytes(limit as f64))
+            } else {
+                format!("needs ≈ {} at peak; budget {}", crate::units::human_bytes(peak), crate::units::human_bytes(limit as f64))
+            };
+            return self.record(Record::Skipped(SkippedCell {
+                structure: kind.id().to_string(),
+                n,
+                projected_bytes: model.footprint_bytes,
+                budget_bytes: self.plan.memory_budget_bytes,
+                reason,
+            }));
+        }
+        let record = self.measure_cell(kind, n, &config)?;
+        if record.false_negatives > 0 {
+            self.failures.push(format!("{} at n = {}: {} false negatives", record.structure, n, record.false_negatives));
+        }
+        self.record(Record::Cell(record))
+    }
+
+    fn measure_cell(&mut self, kind: &dyn Kind, n: u64, config: &BuildConfig) -> Result<CellRecord> {
+        let started = Instant::now();
+        let reps = self.plan.reps.max(1);
+        let n_distinct = self.source.distinct_members(n);
+        let predicted_fpr = kind.predicted_fpr(config);
+        let queries = self.plan.non_member_queries(predicted_fpr);
+        let timing_queries = queries.min(self.plan.timing_queries_cap);
+        let mut insert = Vec::new();
+        let mut hash = Vec::new();
+        let mut probe = Vec::new();
+        let mut member_query = Vec::new();
+        let mut non_member_query = Vec::new();
+        let mut outcome = None;
+        let (rss_before, _) = machine::rss_bytes();
+        for rep in 0..reps {
+            let label = format!("{} n={} rep {}/{}", kind.id(), crate::units::human_count(n as f64), rep + 1, reps);
+            let heap_before = heap_snapshot();
+            let mut structure = kind.build(config)?;
+            let build = self.pass(&label, "insert", Some(structure.as_mut()), None, Keys::Members(n))?;
+            let heap = heap_snapshot().since(&heap_before);
+            // Every member is checked in the first repetition; later ones time a prefix.
+            let member_count = if rep == 0 { n } else { n.min(self.plan.timing_queries_cap * 5) };
+            let members = self.pass(&label, "query members", None, Some(structure.as_ref()), Keys::Members(member_count))?;
+            // The first repetition counts every non-member; later ones time a prefix of them.
+            let count = if rep == 0 { queries } else { timing_queries };
+            let deadline = Some(Instant::now() + std::time::Duration::from_secs_f64(self.plan.query_time_cap_s));
+            let non_members =
+                self.pass(&label, "query non-members", None, Some(structure.as_ref()), Keys::NonMembers { count, deadline })?;
+            insert.push(build.total_per_key());
+            hash.push(build.hash_per_key());
+            probe.push(build.probe_per_key());
+            member_query.push(members.total_per_key());
+            non_member_query.push(non_members.total_per_key());
+            if rep == 0 {
+                let (rss_after, rss_peak) = machine::rss_bytes();
+                outcome = Some((
+                    build.hits,
+                    members,
+                    non_members,
+                    heap,
+                    structure.bytes_held(),
+                    structure.expected_fpr(n_distinct),
+                    structure.geometry(),
+                    rss_after,
+                    rss_peak,
+                ));
+            }
+            drop(structure);
+        }
+        let (reported_new, members, non_members, heap, bytes_held, expected_fpr, geometry, rss_after, rss_peak) =
+            outcome.expect("at least one repetition");
+        let interval = wilson(non_members.hits, non_members.keys, 0.95);
+        let model = kind.predicted_memory(config);
+        Ok(CellRecord {
+            structure: kind.id().to_string(),
+            peer: kind.peer(),
+            exact: kind.exact(),
+            n,
+            n_distinct,
+            n_reported_new: reported_new,
+            reps,
+            geometry,
+            insert_ns_per_key: summarize(&insert),
+            hash_ns_per_key: summarize(&hash),
+            probe_insert_ns_per_key: summarize(&probe),
+            member_query_ns_per_key: summarize(&member_query),
+            non_member_query_ns_per_key: summarize(&non_member_query),
+            n_member_queries: members.keys,
+            false_negatives: members.keys - members.hits,
+            n_non_member_queries: non_members.keys,
+            n_false_positives: non_members.hits,
+            observed_fpr: non_members.hits as f64 / non_members.keys.max(1) as f64,
+            observed_fpr_wilson95: interval,
+            expected_fpr,
+            theory_in_interval: interval.contains(expected_fpr),
+            bytes_held,
+            heap_requested_bytes: heap.requested_bytes,
+            heap_footprint_bytes: heap.footprint_bytes,
+            model_heap_bytes: model.heap_bytes,
+            model_footprint_bytes: model.footprint_bytes,
+            rss_before_bytes: rss_before,
+            rss_after_bytes: rss_after,
+            rss_peak_bytes: rss_peak,
+            bits_per_key: heap.footprint_bytes as f64 * 8.0 / n.max(1) as f64,
+            wall_s: started.elapsed().as_secs_f64(),
+        })
+    }
+
+    /// One timed pass: keys are made untimed, then hashed (timed) and inserted or queried (timed).
+    fn pass(
+        &mut self,
+        label: &str,
+        phase: &str,
+        mut insert_into: Option<&mut dyn Membership>,
+        query: Option<&dyn Membership>,
+        keys: Keys,
+    ) -> Result<PassTiming> {
+        let seed = insert_into.as_ref().map(|s| s.seed()).or(query.map(|s| s.seed())).unwrap_or(0);
+        let (total, deadline) = match &keys {
+            Keys::Members(n) => (*n, None),
+            Keys::NonMembers { count, deadline } => (*count, *deadline),
+        };
+        self.progress.start(&format!("{label}: {phase}"), total);
+        let mut cursor = match keys {
+            Keys::Members(n) => Some(self.source.member_cursor(n)?),
+            Keys::NonMembers { .. } => None,
+        };
+        let mut timing = PassTiming::default();
+        let mut next_non_member = 0u64;
+        loop {
+            if self.stop.load(Ordering::Relaxed) {
+                self.progress.finish();
+                return Err(interrupted_error());
+            }
+            self.batch.clear();
+            let added = match cursor.as_mut() {
+                Some(cursor) => self.source.fill_members(cursor, &mut self.batch, BATCH_KEYS)?,
+                None => {
+                    let to = (next_non_member + BATCH_KEYS as u64).min(total);
+                    self.source.fill_non_members(next_non_member, to, &mut self.batch);
+                    let added = (to - next_non_member) as usize;
+                    next_non_member = to;
+                    added
+                }
+            };
+            if added == 0 {
+                break;
+            }
+            let t0 = Instant::now();
+            self.batch.hash_all(seed);
+            let t1 = Instant::now();
+            let hits = match (insert_into.as_deref_mut(), query) {
+                (Some(s), _) => s.insert_batch(&self.batch),
+                (None, Some(s)) => s.contains_batch(&self.batch),
+                (None, None) => 0,
+            };
+            let t2 = Instant::now();
+            timing.keys += added as u64;
+            timing.hits += hits;
+            timing.hash_ns += (t1 - t0).as_nanos() as u64;
+            timing.probe_ns += (t2 - t1).as_nanos() as u64;
+            self.progress.advance(added as u64);
+            if deadline.is_some_and(|d| t2 > d) {
+                break;
+            }
+        }
+        self.progress.finish();
+        Ok(timing)
+    }
+
+    /// Counts non-members `[0, count)` reported present (for experiments), with a deadline.
+    pub fn count_false_positives(&mut self, s: &dyn Membership, count: u64, label: &str) -> Result<(u64, u64)> {
+        let deadline = Some(Instant::now() + std::time::Duration::from_secs_f64(self.plan.query_time_cap_s));
+        let t = self.pass(label, "query non-members", None, Some(s), Keys::NonMembers { count, deadline })?;
+        Ok((t.hits, t.keys))
+    }
+
+    /// Inserts generated members `[from, to)` (for experiments); returns how many were new.
+    pub fn insert_members(&mut self, s: &mut dyn Membership, from: u64, to: u64) -> Result<u64> {
+        let mut new = 0;
+        let mut i = from;
+        while i < to {
+            if self.stop.load(Ordering::Relaxed) {
+                return Err(interrupted_error());
+            }
+            self.batch.clear();
+            let end = (i + BATCH_KEYS as u64).min(to);
+            for j in i..end {
+                self.batch.push_with(|buf| self.source.generator.append_member(j, buf));
+            }
+            self.batch.hash_all(s.seed());
+            new += s.insert_batch(&self.batch);
+            i = end;
+        }
+        Ok(new)
+    }
+
+    /// Counts generated members `[from, to)` found (for experiments).
+    pub fn count_members_found(&mut self, s: &dyn Membership, from: u64, to: u64) -> Result<u64> {
+        let mut found = 0;
+        let mut i = from;
+        while i < to {
+            self.batch.clear();
+            let end = (i + BATCH_KEYS as u64).min(to);
+            for j in i..end {
+                self.batch.push_with(|buf| self.source.generator.append_member(j, buf));
+            }
+            self.batch.hash_all(s.seed());
+            found += s.contains_batch(&self.batch);
+            i = end;
+        }
+        Ok(found)
+    }
+
+    /// Removes generated members `[from, to)` (for experiments); returns how many were removed.
+    pub fn remove_members(&mut self, s: &mut dyn Membership, from: u64, to: u64) -> Result<u64> {
+        let seed = s.seed();
+        let removable = s
+            .as_removable()
+            .ok_or_else(|| Error::invalid("structure", "does not support removal"))?;
+        let mut removed = 0;
+        let mut i = from;
+        while i < to {
+            self.batch.clear();
+            let end = (i + BATCH_KEYS as u64).min(to);
+            for j in i..end {
+                self.batch.push_with(|buf| self.source.generator.append_member(j, buf));
+            }
+            self.batch.hash_all(seed);
+            removed += removable.remove_batch(&self.batch);
+            i = end;
+        }
+        Ok(removed)
+    }
+
+    /// Whether a stop was requested.
+    pub fn stopped(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+}

@@ -1,0 +1,198 @@
+//! Reading and writing `results.jsonl` and `results.csv`.
+
+use super::record::*;
+use crate::{Error, Result};
+use std::fs::{File, OpenOptions};
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+
+/// Appends records to `results.jsonl`, flushing after each one so a killed run keeps every completed line.
+pub struct ResultsWriter {
+    path: PathBuf,
+    file: File,
+}
+
+impl ResultsWriter {
+    /// Opens (creating or appending to) `dir/results.jsonl`.
+    pub fn open(dir: &Path) -> Result<Self> {
+        let path = dir.join("results.jsonl");
+        let file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .map_err(|e| Error::io(&path, e))?;
+        Ok(ResultsWriter { path, file })
+    }
+
+    /// Writes one record as one line, in one `write` call, then syncs the data.
+    pub fn write(&mut self, record: Record) -> Result<()> {
+        let mut line = serde_json::to_vec(&Line {
+            schema_version: SCHEMA_VERSION,
+            record,
+        })?;
+        line.push(b'\n');
+        self.file.write_all(&line).map_err(|e| Error::io(&self.path, e))?;
+        self.file.sync_data().map_err(|e| Error::io(&self.path, e))
+    }
+}
+
+/// Everything a results file holds, by kind.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Results {
+    pub header: Option<RunHeader>,
+    pub cells: Vec<CellRecord>,
+    pub skipped: Vec<SkippedCell>,
+    pub saturation: Vec<RatePoint>,
+    pub growth: Vec<RatePoint>,
+    pub bitmap_claim: Vec<RatePoint>,
+    pub deletion: Vec<DeletionRecord>,
+    /// Warnings met while reading (e.g. a torn last line).
+    pub warnings: Vec<String>,
+}
+
+/// Reads `dir/results.jsonl` (or the file itself when `path` is a file).
+pub fn read_results(path: &Path) -> Result<Results> {
+    let file_path = if path.is_dir() { path.join("results.jsonl") } else { path.to_path_buf() };
+    let file = File::open(&file_path).map_err(|e| Error::io(&file_path, e))?;
+    let mut lines: Vec<(usize, String)> = Vec::new();
+    let mut reader = BufReader::new(file);
+    let mut raw = Vec::new();
+    let mut number = 0;
+    let mut torn_tail = false;
+    loop {
+        raw.clear();
+        let read = reader.read_until(b'\n', &mut raw).map_err(|e| Error::io(&file_path, e))?;
+        if read == 0 {
+            break;
+        }
+        number += 1;
+        if raw.last() != Some(&b'\n') {
+            torn_tail = true;
+        }
+        let text = String::from_utf8(raw.clone()).map_err(|_| Error::Format {
+            path: file_path.clone(),
+            line: number,
+            message: "not UTF-8; expected JSON records".into(),
+        })?;
+        lines.push((number, text));
+    }
+    let mut results = Results::default();
+    let count = lines.len();
+    for (index, (number, text)) in lines.into_iter().enumerate() {
+        if text.trim().is_empty() {
+            continue;
+        }
+        let is_last = index + 1 == count;
+        let value: serde_json::Value = match serde_json::from_str(&text) {
+            Ok(v) => v,
+            Err(e) if is_last && torn_tail => {
+                results.warnings.push(format!(
+                    "{}:{number}: ignoring a torn last line (an interrupted write): {e}",
+                    file_path.display()
+                ));
+                continue;
+            }
+            Err(e) => {
+                return Err(Error::Format {
+                    path: file_path.clone(),
+                    line: number,
+                    message: format!("corrupt record: {e}"),
+                })
+            }
+        };
+        let version = value.get("schema_version").and_then(|v| v.as_u64()).ok_or_else(|| Error::Format {
+            path: file_path.clone(),
+            line: number,
+            message: "no schema_version; not a dedupbench results file".into(),
+        })?;
+        if version > SCHEMA_VERSION as u64 {
+            return Err(Error::Format {
+                path: file_path.clone(),
+                line: number,
+                message: format!(
+                    "schema version {version} is newer than this build reads ({SCHEMA_VERSION}); upgrade dedupbench"
+                ),
+            });
+        }
+        let line: Line = serde_json::from_value(value).map_err(|e| Error::Format {
+            path: file_path.clone(),
+            line: number,
+            message: format!("record does not match schema {version}: {e}"),
+        })?;
+        match line.record {
+            Record::Run(h) => results.header = Some(h),
+            Record::Cell(c) => results.cells.push(c),
+            Record::Skipped(s) => results.skipped.push(s),
+            Record::Saturation(p) => results.saturation.push(p),
+            Record::Growth(p) => results.growth.push(p),
+            Record::BitmapClaim(p) => results.bitmap_claim.push(p),
+            Record::Deletion(d) => results.deletion.push(d),
+        }
+    }
+    if results.header.is_none() {
+        return Err(Error::Format {
+            path: file_path,
+            line: 0,
+            message: "no run header; not a dedupbench results file".into(),
+        });
+    }
+    Ok(results)
+}
+
+/// Writes `dir/results.csv`: one row per measured cell and per skipped cell, written atomically.
+pub fn write_csv(dir: &Path, results: &Results) -> Result<()> {
+    let mut out = String::from(
+        "structure,n,status,bits,hashes,insert_ns_per_key,hash_ns_per_key,member_query_ns_per_key,non_member_query_ns_per_key,\
+false_negatives,n_non_member_queries,n_false_positives,observed_fpr,fpr_low95,fpr_high95,expected_fpr,theory_in_interval,\
+bytes_held,heap_requested_bytes,heap_footprint_bytes,model_footprint_bytes,rss_peak_bytes,bits_per_key\n",
+    );
+    for c in &results.cells {
+        out.push_str(&format!(
+            "{},{},measured,{},{},{:.3},{:.3},{:.3},{:.3},{},{},{},{:.9},{:.9},{:.9},{:.9},{},{},{},{},{:.0},{},{:.4}\n",
+            c.structure,
+            c.n,
+            c.geometry.bits.map(|b| b.to_string()).unwrap_or_default(),
+            c.geometry.hashes.map(|k| k.to_string()).unwrap_or_default(),
+            c.insert_ns_per_key.median,
+            c.hash_ns_per_key.median,
+            c.member_query_ns_per_key.median,
+            c.non_member_query_ns_per_key.median,
+            c.false_negatives,
+            c.n_non_member_queries,
+            c.n_false_positives,
+            c.observed_fpr,
+            c.observed_fpr_wilson95.low,
+            c.observed_fpr_wilson95.high,
+            c.expected_fpr,
+            c.theory_in_interval,
+            c.bytes_held,
+            c.heap_requested_bytes,
+            c.heap_footprint_bytes,
+            c.model_footprint_bytes,
+            c.rss_peak_bytes,
+            c.bits_per_key
+        ));
+    }
+    for s in &results.skipped {
+        out.push_str(&format!(
+            "{},{},skipped,,,,,,,,,,,,,,,,,,{:.0},,{:.4}\n",
+            s.structure,
+            s.n,
+            s.projected_bytes,
+            s.projected_bytes * 8.0 / s.n.max(1) as f64
+        ));
+    }
+    write_atomic(&dir.join("results.csv"), out.as_bytes())
+}
+
+/// Writes a file through a temporary sibling and a rename, so readers never see half of it.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let tmp = path.with_extension(format!(
+        "{}.partial",
+        path.extension().and_then(|e| e.to_str()).unwrap_or("tmp")
+    ));
+    let mut file = File::create(&tmp).map_err(|e| Error::io(&tmp, e))?;
+    file.write_all(bytes).map_err(|e| Error::io(&tmp, e))?;
+    file.sync_all().map_err(|e| Error::io(&tmp, e))?;
+    std::fs::rename(&tmp, path).map_err(|e| Error::io(path, e))
+}

@@ -1,0 +1,160 @@
+//! The record schema of `results.jsonl`.
+
+use crate::measure::machine::MachineInfo;
+use crate::stats::{Interval, Summary};
+use crate::structures::{Geometry, KeyLengths};
+use serde::{Deserialize, Serialize};
+
+/// The version of the record schema written by this build.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// One line of `results.jsonl`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Line {
+    pub schema_version: u32,
+    #[serde(flatten)]
+    pub record: Record,
+}
+
+/// What a line holds.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "record", rename_all = "snake_case")]
+pub enum Record {
+    Run(RunHeader),
+    Cell(CellRecord),
+    Skipped(SkippedCell),
+    Saturation(RatePoint),
+    Growth(RatePoint),
+    BitmapClaim(RatePoint),
+    Deletion(DeletionRecord),
+}
+
+/// The parameters of a run and the machine it ran on (the first line).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunHeader {
+    pub suite: String,
+    pub scales: Vec<u64>,
+    pub structures: Vec<String>,
+    pub fpr: f64,
+    pub memory_budget_bytes: u64,
+    pub seed: u64,
+    pub reps: u32,
+    pub profile: String,
+    pub input: Option<String>,
+    pub started_unix_s: u64,
+    pub key_lengths: KeyLengths,
+    pub machine: MachineInfo,
+    pub dedupbench_version: String,
+}
+
+/// One measured (structure, n) cell of the grid.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CellRecord {
+    pub structure: String,
+    pub peer: bool,
+    pub exact: bool,
+    /// Keys inserted.
+    pub n: u64,
+    /// Distinct keys among them (equal to n for generated keys).
+    pub n_distinct: u64,
+    /// Inserts the structure reported as new.
+    pub n_reported_new: u64,
+    pub reps: u32,
+    pub geometry: Geometry,
+    /// Full insert cost (hash + probe) per key.
+    pub insert_ns_per_key: Summary,
+    /// Hashing alone, on the same keys.
+    pub hash_ns_per_key: Summary,
+    /// Probing alone (insert), per key.
+    pub probe_insert_ns_per_key: Summary,
+    /// Full query cost per key over the members.
+    pub member_query_ns_per_key: Summary,
+    /// Full query cost per key over non-members.
+    pub non_member_query_ns_per_key: Summary,
+    pub n_member_queries: u64,
+    /// Members not found: must be 0.
+    pub false_negatives: u64,
+    pub n_non_member_queries: u64,
+    pub n_false_positives: u64,
+    pub observed_fpr: f64,
+    pub observed_fpr_wilson95: Interval,
+    pub expected_fpr: f64,
+    pub theory_in_interval: bool,
+    /// The structure's own byte count.
+    pub bytes_held: u64,
+    /// Heap bytes requested during the build, by the counting allocator.
+    pub heap_requested_bytes: i64,
+    /// Heap footprint (usable size + headers) of the build, by the counting allocator.
+    pub heap_footprint_bytes: i64,
+    pub model_heap_bytes: f64,
+    pub model_footprint_bytes: f64,
+    pub rss_before_bytes: u64,
+    pub rss_after_bytes: u64,
+    pub rss_peak_bytes: u64,
+    /// 8 · heap footprint / n.
+    pub bits_per_key: f64,
+    pub wall_s: f64,
+}
+
+impl CellRecord {
+    /// Inserts per second at the median.
+    pub fn insert_keys_per_s(&self) -> f64 {
+        1e9 / self.insert_ns_per_key.median
+    }
+    /// Member queries per second at the median.
+    pub fn query_keys_per_s(&self) -> f64 {
+        1e9 / self.member_query_ns_per_key.median
+    }
+}
+
+/// A cell not run because its predicted bytes exceed the budget; drawn as a projection.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SkippedCell {
+    pub structure: String,
+    pub n: u64,
+    pub projected_bytes: f64,
+    pub budget_bytes: u64,
+    pub reason: String,
+}
+
+/// An observed false-positive rate at one point of an experiment (saturation, growth, bitmap claim).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RatePoint {
+    pub structure: String,
+    /// Keys the structure was sized for (its initial capacity for the scalable filter).
+    pub design_n: u64,
+    /// Distinct keys inserted so far.
+    pub n_inserted: u64,
+    pub bits: u64,
+    pub hashes: u32,
+    pub bytes: u64,
+    pub n_queries: u64,
+    pub n_false_positives: u64,
+    pub observed_fpr: f64,
+    pub observed_fpr_wilson95: Interval,
+    pub expected_fpr: f64,
+    pub theory_in_interval: bool,
+    /// The target rate the structure was built for.
+    pub target_fpr: f64,
+    /// Members inserted so far that were not found (must be 0).
+    pub false_negatives: u64,
+}
+
+/// The deletion experiment: a counting filter filled, half removed.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DeletionRecord {
+    pub n_inserted: u64,
+    pub n_removed: u64,
+    pub n_queries: u64,
+    pub false_positives_before: u64,
+    pub expected_fpr_before: f64,
+    pub false_positives_after: u64,
+    pub expected_fpr_after: f64,
+    /// Removed keys still reported present (they behave like non-members).
+    pub removed_still_present: u64,
+    /// Remaining members not found: must be 0.
+    pub false_negatives_remaining: u64,
+    pub counting_bytes: u64,
+    pub bloom_bytes: u64,
+    pub target_fpr: f64,
+}

@@ -1,0 +1,142 @@
+//! Experiments beyond the grid, each one chart of the report:
+//! - saturation: filters sized for n, filled to 0.1×…4× n (the first article's "creeps upward as it fills");
+//! - deletion: a counting filter filled, half removed (rate before/after, false negatives among the rest);
+//! - growth: unknown final size: `bloom` sized for n₀ against `scalable` starting at n₀, both fed 64× n₀;
+//! - the bitmap claim: the raw bitmap at m = n bits (and more bits per key) against 1 − (1 − 1/m)ⁿ, beside
+//!   a Bloom filter of the same size with the best k.
+
+use super::Runner;
+use crate::results::{DeletionRecord, RatePoint, Record};
+use crate::stats::wilson;
+use crate::structures::{find, BuildConfig, Membership};
+use crate::Result;
+
+/// Fill ratios of the saturation experiment.
+pub const SATURATION_FILLS: &[f64] = &[0.1, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 3.0, 4.0];
+/// Bits per key of the bitmap claim.
+pub const BITMAP_BITS_PER_KEY: &[u64] = &[1, 2, 4, 8, 16, 32, 64, 100];
+/// Growth checkpoints, as multiples of n₀.
+pub const GROWTH_STEPS: &[u64] = &[1, 2, 4, 8, 16, 32, 64];
+
+impl Runner<'_> {
+    /// Runs every experiment the plan asks for, recording each point as it is measured.
+    pub fn run_experiments(&mut self) -> Result<()> {
+        let Some(sizes) = self.plan.experiments else {
+            return Ok(());
+        };
+        self.saturation(sizes.saturation_n)?;
+        self.deletion(sizes.deletion_n)?;
+        self.growth(sizes.growth_n0)?;
+        self.bitmap_claim(sizes.bitmap_n)
+    }
+
+    fn rate_point(&mut self, s: &dyn Membership, design_n: u64, n_inserted: u64, target_fpr: f64, label: &str) -> Result<RatePoint> {
+        let expected = s.expected_fpr(n_inserted);
+        let queries = self.plan.non_member_queries(expected);
+        let (fp, q) = self.count_false_positives(s, queries, label)?;
+        let found = self.count_members_found(s, 0, n_inserted)?;
+        let interval = wilson(fp, q, 0.95);
+        let geometry = s.geometry();
+        Ok(RatePoint {
+            structure: s.id().to_string(),
+            design_n,
+            n_inserted,
+            bits: geometry.bits.unwrap_or(0),
+            hashes: geometry.hashes.unwrap_or(0),
+            bytes: s.bytes_held(),
+            n_queries: q,
+            n_false_positives: fp,
+            observed_fpr: fp as f64 / q.max(1) as f64,
+            observed_fpr_wilson95: interval,
+            expected_fpr: expected,
+            theory_in_interval: interval.contains(expected),
+            target_fpr,
+            false_negatives: n_inserted - found,
+        })
+    }
+
+    fn saturation(&mut self, n: u64) -> Result<()> {
+        for id in ["bloom", "scalable"] {
+            let mut config = BuildConfig::new(n, self.plan.fpr, self.plan.seed);
+            config.scalable_initial_capacity = Some(n);
+            let mut s = find(id)?.build(&config)?;
+            let mut filled = 0;
+            for fill in SATURATION_FILLS {
+                let target = (n as f64 * fill).round() as u64;
+                self.insert_members(s.as_mut(), filled, target)?;
+                filled = target;
+                let point = self.rate_point(s.as_ref(), n, filled, self.plan.fpr, &format!("saturation {id} at {fill}x"))?;
+                self.record(Record::Saturation(point))?;
+            }
+        }
+        Ok(())
+    }
+
+    fn deletion(&mut self, n: u64) -> Result<()> {
+        let config = BuildConfig::new(n, self.plan.fpr, self.plan.seed);
+        let mut s = find("counting")?.build(&config)?;
+        self.insert_members(s.as_mut(), 0, n)?;
+        let expected_before = s.expected_fpr(n);
+        let queries = self.plan.non_member_queries(expected_before);
+        let (fp_before, q) = self.count_false_positives(s.as_ref(), queries, "deletion: before")?;
+        let removed = self.remove_members(s.as_mut(), 0, n / 2)?;
+        let remaining_found = self.count_members_found(s.as_ref(), n / 2, n)?;
+        let removed_still_present = self.count_members_found(s.as_ref(), 0, n / 2)?;
+        let (fp_after, _) = self.count_false_positives(s.as_ref(), q, "deletion: after")?;
+        let bloom = find("bloom")?.build(&config)?;
+        let record = DeletionRecord {
+            n_inserted: n,
+            n_removed: removed,
+            n_queries: q,
+            false_positives_before: fp_before,
+            expected_fpr_before: expected_before,
+            false_positives_after: fp_after,
+            expected_fpr_after: s.expected_fpr(n - removed),
+            removed_still_present,
+            false_negatives_remaining: (n - n / 2) - remaining_found,
+            counting_bytes: s.bytes_held(),
+            bloom_bytes: bloom.bytes_held(),
+            target_fpr: self.plan.fpr,
+        };
+        if record.false_negatives_remaining > 0 {
+            self.failures.push(format!("deletion: {} false negatives among the remaining keys", record.false_negatives_remaining));
+        }
+        self.record(Record::Deletion(record))
+    }
+
+    fn growth(&mut self, n0: u64) -> Result<()> {
+        for id in ["bloom", "scalable"] {
+            let mut config = BuildConfig::new(n0, self.plan.fpr, self.plan.seed);
+            config.scalable_initial_capacity = Some(n0);
+            let mut s = find(id)?.build(&config)?;
+            let mut filled = 0;
+            for step in GROWTH_STEPS {
+                let target = n0 * step;
+                self.insert_members(s.as_mut(), filled, target)?;
+                filled = target;
+                let point = self.rate_point(s.as_ref(), n0, filled, self.plan.fpr, &format!("growth {id} at {step}x"))?;
+                self.record(Record::Growth(point))?;
+            }
+        }
+        Ok(())
+    }
+
+    fn bitmap_claim(&mut self, n: u64) -> Result<()> {
+        for &bits_per_key in BITMAP_BITS_PER_KEY {
+            let mut config = BuildConfig::new(n, self.plan.fpr, self.plan.seed);
+            config.bitmap_bits = Some(n * bits_per_key);
+            config.bloom_bits = Some(n * bits_per_key);
+            let ids: &[&str] = if bits_per_key <= 32 { &["bitmap", "bloom"] } else { &["bitmap"] };
+            for id in ids {
+                let mut s = find(id)?.build(&config)?;
+                self.insert_members(s.as_mut(), 0, n)?;
+                let point = self.rate_point(s.as_ref(), n, n, self.plan.fpr, &format!("bitmap claim: {id} at {bits_per_key} bits/key"))?;
+                if point.false_negatives > 0 {
+                    self.failures.push(format!("{id}: {} false negatives", point.false_negatives));
+                }
+                self.record(Record::BitmapClaim(point))?;
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,100 @@
+//! Where a run's keys come from: the generator (members and non-members by index) or a real URL file
+//! (members, read again for every pass; non-members are then generated).
+
+use crate::keys::file::UrlFile;
+use crate::keys::{KeyBatch, UrlGenerator};
+use crate::structures::KeyLengths;
+use crate::Result;
+use std::path::PathBuf;
+
+/// Member keys of a run.
+pub enum Members {
+    /// Generated members `[0, n)`.
+    Generated,
+    /// The first n lines of a URL file, which holds `lines` keys of which `distinct` are distinct.
+    File { path: PathBuf, lines: u64, distinct: u64 },
+}
+
+/// The keys of a run: members and the generator that also makes the non-members.
+pub struct KeySource {
+    pub generator: UrlGenerator,
+    pub members: Members,
+}
+
+/// A reader over one pass of the members.
+pub enum MemberCursor {
+    Generated { next: u64, end: u64 },
+    File { file: Box<UrlFile>, left: u64 },
+}
+
+impl KeySource {
+    /// Key lengths of the first 20,000 members.
+    pub fn key_lengths(&self) -> Result<KeyLengths> {
+        let mut cursor = self.member_cursor(20_000)?;
+        let mut batch = KeyBatch::with_capacity(4096, 80);
+        let mut lengths = Vec::new();
+        loop {
+            batch.clear();
+            if self.fill_members(&mut cursor, &mut batch, 4096)? == 0 {
+                break;
+            }
+            lengths.extend((0..batch.len()).map(|i| batch.key(i).len()));
+        }
+        Ok(KeyLengths::from_lengths(lengths))
+    }
+
+    /// Distinct members among the first n (all of them for generated keys; counted once for a file).
+    pub fn distinct_members(&self, n: u64) -> u64 {
+        match &self.members {
+            Members::Generated => n,
+            Members::File { distinct, lines, .. } => {
+                if n >= *lines {
+                    *distinct
+                } else {
+                    n
+                }
+            }
+        }
+    }
+
+    /// A cursor over the first `n` members.
+    pub fn member_cursor(&self, n: u64) -> Result<MemberCursor> {
+        Ok(match &self.members {
+            Members::Generated => MemberCursor::Generated { next: 0, end: n },
+            Members::File { path, lines, .. } => MemberCursor::File {
+                file: Box::new(UrlFile::open(path)?),
+                left: n.min(*lines),
+            },
+        })
+    }
+
+    /// Appends up to `max` members from `cursor`; returns how many.
+    #[inline]
+    pub fn fill_members(&self, cursor: &mut MemberCursor, batch: &mut KeyBatch, max: usize) -> Result<usize> {
+        match cursor {
+            MemberCursor::Generated { next, end } => {
+                let stop = (*next + max as u64).min(*end);
+                for i in *next..stop {
+                    batch.push_with(|buf| self.generator.append_member(i, buf));
+                }
+                let added = (stop - *next) as usize;
+                *next = stop;
+                Ok(added)
+            }
+            MemberCursor::File { file, left } => {
+                let want = (*left).min(max as u64) as usize;
+                let added = file.read_batch(batch, want)?;
+                *left -= added as u64;
+                Ok(added)
+            }
+        }
+    }
+
+    /// Appends non-members `[from, to)`.
+    #[inline]
+    pub fn fill_non_members(&self, from: u64, to: u64, batch: &mut KeyBatch) {
+        for j in from..to {
+            batch.push_with(|buf| self.generator.append_non_member(j, buf));
+        }
+    }
+}

@@ -1,0 +1,129 @@
+//! Suites and the plan of a run: which scales, structures and experiments, with how many queries.
+
+use crate::structures::Kind;
+use crate::{Error, Result};
+
+/// A named suite.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Suite {
+    /// ≤ 3 minutes on 2 cores: 10⁴…10⁷ keys, every chart.
+    Quick,
+    /// Up to 10⁸ keys.
+    Standard,
+    /// Up to 10⁹ keys, for whatever fits the budget.
+    Full,
+}
+
+impl Suite {
+    /// Parses a suite name.
+    pub fn parse(name: &str) -> Result<Suite> {
+        match name {
+            "quick" => Ok(Suite::Quick),
+            "standard" => Ok(Suite::Standard),
+            "full" => Ok(Suite::Full),
+            other => Err(Error::invalid("--suite", format!("'{other}' is not one of quick, standard, full"))),
+        }
+    }
+
+    /// The suite's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Suite::Quick => "quick",
+            Suite::Standard => "standard",
+            Suite::Full => "full",
+        }
+    }
+
+    /// Default scales.
+    pub fn scales(self) -> Vec<u64> {
+        let top = match self {
+            Suite::Quick => 7,
+            Suite::Standard => 8,
+            Suite::Full => 9,
+        };
+        (4..=top).map(|e| 10u64.pow(e)).collect()
+    }
+
+    /// Default repetitions.
+    pub fn reps(self) -> u32 {
+        match self {
+            Suite::Quick | Suite::Standard => 3,
+            Suite::Full => 1,
+        }
+    }
+}
+
+/// Sizes of the experiments beyond the grid.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ExperimentSizes {
+    /// Keys the saturation filters are sized for.
+    pub saturation_n: u64,
+    /// Initial capacity of the growth experiment (fed 64× that).
+    pub growth_n0: u64,
+    /// Keys of the deletion experiment.
+    pub deletion_n: u64,
+    /// Keys of the bitmap claim.
+    pub bitmap_n: u64,
+}
+
+/// Everything a run will do.
+pub struct RunPlan {
+    pub suite: Suite,
+    pub scales: Vec<u64>,
+    pub kinds: Vec<&'static dyn Kind>,
+    pub fpr: f64,
+    pub memory_budget_bytes: u64,
+    pub seed: u64,
+    pub reps: u32,
+    /// At most this many non-member queries per cell (and at least [`RunPlan::MIN_QUERIES`]).
+    pub query_cap: u64,
+    /// Seconds a non-member phase may take before it stops early (its count is kept).
+    pub query_time_cap_s: f64,
+    /// Non-member queries timed in repetitions after the first.
+    pub timing_queries_cap: u64,
+    pub experiments: Option<ExperimentSizes>,
+}
+
+impl RunPlan {
+    /// Fewest non-member queries per cell.
+    pub const MIN_QUERIES: u64 = 100_000;
+    /// Expected false positives a cell aims for.
+    pub const TARGET_FALSE_POSITIVES: f64 = 1000.0;
+
+    /// The default plan of a suite.
+    pub fn for_suite(suite: Suite, kinds: Vec<&'static dyn Kind>, fpr: f64, memory_budget_bytes: u64, seed: u64) -> Self {
+        let (query_cap, query_time_cap_s, scale) = match suite {
+            Suite::Quick => (2_000_000, 4.0, 1),
+            Suite::Standard => (10_000_000, 20.0, 10),
+            Suite::Full => (100_000_000, 60.0, 10),
+        };
+        RunPlan {
+            suite,
+            scales: suite.scales(),
+            kinds,
+            fpr,
+            memory_budget_bytes,
+            seed,
+            reps: suite.reps(),
+            query_cap,
+            query_time_cap_s,
+            timing_queries_cap: 200_000,
+            experiments: Some(ExperimentSizes {
+                saturation_n: 100_000 * scale,
+                growth_n0: 10_000 * scale,
+                deletion_n: 200_000 * scale,
+                bitmap_n: 1_000_000 * scale,
+            }),
+        }
+    }
+
+    /// Non-member queries for a structure whose expected rate is `expected_fpr`: enough for
+    /// [`RunPlan::TARGET_FALSE_POSITIVES`], within [`RunPlan::MIN_QUERIES`] and the cap.
+    pub fn non_member_queries(&self, expected_fpr: f64) -> u64 {
+        if expected_fpr <= 0.0 || !expected_fpr.is_finite() {
+            return self.query_cap;
+        }
+        let wanted = (Self::TARGET_FALSE_POSITIVES / expected_fpr).ceil();
+        (wanted as u64).clamp(Self::MIN_QUERIES.min(self.query_cap), self.query_cap)
+    }
+}
