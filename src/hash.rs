@@ -50,7 +50,10 @@ mod tests {
 
     #[test]
     fn seed_changes_the_hash() {
-        assert_ne!(hash_key(1, b"https://a.example/"), hash_key(2, b"https://a.example/"));
+        assert_ne!(
+            hash_key(1, b"https://a.example/"),
+            hash_key(2, b"https://a.example/")
+        );
         assert_eq!(hash_key(7, b"x"), hash_key(7, b"x"));
     }
 

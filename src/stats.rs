@@ -23,7 +23,10 @@ impl Interval {
 /// The Wilson score interval for `successes` out of `trials` at two-sided `confidence` (e.g. 0.95).
 pub fn wilson(successes: u64, trials: u64, confidence: f64) -> Interval {
     if trials == 0 {
-        return Interval { low: 0.0, high: 1.0 };
+        return Interval {
+            low: 0.0,
+            high: 1.0,
+        };
     }
     let z = normal_quantile(1.0 - (1.0 - confidence) / 2.0);
     let q = trials as f64;
@@ -33,14 +36,26 @@ pub fn wilson(successes: u64, trials: u64, confidence: f64) -> Interval {
     let half = z * (p * (1.0 - p) / q + z2 / (4.0 * q * q)).sqrt();
     let denominator = 1.0 + z2 / q;
     Interval {
-        low: if successes == 0 { 0.0 } else { ((centre - half) / denominator).max(0.0) },
-        high: if successes == trials { 1.0 } else { ((centre + half) / denominator).min(1.0) },
+        low: if successes == 0 {
+            0.0
+        } else {
+            ((centre - half) / denominator).max(0.0)
+        },
+        high: if successes == trials {
+            1.0
+        } else {
+            ((centre + half) / denominator).min(1.0)
+        },
     }
 }
 
 /// The standard normal quantile Φ⁻¹(u) for u in (0, 1).
+#[allow(clippy::excessive_precision)]
 pub fn normal_quantile(u: f64) -> f64 {
-    assert!(u > 0.0 && u < 1.0, "normal_quantile needs u in (0, 1), got {u}");
+    assert!(
+        u > 0.0 && u < 1.0,
+        "normal_quantile needs u in (0, 1), got {u}"
+    );
     const A: [f64; 6] = [
         -3.969683028665376e1,
         2.209460984245205e2,
@@ -64,7 +79,12 @@ pub fn normal_quantile(u: f64) -> f64 {
         4.374664141464968,
         2.938163982698783,
     ];
-    const D: [f64; 4] = [7.784695709041462e-3, 3.224671290700398e-1, 2.445134137142996, 3.754408661907416];
+    const D: [f64; 4] = [
+        7.784695709041462e-3,
+        3.224671290700398e-1,
+        2.445134137142996,
+        3.754408661907416,
+    ];
     let low = 0.02425;
     let x = if u < low {
         let q = (-2.0 * u.ln()).sqrt();
@@ -111,7 +131,7 @@ pub fn summarize(values: &[f64]) -> Summary {
     let mut sorted = values.to_vec();
     sorted.sort_by(|a, b| a.total_cmp(b));
     let mid = sorted.len() / 2;
-    let median = if sorted.len() % 2 == 0 {
+    let median = if sorted.len().is_multiple_of(2) {
         (sorted[mid - 1] + sorted[mid]) / 2.0
     } else {
         sorted[mid]
@@ -147,12 +167,22 @@ mod tests {
         assert!((i.high - 0.03699).abs() < 5e-5, "{i:?}");
         // 1000 of 100000 at 95%, from the formula by hand: [0.0094019, 0.0106358].
         let i = wilson(1000, 100_000, 0.95);
-        assert!((i.low - 0.0094019).abs() < 2e-7 && (i.high - 0.0106358).abs() < 2e-7, "{i:?}");
+        assert!(
+            (i.low - 0.0094019).abs() < 2e-7 && (i.high - 0.0106358).abs() < 2e-7,
+            "{i:?}"
+        );
     }
 
     #[test]
     fn summary_of_a_sample() {
         let s = summarize(&[3.0, 1.0, 2.0, 10.0]);
-        assert_eq!(s, Summary { median: 2.5, min: 1.0, max: 10.0 });
+        assert_eq!(
+            s,
+            Summary {
+                median: 2.5,
+                min: 1.0,
+                max: 10.0
+            }
+        );
     }
 }

@@ -79,7 +79,8 @@ pub fn ln_factorial(n: u64) -> f64 {
         return (1..=n).map(|i| (i as f64).ln()).sum();
     }
     let x = n as f64 + 1.0;
-    (x - 0.5) * x.ln() - x + 0.5 * (2.0 * std::f64::consts::PI).ln() + 1.0 / (12.0 * x) - 1.0 / (360.0 * x.powi(3))
+    (x - 0.5) * x.ln() - x + 0.5 * (2.0 * std::f64::consts::PI).ln() + 1.0 / (12.0 * x)
+        - 1.0 / (360.0 * x.powi(3))
         + 1.0 / (1260.0 * x.powi(5))
 }
 
@@ -135,7 +136,9 @@ pub struct ScalableParams {
 impl ScalableParams {
     /// Capacity and sizing of slice `i`: n₀·sⁱ keys at p·(1 − r)·rⁱ.
     pub fn slice(&self, i: u32) -> (u64, BloomSizing) {
-        let capacity = (self.initial_capacity as f64 * self.growth.powi(i as i32)).ceil().max(1.0) as u64;
+        let capacity = (self.initial_capacity as f64 * self.growth.powi(i as i32))
+            .ceil()
+            .max(1.0) as u64;
         let rate = self.fpr * (1.0 - self.tightening) * self.tightening.powi(i as i32);
         (capacity, BloomSizing::for_rate(capacity, rate))
     }
@@ -182,7 +185,11 @@ pub fn hashbrown_buckets(n: u64) -> u64 {
     }
     let mut buckets = 4u64;
     loop {
-        let capacity = if buckets < 8 { buckets - 1 } else { buckets / 8 * 7 };
+        let capacity = if buckets < 8 {
+            buckets - 1
+        } else {
+            buckets / 8 * 7
+        };
         if capacity >= n {
             return buckets;
         }

@@ -7,26 +7,48 @@ use crate::{Error, Result};
 
 /// Parses a count such as `50M`, `6e9`, `1_000_000` or `2.5k`. The result must be a whole number.
 pub fn parse_count(text: &str) -> Result<u64> {
-    let allowed = "a whole number such as 1000, 1_000_000, 50M, 6e9 or 2.5k (suffixes k, M, G/B, T)";
+    let allowed =
+        "a whole number such as 1000, 1_000_000, 50M, 6e9 or 2.5k (suffixes k, M, G/B, T)";
     let cleaned: String = text.trim().chars().filter(|c| *c != '_').collect();
     if cleaned.is_empty() {
-        return Err(Error::invalid("count", format!("empty; expected {allowed}")));
+        return Err(Error::invalid(
+            "count",
+            format!("empty; expected {allowed}"),
+        ));
     }
-    let (number, multiplier) = split_suffix(&cleaned, &[("k", 1e3), ("K", 1e3), ("M", 1e6), ("G", 1e9), ("B", 1e9), ("T", 1e12)]);
+    let (number, multiplier) = split_suffix(
+        &cleaned,
+        &[
+            ("k", 1e3),
+            ("K", 1e3),
+            ("M", 1e6),
+            ("G", 1e9),
+            ("B", 1e9),
+            ("T", 1e12),
+        ],
+    );
     let value: f64 = number
         .parse()
         .map_err(|_| Error::invalid("count", format!("'{text}' is not {allowed}")))?;
     let total = value * multiplier;
     if !total.is_finite() || total < 0.0 || total.fract() != 0.0 || total > u64::MAX as f64 {
-        return Err(Error::invalid("count", format!("'{text}' is not {allowed}")));
+        return Err(Error::invalid(
+            "count",
+            format!("'{text}' is not {allowed}"),
+        ));
     }
     Ok(total as u64)
 }
 
 /// Parses a byte size such as `1GiB`, `512MB`, `64 KiB` or `4096`.
 pub fn parse_size(text: &str) -> Result<u64> {
-    let allowed = "a size such as 4096, 512MB, 64KiB or 1GiB (units B, kB, MB, GB, TB, KiB, MiB, GiB, TiB)";
-    let cleaned: String = text.trim().chars().filter(|c| *c != '_' && *c != ' ').collect();
+    let allowed =
+        "a size such as 4096, 512MB, 64KiB or 1GiB (units B, kB, MB, GB, TB, KiB, MiB, GiB, TiB)";
+    let cleaned: String = text
+        .trim()
+        .chars()
+        .filter(|c| *c != '_' && *c != ' ')
+        .collect();
     let units: &[(&str, f64)] = &[
         ("KiB", 1024.0),
         ("MiB", 1048576.0),
@@ -45,7 +67,10 @@ pub fn parse_size(text: &str) -> Result<u64> {
         .map_err(|_| Error::invalid("size", format!("'{text}' is not {allowed}")))?;
     let total = (value * multiplier).round();
     if !total.is_finite() || total <= 0.0 || total > u64::MAX as f64 {
-        return Err(Error::invalid("size", format!("'{text}' is not {allowed} (must be > 0)")));
+        return Err(Error::invalid(
+            "size",
+            format!("'{text}' is not {allowed} (must be > 0)"),
+        ));
     }
     Ok(total as u64)
 }
@@ -116,10 +141,9 @@ pub fn size_arg(text: &str) -> std::result::Result<u64, String> {
 
 /// A clap value parser for a false-positive rate strictly between 0 and 1.
 pub fn fpr_arg(text: &str) -> std::result::Result<f64, String> {
-    let value: f64 = text
-        .trim()
-        .parse()
-        .map_err(|_| format!("'{text}' is not a number; expected a rate such as 0.01 (strictly between 0 and 1)"))?;
+    let value: f64 = text.trim().parse().map_err(|_| {
+        format!("'{text}' is not a number; expected a rate such as 0.01 (strictly between 0 and 1)")
+    })?;
     if !(value > 0.0 && value < 1.0) || value < 1e-15 {
         return Err(format!(
             "'{text}' is outside the allowed range; expected a rate in [1e-15, 1), such as 0.01"

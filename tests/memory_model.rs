@@ -37,9 +37,17 @@ fn bytes_held_matches_the_allocator_and_the_model() {
         let held = s.bytes_held() as f64;
         let model = kind.predicted_memory(&config);
         // The structure's own accounting equals the allocator's count up to its small fixed header.
-        assert!((measured - held).abs() <= 512.0, "{}: measured {measured} held {held}", kind.id());
+        assert!(
+            (measured - held).abs() <= 512.0,
+            "{}: measured {measured} held {held}",
+            kind.id()
+        );
         // The models are within 1% of the measurement (key lengths are a sample mean).
-        assert!((model.heap_bytes / measured - 1.0).abs() < 0.01, "{}: model {model:?} measured {measured}", kind.id());
+        assert!(
+            (model.heap_bytes / measured - 1.0).abs() < 0.01,
+            "{}: model {model:?} measured {measured}",
+            kind.id()
+        );
         let footprint = after.footprint_bytes as f64;
         assert!(
             (model.footprint_bytes / footprint - 1.0).abs() < 0.02,

@@ -90,7 +90,10 @@ pub fn run(args: BenchArgs) -> Result<i32> {
     plan.scales = match (&args.scales, &members) {
         (Some(scales), Members::File { lines, .. }) => {
             if let Some(bad) = scales.iter().find(|s| **s > *lines) {
-                bail!(Error::invalid("--scales", format!("{bad} exceeds the {lines} URLs of --input")));
+                bail!(Error::invalid(
+                    "--scales",
+                    format!("{bad} exceeds the {lines} URLs of --input")
+                ));
             }
             scales.clone()
         }
@@ -98,9 +101,17 @@ pub fn run(args: BenchArgs) -> Result<i32> {
         (Some(scales), Members::Generated) => scales.clone(),
         (None, Members::Generated) => plan.scales.clone(),
     };
-    if let Some(bad) = plan.scales.iter().find(|s| **s == 0 || **s >= dedupbench::keys::NON_MEMBER_BASE) {
-        bail!(Error::invalid("--scales", format!("{bad} is outside [1, 2^47)")));
+    if let Some(bad) = plan
+        .scales
+        .iter()
+        .find(|s| **s == 0 || **s >= dedupbench::keys::NON_MEMBER_BASE)
+    {
+        bail!(Error::invalid(
+            "--scales",
+            format!("{bad} is outside [1, 2^47)")
+        ));
     }
+    plan.fit_experiments_to_scales();
     let out = prepare_out_dir(args.out.as_deref())?;
 
     let stop = Arc::new(AtomicBool::new(false));
@@ -143,8 +154,15 @@ pub fn run(args: BenchArgs) -> Result<i32> {
     let interrupted = runner.stopped();
     match outcome {
         Ok(()) => {}
-        Err(_) if interrupted => eprintln!("interrupted: the current cell was abandoned; completed results are kept"),
-        Err(e) => return Err(e).context(format!("run into {} failed; completed cells are kept", out.display())),
+        Err(_) if interrupted => {
+            eprintln!("interrupted: the current cell was abandoned; completed results are kept")
+        }
+        Err(e) => {
+            return Err(e).context(format!(
+                "run into {} failed; completed cells are kept",
+                out.display()
+            ))
+        }
     }
     let results = dedupbench::results::read_results(&out)?;
     dedupbench::results::write_csv(&out, &results)?;
@@ -155,7 +173,11 @@ pub fn run(args: BenchArgs) -> Result<i32> {
         return Ok(130);
     }
     if !runner.failures.is_empty() {
-        return Err(RunFailed(format!("false negatives found: {}", runner.failures.join("; "))).into());
+        return Err(RunFailed(format!(
+            "false negatives found: {}",
+            runner.failures.join("; ")
+        ))
+        .into());
     }
     Ok(0)
 }
@@ -196,14 +218,27 @@ fn prepare_out_dir(out: Option<&Path>) -> Result<PathBuf> {
         None => PathBuf::from("reports").join(utc_timestamp()),
     };
     if dir.exists() && !dir.is_dir() {
-        bail!(Error::invalid("--out", format!("{} exists and is not a directory", dir.display())));
+        bail!(Error::invalid(
+            "--out",
+            format!("{} exists and is not a directory", dir.display())
+        ));
     }
     if dir.join("results.jsonl").exists() {
-        bail!(Error::invalid("--out", format!("{} already holds results.jsonl; choose another folder", dir.display())));
+        bail!(Error::invalid(
+            "--out",
+            format!(
+                "{} already holds results.jsonl; choose another folder",
+                dir.display()
+            )
+        ));
     }
-    std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e)).context("--out: cannot create the output folder")?;
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| Error::io(&dir, e))
+        .context("--out: cannot create the output folder")?;
     let probe = dir.join(".write-test");
-    std::fs::write(&probe, b"").map_err(|e| Error::io(&dir, e)).context("--out: the output folder is not writable")?;
+    std::fs::write(&probe, b"")
+        .map_err(|e| Error::io(&dir, e))
+        .context("--out: the output folder is not writable")?;
     let _ = std::fs::remove_file(probe);
     if out.is_none() {
         let latest = PathBuf::from("reports/latest");
@@ -234,13 +269,25 @@ fn utc_timestamp() -> String {
     let day = doy - (153 * mp + 2) / 5 + 1;
     let month = if mp < 10 { mp + 3 } else { mp - 9 };
     let year = yoe + era * 400 + if month <= 2 { 1 } else { 0 };
-    format!("{year:04}{month:02}{day:02}-{:02}{:02}{:02}", rem / 3600, rem % 3600 / 60, rem % 60)
+    format!(
+        "{year:04}{month:02}{day:02}-{:02}{:02}{:02}",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
 }
 
 fn print_summary(results: &dedupbench::results::Results, wall_s: f64) {
     println!(
         "{:<12} {:>6} {:>10} {:>10} {:>10} {:>10} {:>24} {:>10}",
-        "structure", "n", "bytes", "bits/key", "insert ns", "query ns", "observed fpr [95%]", "theory"
+        "structure",
+        "n",
+        "bytes",
+        "bits/key",
+        "insert ns",
+        "query ns",
+        "observed fpr [95%]",
+        "theory"
     );
     for c in &results.cells {
         println!(
@@ -255,11 +302,20 @@ fn print_summary(results: &dedupbench::results::Results, wall_s: f64) {
             c.observed_fpr_wilson95.low,
             c.observed_fpr_wilson95.high,
             c.expected_fpr,
-            if c.false_negatives > 0 { "  FALSE NEGATIVES" } else { "" }
+            if c.false_negatives > 0 {
+                "  FALSE NEGATIVES"
+            } else {
+                ""
+            }
         );
     }
     for s in &results.skipped {
-        println!("{:<12} {:>6} skipped: {}", s.structure, human_count(s.n as f64), s.reason);
+        println!(
+            "{:<12} {:>6} skipped: {}",
+            s.structure,
+            human_count(s.n as f64),
+            s.reason
+        );
     }
     let _ = REGISTRY;
     println!("wall time {wall_s:.1} s");

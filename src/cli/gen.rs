@@ -37,13 +37,26 @@ pub struct GenArgs {
 
 pub fn run(args: GenArgs) -> Result<i32> {
     if !(0.0..1.0).contains(&args.duplicates) {
-        anyhow::bail!(dedupbench::Error::invalid("--duplicates", format!("{} is not a fraction in [0, 1)", args.duplicates)));
+        anyhow::bail!(dedupbench::Error::invalid(
+            "--duplicates",
+            format!("{} is not a fraction in [0, 1)", args.duplicates)
+        ));
     }
     if args.n >= NON_MEMBER_BASE {
-        anyhow::bail!(dedupbench::Error::invalid("--n", format!("{} exceeds the index space (at most {})", args.n, NON_MEMBER_BASE - 1)));
+        anyhow::bail!(dedupbench::Error::invalid(
+            "--n",
+            format!(
+                "{} exceeds the index space (at most {})",
+                args.n,
+                NON_MEMBER_BASE - 1
+            )
+        ));
     }
     if args.non_members && args.duplicates > 0.0 {
-        anyhow::bail!(dedupbench::Error::invalid("--duplicates", "applies to members only; drop --non-members"));
+        anyhow::bail!(dedupbench::Error::invalid(
+            "--duplicates",
+            "applies to members only; drop --non-members"
+        ));
     }
     let generator = UrlGenerator::new(Profile::load(&args.profile)?, args.seed);
     let mut stream = RepeatStream::new(args.seed, args.duplicates);
@@ -80,7 +93,8 @@ pub fn run(args: GenArgs) -> Result<i32> {
         }
         Some(path) => {
             let tmp = path.with_extension("partial");
-            let file = std::fs::File::create(&tmp).with_context(|| format!("cannot create {}", tmp.display()))?;
+            let file = std::fs::File::create(&tmp)
+                .with_context(|| format!("cannot create {}", tmp.display()))?;
             let mut out = std::io::BufWriter::with_capacity(1 << 16, file);
             let written = (|| -> std::io::Result<()> {
                 for i in 0..args.n {
@@ -95,7 +109,8 @@ pub fn run(args: GenArgs) -> Result<i32> {
                 let _ = std::fs::remove_file(&tmp);
                 return Err(e).with_context(|| format!("cannot write {}", tmp.display()));
             }
-            std::fs::rename(&tmp, path).with_context(|| format!("cannot rename to {}", path.display()))?;
+            std::fs::rename(&tmp, path)
+                .with_context(|| format!("cannot rename to {}", path.display()))?;
         }
     }
     Ok(0)
@@ -113,10 +128,28 @@ fn print_stats(histogram: &[u64], n: u64, generator: &UrlGenerator) {
         }
         0
     };
-    let total: u64 = histogram.iter().enumerate().map(|(len, c)| len as u64 * c).sum();
-    println!("profile {} seed {}: {} URLs", generator.profile().name, generator.seed(), n);
+    let total: u64 = histogram
+        .iter()
+        .enumerate()
+        .map(|(len, c)| len as u64 * c)
+        .sum();
+    println!(
+        "profile {} seed {}: {} URLs",
+        generator.profile().name,
+        generator.seed(),
+        n
+    );
     println!("  mean {:.2} bytes", total as f64 / n.max(1) as f64);
-    for (label, p) in [("min", 0.0), ("p5", 0.05), ("p25", 0.25), ("median", 0.5), ("p75", 0.75), ("p95", 0.95), ("p99", 0.99), ("max", 1.0)] {
+    for (label, p) in [
+        ("min", 0.0),
+        ("p5", 0.05),
+        ("p25", 0.25),
+        ("median", 0.5),
+        ("p75", 0.75),
+        ("p95", 0.95),
+        ("p99", 0.99),
+        ("max", 1.0),
+    ] {
         println!("  {label:<6} {}", quantile(p));
     }
 }

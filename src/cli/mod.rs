@@ -1,8 +1,8 @@
 //! The command line: clap types and one file per command. The only place that uses `anyhow`.
 
 mod bench;
-mod progress;
 mod gen;
+mod progress;
 mod report;
 mod size;
 

@@ -13,7 +13,11 @@ pub struct Bars {
 
 impl Bars {
     pub fn new(quiet: bool, cells: u64) -> Self {
-        let target = if quiet { ProgressDrawTarget::hidden() } else { ProgressDrawTarget::stderr() };
+        let target = if quiet {
+            ProgressDrawTarget::hidden()
+        } else {
+            ProgressDrawTarget::stderr()
+        };
         let multi = MultiProgress::with_draw_target(target);
         let bar = multi.add(ProgressBar::new(cells));
         bar.set_style(

@@ -74,13 +74,37 @@ pub fn run(args: SizeArgs) -> Result<i32> {
         println!("{}", serde_json::to_string_pretty(&value)?);
         return Ok(0);
     }
-    println!("Bloom filter for n = {} at p = {}:", human_count(args.n as f64), args.fpr);
-    println!("  m = {} bits = {} bytes ({}; {:.1} MB)", sizing.bits, sizing.bytes(), human_bytes(sizing.bytes() as f64), sizing.bytes() as f64 / 1e6);
-    println!("  k = {} hashes, {:.3} bits per key", sizing.hashes, bits_per_key);
-    println!("  theoretical false-positive rate at n: {:.6}", sizing.fpr(args.n));
+    println!(
+        "Bloom filter for n = {} at p = {}:",
+        human_count(args.n as f64),
+        args.fpr
+    );
+    println!(
+        "  m = {} bits = {} bytes ({}; {:.1} MB)",
+        sizing.bits,
+        sizing.bytes(),
+        human_bytes(sizing.bytes() as f64),
+        sizing.bytes() as f64 / 1e6
+    );
+    println!(
+        "  k = {} hashes, {:.3} bits per key",
+        sizing.hashes, bits_per_key
+    );
+    println!(
+        "  theoretical false-positive rate at n: {:.6}",
+        sizing.fpr(args.n)
+    );
     println!();
-    println!("Predicted memory at n = {} (profile {}, mean key {:.1} bytes):", human_count(args.n as f64), profile.name, config.key_lengths.mean_bytes);
-    println!("  {:<12} {:>12} {:>14} {:>14}", "structure", "bytes", "bits/key", "expected fpr");
+    println!(
+        "Predicted memory at n = {} (profile {}, mean key {:.1} bytes):",
+        human_count(args.n as f64),
+        profile.name,
+        config.key_lengths.mean_bytes
+    );
+    println!(
+        "  {:<12} {:>12} {:>14} {:>14}",
+        "structure", "bytes", "bits/key", "expected fpr"
+    );
     for s in &structures {
         println!(
             "  {:<12} {:>12} {:>14.2} {:>14.3e}",

@@ -70,7 +70,8 @@ impl KeyBatch {
         self.hashes.clear();
         let mut start = 0usize;
         for &end in &self.ends {
-            self.hashes.push(hash_key(seed, &self.bytes[start..end as usize]));
+            self.hashes
+                .push(hash_key(seed, &self.bytes[start..end as usize]));
             start = end as usize;
         }
     }
@@ -82,12 +83,19 @@ impl KeyBatch {
 
     /// Iterates (key, hash) pairs; call [`KeyBatch::hash_all`] first.
     pub fn iter(&self) -> impl Iterator<Item = (&[u8], KeyHash)> + '_ {
-        debug_assert_eq!(self.hashes.len(), self.ends.len(), "hash_all must run before iter");
+        debug_assert_eq!(
+            self.hashes.len(),
+            self.ends.len(),
+            "hash_all must run before iter"
+        );
         let mut start = 0usize;
-        self.ends.iter().zip(self.hashes.iter()).map(move |(&end, &hash)| {
-            let key = &self.bytes[start..end as usize];
-            start = end as usize;
-            (key, hash)
-        })
+        self.ends
+            .iter()
+            .zip(self.hashes.iter())
+            .map(move |(&end, &hash)| {
+                let key = &self.bytes[start..end as usize];
+                start = end as usize;
+                (key, hash)
+            })
     }
 }

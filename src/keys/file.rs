@@ -25,10 +25,16 @@ impl UrlFile {
     pub fn open(path: &Path) -> Result<Self> {
         let file = File::open(path).map_err(|e| Error::io(path, e))?;
         if file.metadata().map(|m| m.is_dir()).unwrap_or(false) {
-            return Err(Error::invalid("--input", format!("{} is a directory, expected a file of URLs", path.display())));
+            return Err(Error::invalid(
+                "--input",
+                format!("{} is a directory, expected a file of URLs", path.display()),
+            ));
         }
         let reader: Box<dyn BufRead + Send> = if path.extension().is_some_and(|e| e == "gz") {
-            Box::new(BufReader::with_capacity(1 << 16, flate2::read::MultiGzDecoder::new(file)))
+            Box::new(BufReader::with_capacity(
+                1 << 16,
+                flate2::read::MultiGzDecoder::new(file),
+            ))
         } else {
             Box::new(BufReader::with_capacity(1 << 16, file))
         };
@@ -71,7 +77,10 @@ impl UrlFile {
                 return Err(self.error(format!("line is longer than {MAX_LINE_BYTES} bytes")));
             }
             if key.contains(&0) {
-                return Err(self.error("contains a NUL byte: this looks like a binary file, expected one URL per line".into()));
+                return Err(self.error(
+                    "contains a NUL byte: this looks like a binary file, expected one URL per line"
+                        .into(),
+                ));
             }
             if std::str::from_utf8(key).is_err() {
                 return Err(self.error("is not valid UTF-8; expected one URL per line".into()));
@@ -96,7 +105,10 @@ impl UrlFile {
             total += added as u64;
         }
         if total == 0 {
-            return Err(Error::invalid("--input", format!("{} holds no URLs (empty file)", path.display())));
+            return Err(Error::invalid(
+                "--input",
+                format!("{} holds no URLs (empty file)", path.display()),
+            ));
         }
         Ok(total)
     }

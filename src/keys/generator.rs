@@ -49,12 +49,26 @@ const TLDS: &[(&str, u32)] = &[
     ("se", 5),
     ("co", 5),
 ];
-const EXTENSIONS: &[&str] = &[".html", ".html", ".html", ".php", ".htm", ".aspx", ".jsp", ".pdf"];
-const QUERY_KEYS: &[&str] = &["id", "page", "ref", "q", "sort", "lang", "utm_source", "session", "p", "cat"];
+const EXTENSIONS: &[&str] = &[
+    ".html", ".html", ".html", ".php", ".htm", ".aspx", ".jsp", ".pdf",
+];
+const QUERY_KEYS: &[&str] = &[
+    "id",
+    "page",
+    "ref",
+    "q",
+    "sort",
+    "lang",
+    "utm_source",
+    "session",
+    "p",
+    "cat",
+];
 const SYLLABLES: &[&str] = &[
-    "ka", "ri", "to", "ne", "sa", "mo", "lu", "en", "ar", "is", "po", "de", "ve", "li", "on", "ta", "ma", "re",
-    "co", "in", "st", "ch", "el", "an", "ro", "be", "ul", "tr", "om", "pe", "gi", "fa", "new", "art", "net", "web",
-    "log", "bit", "top", "blog", "shop", "news", "data", "home", "info", "post", "view", "list", "page", "item",
+    "ka", "ri", "to", "ne", "sa", "mo", "lu", "en", "ar", "is", "po", "de", "ve", "li", "on", "ta",
+    "ma", "re", "co", "in", "st", "ch", "el", "an", "ro", "be", "ul", "tr", "om", "pe", "gi", "fa",
+    "new", "art", "net", "web", "log", "bit", "top", "blog", "shop", "news", "data", "home",
+    "info", "post", "view", "list", "page", "item",
 ];
 
 /// Number of words in the vocabulary (a power of two).
@@ -75,13 +89,15 @@ pub struct UrlGenerator {
 impl UrlGenerator {
     /// A generator for `profile` keyed by `seed`.
     pub fn new(profile: Profile, seed: u64) -> Self {
-        let mut state = 0x5EED_0F77_510D_D5u64;
+        let mut state = 0x005E_ED0F_7751_0DD5_u64;
         let mut words = Vec::with_capacity(VOCABULARY);
         while words.len() < VOCABULARY {
             let parts = 1 + (splitmix(&mut state) % 3) as usize;
             let mut word = Vec::new();
             for _ in 0..parts {
-                word.extend_from_slice(SYLLABLES[(splitmix(&mut state) % SYLLABLES.len() as u64) as usize].as_bytes());
+                word.extend_from_slice(
+                    SYLLABLES[(splitmix(&mut state) % SYLLABLES.len() as u64) as usize].as_bytes(),
+                );
             }
             words.push(word);
         }
@@ -182,13 +198,21 @@ impl UrlGenerator {
         let target = profile.length_at(rng.unit());
 
         if profile.with_scheme {
-            let scheme: &[u8] = if rng.unit() < profile.https_fraction { b"https://" } else { b"http://" };
+            let scheme: &[u8] = if rng.unit() < profile.https_fraction {
+                b"https://"
+            } else {
+                b"http://"
+            };
             buf.extend_from_slice(scheme);
         }
         self.write_host(&mut rng, buf);
 
         // Decide the parts after the host, then fit the slug to the target length.
-        let mut segments = 1 + self.segment_cumulative.iter().take_while(|c| **c < rng.unit()).count();
+        let mut segments = 1 + self
+            .segment_cumulative
+            .iter()
+            .take_while(|c| **c < rng.unit())
+            .count();
         segments = segments.min(self.segment_cumulative.len());
         let mut middle = [0u16; 5];
         for slot in middle.iter_mut().take(segments - 1) {
@@ -205,8 +229,15 @@ impl UrlGenerator {
 
         let mut token_digits = [0u8; 10];
         let token_len = base36(token, &mut token_digits);
-        let middle_len: usize = middle[..segments - 1].iter().map(|w| 1 + self.words[*w as usize].len()).sum();
-        let mut query_len = if with_query { self.query_len(query_seed, query_words) } else { 0 };
+        let middle_len: usize = middle[..segments - 1]
+            .iter()
+            .map(|w| 1 + self.words[*w as usize].len())
+            .sum();
+        let mut query_len = if with_query {
+            self.query_len(query_seed, query_words)
+        } else {
+            0
+        };
         let fixed = buf.len() - start + 1 + 1 + token_len + extension.len();
         let mut used_middle = segments - 1;
         let mut middle_total = middle_len;
@@ -218,7 +249,9 @@ impl UrlGenerator {
             used_middle -= 1;
             middle_total -= 1 + self.words[middle[used_middle] as usize].len();
         }
-        let slug_len = target.saturating_sub(fixed + middle_total + query_len).max(1);
+        let slug_len = target
+            .saturating_sub(fixed + middle_total + query_len)
+            .max(1);
 
         for w in &middle[..used_middle] {
             buf.push(b'/');
@@ -265,7 +298,11 @@ impl UrlGenerator {
             buf.extend_from_slice(&self.words[(host.next() as usize) % VOCABULARY]);
         }
         let pick = (host.next() % *self.tld_cumulative.last().unwrap_or(&1) as u64) as u32;
-        let tld = self.tld_cumulative.iter().position(|c| pick < *c).unwrap_or(0);
+        let tld = self
+            .tld_cumulative
+            .iter()
+            .position(|c| pick < *c)
+            .unwrap_or(0);
         buf.push(b'.');
         buf.extend_from_slice(TLDS[tld].0.as_bytes());
     }
@@ -300,7 +337,9 @@ impl UrlGenerator {
         let mut q = Rng(query_seed);
         for i in 0..words {
             buf.push(if i == 0 { b'?' } else { b'&' });
-            buf.extend_from_slice(QUERY_KEYS[(q.next() % QUERY_KEYS.len() as u64) as usize].as_bytes());
+            buf.extend_from_slice(
+                QUERY_KEYS[(q.next() % QUERY_KEYS.len() as u64) as usize].as_bytes(),
+            );
             buf.push(b'=');
             buf.extend_from_slice(&self.words[(q.next() as usize) % VOCABULARY]);
         }
@@ -385,7 +424,10 @@ mod tests {
             assert_eq!(x, y);
             assert_ne!(x, z);
         }
-        assert_eq!(crate::keys::url(1, 5), String::from_utf8(a.write_to_vec(5)).unwrap());
+        assert_eq!(
+            crate::keys::url(1, 5),
+            String::from_utf8(a.write_to_vec(5)).unwrap()
+        );
     }
 
     #[test]
@@ -396,12 +438,20 @@ mod tests {
         for i in 0..1_000_000 {
             g.member(i, &mut buf);
             assert!(buf.is_ascii());
-            assert_eq!(token_of(&buf).map(|t| t.to_vec()), Some(base36_vec(g.scramble(i))), "{:?}", String::from_utf8_lossy(&buf));
+            assert_eq!(
+                token_of(&buf).map(|t| t.to_vec()),
+                Some(base36_vec(g.scramble(i))),
+                "{:?}",
+                String::from_utf8_lossy(&buf)
+            );
             assert!(seen.insert(buf.clone()), "member {i} repeats");
         }
         for j in 0..1_000_000 {
             g.non_member(j, &mut buf);
-            assert!(seen.insert(buf.clone()), "non-member {j} equals an earlier URL");
+            assert!(
+                seen.insert(buf.clone()),
+                "non-member {j} equals an earlier URL"
+            );
         }
     }
 

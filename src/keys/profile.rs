@@ -8,8 +8,14 @@ use std::path::Path;
 
 /// Built-in profiles: (name, file text).
 pub const BUILTIN: &[(&str, &str)] = &[
-    ("crawl-frontier", include_str!("../../datasets/crawl-frontier.profile")),
-    ("short-keys", include_str!("../../datasets/short-keys.profile")),
+    (
+        "crawl-frontier",
+        include_str!("../../datasets/crawl-frontier.profile"),
+    ),
+    (
+        "short-keys",
+        include_str!("../../datasets/short-keys.profile"),
+    ),
 ];
 
 /// The name of the profile used when none is given.
@@ -50,7 +56,10 @@ impl Profile {
             let names: Vec<&str> = BUILTIN.iter().map(|(n, _)| *n).collect();
             return Err(Error::invalid(
                 "--profile",
-                format!("'{name_or_path}' is neither a built-in profile ({}) nor an existing file", names.join(", ")),
+                format!(
+                    "'{name_or_path}' is neither a built-in profile ({}) nor an existing file",
+                    names.join(", ")
+                ),
             ));
         }
         let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
@@ -91,7 +100,9 @@ impl Profile {
                 .ok_or_else(|| bad(format!("expected `key = value`, found '{line}'")))?;
             let (key, value) = (key.trim(), value.trim());
             let fraction = |v: &str| -> Result<f64> {
-                let x: f64 = v.parse().map_err(|_| bad(format!("{key}: '{v}' is not a number")))?;
+                let x: f64 = v
+                    .parse()
+                    .map_err(|_| bad(format!("{key}: '{v}' is not a number")))?;
                 if (0.0..=1.0).contains(&x) {
                     Ok(x)
                 } else {
@@ -104,7 +115,9 @@ impl Profile {
                     profile.with_scheme = match value {
                         "url" => true,
                         "none" => false,
-                        other => return Err(bad(format!("scheme: '{other}' is not `url` or `none`"))),
+                        other => {
+                            return Err(bad(format!("scheme: '{other}' is not `url` or `none`")))
+                        }
                     }
                 }
                 "https_fraction" => profile.https_fraction = fraction(value)?,
@@ -112,13 +125,16 @@ impl Profile {
                 "query_fraction" => profile.query_fraction = fraction(value)?,
                 "extension_fraction" => profile.extension_fraction = fraction(value)?,
                 "hosts" => {
-                    profile.hosts = crate::units::parse_count(value).map_err(|e| bad(format!("hosts: {e}")))?;
+                    profile.hosts =
+                        crate::units::parse_count(value).map_err(|e| bad(format!("hosts: {e}")))?;
                     if profile.hosts == 0 {
                         return Err(bad("hosts: must be at least 1".into()));
                     }
                 }
                 "host_zipf" => {
-                    let x: f64 = value.parse().map_err(|_| bad(format!("host_zipf: '{value}' is not a number")))?;
+                    let x: f64 = value
+                        .parse()
+                        .map_err(|_| bad(format!("host_zipf: '{value}' is not a number")))?;
                     if !(0.0..=3.0).contains(&x) {
                         return Err(bad(format!("host_zipf: {x} is outside [0, 3]")));
                     }
@@ -132,29 +148,47 @@ impl Profile {
                                 .parse::<f64>()
                                 .ok()
                                 .filter(|x| *x >= 0.0)
-                                .ok_or_else(|| bad(format!("path_segments: '{w}' is not a weight ≥ 0")))
+                                .ok_or_else(|| {
+                                    bad(format!("path_segments: '{w}' is not a weight ≥ 0"))
+                                })
                         })
                         .collect();
                     let weights = weights?;
-                    if weights.is_empty() || weights.len() > 6 || weights.iter().sum::<f64>() <= 0.0 {
-                        return Err(bad("path_segments: give 1 to 6 weights, not all zero".into()));
+                    if weights.is_empty() || weights.len() > 6 || weights.iter().sum::<f64>() <= 0.0
+                    {
+                        return Err(bad(
+                            "path_segments: give 1 to 6 weights, not all zero".into()
+                        ));
                     }
                     profile.path_segment_weights = weights;
                 }
                 "length_quantiles" => {
                     let mut points = Vec::new();
                     for pair in value.split(',') {
-                        let (q, len) = pair
-                            .split_once(':')
-                            .ok_or_else(|| bad(format!("length_quantiles: '{pair}' is not quantile:length")))?;
-                        let q: f64 = q.trim().parse().map_err(|_| bad(format!("length_quantiles: bad quantile '{q}'")))?;
-                        let len: f64 =
-                            len.trim().parse().map_err(|_| bad(format!("length_quantiles: bad length '{len}'")))?;
+                        let (q, len) = pair.split_once(':').ok_or_else(|| {
+                            bad(format!("length_quantiles: '{pair}' is not quantile:length"))
+                        })?;
+                        let q: f64 = q
+                            .trim()
+                            .parse()
+                            .map_err(|_| bad(format!("length_quantiles: bad quantile '{q}'")))?;
+                        let len: f64 = len
+                            .trim()
+                            .parse()
+                            .map_err(|_| bad(format!("length_quantiles: bad length '{len}'")))?;
                         points.push((q, len));
                     }
-                    let increasing = points.windows(2).all(|w| w[0].0 < w[1].0 && w[0].1 <= w[1].1);
-                    let ends = points.first().map(|p| p.0) == Some(0.0) && points.last().map(|p| p.0) == Some(1.0);
-                    if points.len() < 2 || !increasing || !ends || points[0].1 < 1.0 || points.last().unwrap().1 > 65536.0 {
+                    let increasing = points
+                        .windows(2)
+                        .all(|w| w[0].0 < w[1].0 && w[0].1 <= w[1].1);
+                    let ends = points.first().map(|p| p.0) == Some(0.0)
+                        && points.last().map(|p| p.0) == Some(1.0);
+                    if points.len() < 2
+                        || !increasing
+                        || !ends
+                        || points[0].1 < 1.0
+                        || points.last().unwrap().1 > 65536.0
+                    {
                         return Err(bad(
                             "length_quantiles: need increasing quantiles from 0 to 1 with non-decreasing lengths in [1, 65536]"
                                 .into(),
@@ -208,16 +242,24 @@ mod tests {
             assert_eq!(&p.name, name);
         }
         let p = Profile::default_profile();
-        assert!((p.stated_mean_length() - 77.0).abs() < 1.5, "{}", p.stated_mean_length());
+        assert!(
+            (p.stated_mean_length() - 77.0).abs() < 1.5,
+            "{}",
+            p.stated_mean_length()
+        );
         assert_eq!(p.length_at(0.5), 67);
         assert_eq!(p.length_at(0.95), 157);
     }
 
     #[test]
     fn bad_profiles_name_the_line() {
-        let err = Profile::parse("name = x\nhosts = 0\n", Path::new("p")).unwrap_err().to_string();
+        let err = Profile::parse("name = x\nhosts = 0\n", Path::new("p"))
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("p:2"), "{err}");
-        let err = Profile::parse("colour = red\n", Path::new("p")).unwrap_err().to_string();
+        let err = Profile::parse("colour = red\n", Path::new("p"))
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("unknown key"), "{err}");
         assert!(Profile::parse("name = x\n", Path::new("p")).is_err());
         assert!(Profile::load("no-such-profile").is_err());

@@ -56,7 +56,10 @@ impl Iterator for RepeatStream {
         z ^= z >> 31;
         let u = (z >> 11) as f64 / (1u64 << 53) as f64;
         if self.distinct > 0 && u < self.duplicate_fraction {
-            let pick = crate::hash::reduce(z.rotate_left(32).wrapping_mul(0xD6E8_FEB8_6659_FD93), self.distinct);
+            let pick = crate::hash::reduce(
+                z.rotate_left(32).wrapping_mul(0xD6E8_FEB8_6659_FD93),
+                self.distinct,
+            );
             Some(Emitted::Repeat(pick))
         } else {
             self.distinct += 1;

@@ -30,7 +30,9 @@ impl MachineInfo {
             .unwrap_or_else(|| "unknown".into());
         MachineInfo {
             cpu_model,
-            cores: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+            cores: std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1),
             total_memory_bytes: system.total_memory(),
             available_memory_bytes: system.available_memory(),
             os: format!(
@@ -40,11 +42,17 @@ impl MachineInfo {
             )
             .trim()
             .to_string(),
-            rustc: option_env!("DEDUPBENCH_RUSTC").unwrap_or("unknown").to_string(),
-            git_commit: option_env!("DEDUPBENCH_GIT_COMMIT").unwrap_or("unknown").to_string(),
-            transparent_hugepages: std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled")
-                .map(|s| s.trim().to_string())
-                .unwrap_or_else(|_| "unknown".into()),
+            rustc: option_env!("DEDUPBENCH_RUSTC")
+                .unwrap_or("unknown")
+                .to_string(),
+            git_commit: option_env!("DEDUPBENCH_GIT_COMMIT")
+                .unwrap_or("unknown")
+                .to_string(),
+            transparent_hugepages: std::fs::read_to_string(
+                "/sys/kernel/mm/transparent_hugepage/enabled",
+            )
+            .map(|s| s.trim().to_string())
+            .unwrap_or_else(|_| "unknown".into()),
         }
     }
 }

@@ -1,5 +1,43 @@
-//! The report: reads results only, never reruns anything.
-use crate::results::Results;
+//! The report: reads a results file, never reruns anything. Every chart is drawn by one function generic
+//! over the plotters backend and written as PNG and SVG; `index.html` is self-contained (relative links to
+//! the images beside it), readable without JavaScript, and holds the machine, the parameters, a table of
+//! every figure with its uncertainty and a verdict per chart derived from the data.
+//! Text renders with the bundled DejaVu Sans (assets/fonts, Bitstream Vera licence), no system fonts.
+
+mod chart;
+mod figures;
+mod html;
+mod verdicts;
+
+use crate::results::{write_atomic, Results};
+use crate::{Error, Result};
 use std::path::Path;
-/// Writes the report.
-pub fn write_report(_dir: &Path, _results: &Results) -> crate::Result<()> { Ok(()) }
+use std::sync::Once;
+
+/// The bundled font.
+static FONT: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
+
+fn register_font() -> Result<()> {
+    static ONCE: Once = Once::new();
+    let mut failed = false;
+    ONCE.call_once(|| {
+        failed =
+            plotters::style::register_font("sans-serif", plotters::style::FontStyle::Normal, FONT)
+                .is_err();
+    });
+    if failed {
+        return Err(Error::Chart {
+            chart: "font".into(),
+            message: "the bundled font did not load".into(),
+        });
+    }
+    Ok(())
+}
+
+/// Draws every chart (PNG and SVG) and writes `index.html` into `dir`.
+pub fn write_report(dir: &Path, results: &Results) -> Result<()> {
+    register_font()?;
+    let figures = figures::render_all(dir, results)?;
+    let page = html::page(results, &figures);
+    write_atomic(&dir.join("index.html"), page.as_bytes())
+}

@@ -31,7 +31,9 @@ impl ResultsWriter {
             record,
         })?;
         line.push(b'\n');
-        self.file.write_all(&line).map_err(|e| Error::io(&self.path, e))?;
+        self.file
+            .write_all(&line)
+            .map_err(|e| Error::io(&self.path, e))?;
         self.file.sync_data().map_err(|e| Error::io(&self.path, e))
     }
 }
@@ -52,7 +54,11 @@ pub struct Results {
 
 /// Reads `dir/results.jsonl` (or the file itself when `path` is a file).
 pub fn read_results(path: &Path) -> Result<Results> {
-    let file_path = if path.is_dir() { path.join("results.jsonl") } else { path.to_path_buf() };
+    let file_path = if path.is_dir() {
+        path.join("results.jsonl")
+    } else {
+        path.to_path_buf()
+    };
     let file = File::open(&file_path).map_err(|e| Error::io(&file_path, e))?;
     let mut lines: Vec<(usize, String)> = Vec::new();
     let mut reader = BufReader::new(file);
@@ -61,7 +67,9 @@ pub fn read_results(path: &Path) -> Result<Results> {
     let mut torn_tail = false;
     loop {
         raw.clear();
-        let read = reader.read_until(b'\n', &mut raw).map_err(|e| Error::io(&file_path, e))?;
+        let read = reader
+            .read_until(b'\n', &mut raw)
+            .map_err(|e| Error::io(&file_path, e))?;
         if read == 0 {
             break;
         }
@@ -100,11 +108,14 @@ pub fn read_results(path: &Path) -> Result<Results> {
                 })
             }
         };
-        let version = value.get("schema_version").and_then(|v| v.as_u64()).ok_or_else(|| Error::Format {
-            path: file_path.clone(),
-            line: number,
-            message: "no schema_version; not a dedupbench results file".into(),
-        })?;
+        let version = value
+            .get("schema_version")
+            .and_then(|v| v.as_u64())
+            .ok_or_else(|| Error::Format {
+                path: file_path.clone(),
+                line: number,
+                message: "no schema_version; not a dedupbench results file".into(),
+            })?;
         if version > SCHEMA_VERSION as u64 {
             return Err(Error::Format {
                 path: file_path.clone(),

@@ -30,7 +30,14 @@ impl Runner<'_> {
         self.bitmap_claim(sizes.bitmap_n)
     }
 
-    fn rate_point(&mut self, s: &dyn Membership, design_n: u64, n_inserted: u64, target_fpr: f64, label: &str) -> Result<RatePoint> {
+    fn rate_point(
+        &mut self,
+        s: &dyn Membership,
+        design_n: u64,
+        n_inserted: u64,
+        target_fpr: f64,
+        label: &str,
+    ) -> Result<RatePoint> {
         let expected = s.expected_fpr(n_inserted);
         let queries = self.plan.non_member_queries(expected);
         let (fp, q) = self.count_false_positives(s, queries, label)?;
@@ -65,7 +72,13 @@ impl Runner<'_> {
                 let target = (n as f64 * fill).round() as u64;
                 self.insert_members(s.as_mut(), filled, target)?;
                 filled = target;
-                let point = self.rate_point(s.as_ref(), n, filled, self.plan.fpr, &format!("saturation {id} at {fill}x"))?;
+                let point = self.rate_point(
+                    s.as_ref(),
+                    n,
+                    filled,
+                    self.plan.fpr,
+                    &format!("saturation {id} at {fill}x"),
+                )?;
                 self.record(Record::Saturation(point))?;
             }
         }
@@ -99,7 +112,10 @@ impl Runner<'_> {
             target_fpr: self.plan.fpr,
         };
         if record.false_negatives_remaining > 0 {
-            self.failures.push(format!("deletion: {} false negatives among the remaining keys", record.false_negatives_remaining));
+            self.failures.push(format!(
+                "deletion: {} false negatives among the remaining keys",
+                record.false_negatives_remaining
+            ));
         }
         self.record(Record::Deletion(record))
     }
@@ -114,7 +130,13 @@ impl Runner<'_> {
                 let target = n0 * step;
                 self.insert_members(s.as_mut(), filled, target)?;
                 filled = target;
-                let point = self.rate_point(s.as_ref(), n0, filled, self.plan.fpr, &format!("growth {id} at {step}x"))?;
+                let point = self.rate_point(
+                    s.as_ref(),
+                    n0,
+                    filled,
+                    self.plan.fpr,
+                    &format!("growth {id} at {step}x"),
+                )?;
                 self.record(Record::Growth(point))?;
             }
         }
@@ -126,13 +148,24 @@ impl Runner<'_> {
             let mut config = BuildConfig::new(n, self.plan.fpr, self.plan.seed);
             config.bitmap_bits = Some(n * bits_per_key);
             config.bloom_bits = Some(n * bits_per_key);
-            let ids: &[&str] = if bits_per_key <= 32 { &["bitmap", "bloom"] } else { &["bitmap"] };
+            let ids: &[&str] = if bits_per_key <= 32 {
+                &["bitmap", "bloom"]
+            } else {
+                &["bitmap"]
+            };
             for id in ids {
                 let mut s = find(id)?.build(&config)?;
                 self.insert_members(s.as_mut(), 0, n)?;
-                let point = self.rate_point(s.as_ref(), n, n, self.plan.fpr, &format!("bitmap claim: {id} at {bits_per_key} bits/key"))?;
+                let point = self.rate_point(
+                    s.as_ref(),
+                    n,
+                    n,
+                    self.plan.fpr,
+                    &format!("bitmap claim: {id} at {bits_per_key} bits/key"),
+                )?;
                 if point.false_negatives > 0 {
-                    self.failures.push(format!("{id}: {} false negatives", point.false_negatives));
+                    self.failures
+                        .push(format!("{id}: {} false negatives", point.false_negatives));
                 }
                 self.record(Record::BitmapClaim(point))?;
             }

@@ -12,7 +12,11 @@ pub enum Members {
     /// Generated members `[0, n)`.
     Generated,
     /// The first n lines of a URL file, which holds `lines` keys of which `distinct` are distinct.
-    File { path: PathBuf, lines: u64, distinct: u64 },
+    File {
+        path: PathBuf,
+        lines: u64,
+        distinct: u64,
+    },
 }
 
 /// The keys of a run: members and the generator that also makes the non-members.
@@ -47,7 +51,9 @@ impl KeySource {
     pub fn distinct_members(&self, n: u64) -> u64 {
         match &self.members {
             Members::Generated => n,
-            Members::File { distinct, lines, .. } => {
+            Members::File {
+                distinct, lines, ..
+            } => {
                 if n >= *lines {
                     *distinct
                 } else {
@@ -70,7 +76,12 @@ impl KeySource {
 
     /// Appends up to `max` members from `cursor`; returns how many.
     #[inline]
-    pub fn fill_members(&self, cursor: &mut MemberCursor, batch: &mut KeyBatch, max: usize) -> Result<usize> {
+    pub fn fill_members(
+        &self,
+        cursor: &mut MemberCursor,
+        batch: &mut KeyBatch,
+        max: usize,
+    ) -> Result<usize> {
         match cursor {
             MemberCursor::Generated { next, end } => {
                 let stop = (*next + max as u64).min(*end);

@@ -15,7 +15,7 @@ use crate::keys::KeyBatch;
 use crate::measure::{heap_snapshot, machine};
 use crate::results::{CellRecord, Record, ResultsWriter, SkippedCell};
 use crate::stats::{summarize, wilson};
-use crate::structures::{BuildConfig, Kind, KeyLengths, Membership};
+use crate::structures::{BuildConfig, KeyLengths, Kind, Membership};
 use crate::{Error, Result};
 use keys::KeySource;
 pub use plan::{RunPlan, Suite};
@@ -75,7 +75,10 @@ impl PassTiming {
 /// Which keys a pass touches.
 enum Keys {
     Members(u64),
-    NonMembers { count: u64, deadline: Option<Instant> },
+    NonMembers {
+        count: u64,
+        deadline: Option<Instant>,
+    },
 }
 
 /// The harness.
@@ -140,9 +143,17 @@ impl<'a> Runner<'a> {
         let limit = self.memory_limit();
         if peak > limit as f64 {
             let reason = if limit < self.plan.memory_budget_bytes {
-                format!("needs ≈ {} at peak; only {} available now", crate::units::human_bytes(peak), crate::units::human_bytes(limit as f64))
+                format!(
+                    "needs ≈ {} at peak; only {} available now",
+                    crate::units::human_bytes(peak),
+                    crate::units::human_bytes(limit as f64)
+                )
             } else {
-                format!("needs ≈ {} at peak; budget {}", crate::units::human_bytes(peak), crate::units::human_bytes(limit as f64))
+                format!(
+                    "needs ≈ {} at peak; budget {}",
+                    crate::units::human_bytes(peak),
+                    crate::units::human_bytes(limit as f64)
+                )
             };
             return self.record(Record::Skipped(SkippedCell {
                 structure: kind.id().to_string(),
@@ -154,12 +165,20 @@ impl<'a> Runner<'a> {
         }
         let record = self.measure_cell(kind, n, &config)?;
         if record.false_negatives > 0 {
-            self.failures.push(format!("{} at n = {}: {} false negatives", record.structure, n, record.false_negatives));
+            self.failures.push(format!(
+                "{} at n = {}: {} false negatives",
+                record.structure, n, record.false_negatives
+            ));
         }
         self.record(Record::Cell(record))
     }
 
-    fn measure_cell(&mut self, kind: &dyn Kind, n: u64, config: &BuildConfig) -> Result<CellRecord> {
+    fn measure_cell(
+        &mut self,
+        kind: &dyn Kind,
+        n: u64,
+        config: &BuildConfig,
+    ) -> Result<CellRecord> {
         let started = Instant::now();
         let reps = self.plan.reps.max(1);
         let n_distinct = self.source.distinct_members(n);
@@ -174,19 +193,48 @@ impl<'a> Runner<'a> {
         let mut outcome = None;
         let (rss_before, _) = machine::rss_bytes();
         for rep in 0..reps {
-            let label = format!("{} n={} rep {}/{}", kind.id(), crate::units::human_count(n as f64), rep + 1, reps);
+            let label = format!(
+                "{} n={} rep {}/{}",
+                kind.id(),
+                crate::units::human_count(n as f64),
+                rep + 1,
+                reps
+            );
             let heap_before = heap_snapshot();
             let mut structure = kind.build(config)?;
-            let build = self.pass(&label, "insert", Some(structure.as_mut()), None, Keys::Members(n))?;
+            let build = self.pass(
+                &label,
+                "insert",
+                Some(structure.as_mut()),
+                None,
+                Keys::Members(n),
+            )?;
             let heap = heap_snapshot().since(&heap_before);
             // Every member is checked in the first repetition; later ones time a prefix.
-            let member_count = if rep == 0 { n } else { n.min(self.plan.timing_queries_cap * 5) };
-            let members = self.pass(&label, "query members", None, Some(structure.as_ref()), Keys::Members(member_count))?;
+            let member_count = if rep == 0 {
+                n
+            } else {
+                n.min(self.plan.timing_queries_cap * 5)
+            };
+            let members = self.pass(
+                &label,
+                "query members",
+                None,
+                Some(structure.as_ref()),
+                Keys::Members(member_count),
+            )?;
             // The first repetition counts every non-member; later ones time a prefix of them.
             let count = if rep == 0 { queries } else { timing_queries };
-            let deadline = Some(Instant::now() + std::time::Duration::from_secs_f64(self.plan.query_time_cap_s));
-            let non_members =
-                self.pass(&label, "query non-members", None, Some(structure.as_ref()), Keys::NonMembers { count, deadline })?;
+            let deadline = Some(
+                Instant::now() + std::time::Duration::from_secs_f64(self.plan.query_time_cap_s),
+            );
+            let non_members = self.pass(
+                &label,
+                "query non-members",
+                None,
+                Some(structure.as_ref()),
+                Keys::NonMembers { count, deadline },
+            )?;
             insert.push(build.total_per_key());
             hash.push(build.hash_per_key());
             probe.push(build.probe_per_key());
@@ -208,8 +256,17 @@ impl<'a> Runner<'a> {
             }
             drop(structure);
         }
-        let (reported_new, members, non_members, heap, bytes_held, expected_fpr, geometry, rss_after, rss_peak) =
-            outcome.expect("at least one repetition");
+        let (
+            reported_new,
+            members,
+            non_members,
+            heap,
+            bytes_held,
+            expected_fpr,
+            geometry,
+            rss_after,
+            rss_peak,
+        ) = outcome.expect("at least one repetition");
         let interval = wilson(non_members.hits, non_members.keys, 0.95);
         let model = kind.predicted_memory(config);
         Ok(CellRecord {
@@ -256,7 +313,11 @@ impl<'a> Runner<'a> {
         query: Option<&dyn Membership>,
         keys: Keys,
     ) -> Result<PassTiming> {
-        let seed = insert_into.as_ref().map(|s| s.seed()).or(query.map(|s| s.seed())).unwrap_or(0);
+        let seed = insert_into
+            .as_ref()
+            .map(|s| s.seed())
+            .or(query.map(|s| s.seed()))
+            .unwrap_or(0);
         let (total, deadline) = match &keys {
             Keys::Members(n) => (*n, None),
             Keys::NonMembers { count, deadline } => (*count, *deadline),
@@ -275,10 +336,13 @@ impl<'a> Runner<'a> {
             }
             self.batch.clear();
             let added = match cursor.as_mut() {
-                Some(cursor) => self.source.fill_members(cursor, &mut self.batch, BATCH_KEYS)?,
+                Some(cursor) => self
+                    .source
+                    .fill_members(cursor, &mut self.batch, BATCH_KEYS)?,
                 None => {
                     let to = (next_non_member + BATCH_KEYS as u64).min(total);
-                    self.source.fill_non_members(next_non_member, to, &mut self.batch);
+                    self.source
+                        .fill_non_members(next_non_member, to, &mut self.batch);
                     let added = (to - next_non_member) as usize;
                     next_non_member = to;
                     added
@@ -310,9 +374,21 @@ impl<'a> Runner<'a> {
     }
 
     /// Counts non-members `[0, count)` reported present (for experiments), with a deadline.
-    pub fn count_false_positives(&mut self, s: &dyn Membership, count: u64, label: &str) -> Result<(u64, u64)> {
-        let deadline = Some(Instant::now() + std::time::Duration::from_secs_f64(self.plan.query_time_cap_s));
-        let t = self.pass(label, "query non-members", None, Some(s), Keys::NonMembers { count, deadline })?;
+    pub fn count_false_positives(
+        &mut self,
+        s: &dyn Membership,
+        count: u64,
+        label: &str,
+    ) -> Result<(u64, u64)> {
+        let deadline =
+            Some(Instant::now() + std::time::Duration::from_secs_f64(self.plan.query_time_cap_s));
+        let t = self.pass(
+            label,
+            "query non-members",
+            None,
+            Some(s),
+            Keys::NonMembers { count, deadline },
+        )?;
         Ok((t.hits, t.keys))
     }
 
@@ -327,7 +403,8 @@ impl<'a> Runner<'a> {
             self.batch.clear();
             let end = (i + BATCH_KEYS as u64).min(to);
             for j in i..end {
-                self.batch.push_with(|buf| self.source.generator.append_member(j, buf));
+                self.batch
+                    .push_with(|buf| self.source.generator.append_member(j, buf));
             }
             self.batch.hash_all(s.seed());
             new += s.insert_batch(&self.batch);
@@ -344,7 +421,8 @@ impl<'a> Runner<'a> {
             self.batch.clear();
             let end = (i + BATCH_KEYS as u64).min(to);
             for j in i..end {
-                self.batch.push_with(|buf| self.source.generator.append_member(j, buf));
+                self.batch
+                    .push_with(|buf| self.source.generator.append_member(j, buf));
             }
             self.batch.hash_all(s.seed());
             found += s.contains_batch(&self.batch);
@@ -365,7 +443,8 @@ impl<'a> Runner<'a> {
             self.batch.clear();
             let end = (i + BATCH_KEYS as u64).min(to);
             for j in i..end {
-                self.batch.push_with(|buf| self.source.generator.append_member(j, buf));
+                self.batch
+                    .push_with(|buf| self.source.generator.append_member(j, buf));
             }
             self.batch.hash_all(seed);
             removed += removable.remove_batch(&self.batch);

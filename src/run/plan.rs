@@ -21,7 +21,10 @@ impl Suite {
             "quick" => Ok(Suite::Quick),
             "standard" => Ok(Suite::Standard),
             "full" => Ok(Suite::Full),
-            other => Err(Error::invalid("--suite", format!("'{other}' is not one of quick, standard, full"))),
+            other => Err(Error::invalid(
+                "--suite",
+                format!("'{other}' is not one of quick, standard, full"),
+            )),
         }
     }
 
@@ -91,7 +94,13 @@ impl RunPlan {
     pub const TARGET_FALSE_POSITIVES: f64 = 1000.0;
 
     /// The default plan of a suite.
-    pub fn for_suite(suite: Suite, kinds: Vec<&'static dyn Kind>, fpr: f64, memory_budget_bytes: u64, seed: u64) -> Self {
+    pub fn for_suite(
+        suite: Suite,
+        kinds: Vec<&'static dyn Kind>,
+        fpr: f64,
+        memory_budget_bytes: u64,
+        seed: u64,
+    ) -> Self {
         let (query_cap, query_time_cap_s, scale) = match suite {
             Suite::Quick => (2_000_000, 4.0, 1),
             Suite::Standard => (10_000_000, 20.0, 10),
@@ -114,6 +123,17 @@ impl RunPlan {
                 deletion_n: 200_000 * scale,
                 bitmap_n: 1_000_000 * scale,
             }),
+        }
+    }
+
+    /// Sizes the experiments to the run: no experiment uses more keys than the largest scale.
+    pub fn fit_experiments_to_scales(&mut self) {
+        let largest = self.scales.iter().copied().max().unwrap_or(1).max(100);
+        if let Some(e) = self.experiments.as_mut() {
+            e.saturation_n = e.saturation_n.min(largest);
+            e.growth_n0 = e.growth_n0.min((largest / 64).max(100));
+            e.deletion_n = e.deletion_n.min(largest);
+            e.bitmap_n = e.bitmap_n.min(largest);
         }
     }
 

@@ -5,7 +5,7 @@
 //! with probability 1 − (1 − 1/m)ⁿ ([`crate::theory::bitmap_fpr`]): 63.2% at m = n.
 
 use super::bits::BitArray;
-use super::{BuildConfig, Geometry, Kind, MemoryModel, Membership};
+use super::{BuildConfig, Geometry, Kind, Membership, MemoryModel};
 use crate::hash::{reduce, KeyHash};
 use crate::theory;
 

@@ -4,7 +4,7 @@
 //! reduction). Rate at fill n: (1 − (1 − 1/m)^(k·n))^k ([`crate::theory::bloom_fpr`]).
 
 use super::bits::BitArray;
-use super::{BuildConfig, Geometry, Kind, MemoryModel, Membership};
+use super::{BuildConfig, Geometry, Kind, Membership, MemoryModel};
 use crate::hash::{reduce, KeyHash};
 use crate::theory::{self, BloomSizing};
 

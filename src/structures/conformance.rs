@@ -14,7 +14,13 @@ fn generator() -> UrlGenerator {
 }
 
 /// Counts members of `[from, to)` reported present, or non-members of `[from, to)` when `non_members`.
-fn count_present(s: &dyn Membership, g: &UrlGenerator, from: u64, to: u64, non_members: bool) -> u64 {
+fn count_present(
+    s: &dyn Membership,
+    g: &UrlGenerator,
+    from: u64,
+    to: u64,
+    non_members: bool,
+) -> u64 {
     let mut batch = KeyBatch::with_capacity(BATCH, 80);
     let mut scratch = Vec::with_capacity(256);
     let mut found = 0;
@@ -56,7 +62,13 @@ fn insert_range(s: &mut dyn Membership, g: &UrlGenerator, from: u64, to: u64) ->
     new
 }
 
-fn assert_rate_matches_theory(s: &dyn Membership, g: &UrlGenerator, n_distinct: u64, queries: u64, label: &str) {
+fn assert_rate_matches_theory(
+    s: &dyn Membership,
+    g: &UrlGenerator,
+    n_distinct: u64,
+    queries: u64,
+    label: &str,
+) {
     let fp = count_present(s, g, 0, queries, true);
     let theory = s.expected_fpr(n_distinct);
     let interval = wilson(fp, queries, 0.999);
@@ -78,12 +90,26 @@ fn no_structure_has_false_negatives_over_a_million_keys() {
         config.scalable_initial_capacity = Some(20_000);
         let mut s = kind.build(&config).unwrap();
         let new = insert_range(s.as_mut(), &g, 0, n);
-        assert!(new <= n && new > n * 9 / 10 || kind.id() == "bitmap", "{}: {new} new of {n}", kind.id());
+        assert!(
+            new <= n && new > n * 9 / 10 || kind.id() == "bitmap",
+            "{}: {new} new of {n}",
+            kind.id()
+        );
         let found = count_present(s.as_ref(), &g, 0, n, false);
         assert_eq!(found, n, "{}: {} false negatives", kind.id(), n - found);
         if kind.exact() {
-            assert_eq!(new, n, "{}: exact structures see every distinct key as new", kind.id());
-            assert_eq!(count_present(s.as_ref(), &g, 0, 100_000, true), 0, "{}", kind.id());
+            assert_eq!(
+                new,
+                n,
+                "{}: exact structures see every distinct key as new",
+                kind.id()
+            );
+            assert_eq!(
+                count_present(s.as_ref(), &g, 0, 100_000, true),
+                0,
+                "{}",
+                kind.id()
+            );
         }
     }
 }
@@ -95,17 +121,31 @@ fn bloom_rate_matches_theory_below_at_and_above_capacity() {
     let config = BuildConfig::new(capacity, 0.01, SEED);
     let mut s = find("bloom").unwrap().build(&config).unwrap();
     let mut filled = 0;
-    for (fill, queries) in [(250_000, 4_000_000), (500_000, 1_000_000), (1_000_000, 1_000_000)] {
+    for (fill, queries) in [
+        (250_000, 4_000_000),
+        (500_000, 1_000_000),
+        (1_000_000, 1_000_000),
+    ] {
         insert_range(s.as_mut(), &g, filled, fill);
         filled = fill;
-        assert_rate_matches_theory(s.as_ref(), &g, fill, queries, &format!("bloom at fill {fill}"));
+        assert_rate_matches_theory(
+            s.as_ref(),
+            &g,
+            fill,
+            queries,
+            &format!("bloom at fill {fill}"),
+        );
     }
 }
 
 #[test]
 fn bitmap_counting_and_scalable_rates_match_theory() {
     let g = generator();
-    for (id, n, bitmap_bits) in [("bitmap", 1_000_000, None), ("bitmap", 1_000_000, Some(10_000_000)), ("counting", 1_000_000, None)] {
+    for (id, n, bitmap_bits) in [
+        ("bitmap", 1_000_000, None),
+        ("bitmap", 1_000_000, Some(10_000_000)),
+        ("counting", 1_000_000, None),
+    ] {
         let mut config = BuildConfig::new(n, 0.01, SEED);
         config.bitmap_bits = bitmap_bits;
         let mut s = find(id).unwrap().build(&config).unwrap();
@@ -128,7 +168,10 @@ fn scalable_rate_stays_below_target_after_growing_64x() {
     let queries = 2_000_000;
     let fp = count_present(s.as_ref(), &g, 0, queries, true);
     let interval = wilson(fp, queries, 0.999);
-    assert!(interval.low <= p, "observed {fp}/{queries}: interval {interval:?} lies above the target {p}");
+    assert!(
+        interval.low <= p,
+        "observed {fp}/{queries}: interval {interval:?} lies above the target {p}"
+    );
     assert_rate_matches_theory(s.as_ref(), &g, n, queries, "scalable after 64x growth");
     assert_eq!(count_present(s.as_ref(), &g, 0, n, false), n);
 }
@@ -155,12 +198,25 @@ fn counting_remove_forgets_keys_without_false_negatives_for_others() {
         removed += s.as_removable().unwrap().remove_batch(&batch);
     }
     assert_eq!(removed, n / 2, "every inserted key can be removed");
-    assert_eq!(count_present(s.as_ref(), &g, n / 2, n, false), n / 2, "no false negatives among the rest");
+    assert_eq!(
+        count_present(s.as_ref(), &g, n / 2, n, false),
+        n / 2,
+        "no false negatives among the rest"
+    );
     // The removed keys are now answered like non-members of a half-full filter.
     let still = count_present(s.as_ref(), &g, 0, n / 2, false);
     let theory = s.expected_fpr(n / 2);
-    assert!(wilson(still, n / 2, 0.999).contains(theory), "{still} removed keys still present, theory {theory}");
-    assert_rate_matches_theory(s.as_ref(), &g, n / 2, 1_000_000, "counting after removing half");
+    assert!(
+        wilson(still, n / 2, 0.999).contains(theory),
+        "{still} removed keys still present, theory {theory}"
+    );
+    assert_rate_matches_theory(
+        s.as_ref(),
+        &g,
+        n / 2,
+        1_000_000,
+        "counting after removing half",
+    );
     assert!(count_present(s.as_ref(), &g, 0, 1_000_000, true) < fp_before);
 }
 
@@ -168,17 +224,27 @@ fn counting_remove_forgets_keys_without_false_negatives_for_others() {
 fn removable_exact_sets_forget_exactly() {
     let g = generator();
     for id in ["hashset", "fingerprint"] {
-        let mut s = find(id).unwrap().build(&BuildConfig::new(10_000, 0.01, SEED)).unwrap();
+        let mut s = find(id)
+            .unwrap()
+            .build(&BuildConfig::new(10_000, 0.01, SEED))
+            .unwrap();
         insert_range(s.as_mut(), &g, 0, 10_000);
         let mut scratch = Vec::new();
         for j in 0..5_000 {
             g.member(j, &mut scratch);
             let h = crate::hash::hash_key(SEED, &scratch);
             assert!(s.as_removable().unwrap().remove_hashed(&scratch, h));
-            assert!(!s.as_removable().unwrap().remove_hashed(&scratch, h), "{id}: second removal is refused");
+            assert!(
+                !s.as_removable().unwrap().remove_hashed(&scratch, h),
+                "{id}: second removal is refused"
+            );
         }
         assert_eq!(count_present(s.as_ref(), &g, 0, 5_000, false), 0, "{id}");
-        assert_eq!(count_present(s.as_ref(), &g, 5_000, 10_000, false), 5_000, "{id}");
+        assert_eq!(
+            count_present(s.as_ref(), &g, 5_000, 10_000, false),
+            5_000,
+            "{id}"
+        );
         assert_eq!(s.n_inserted(), 5_000);
     }
 }
@@ -187,15 +253,22 @@ fn removable_exact_sets_forget_exactly() {
 fn registry_ids_are_unique_kebab_case_and_removability_is_truthful() {
     let ids = ids();
     for (i, id) in ids.iter().enumerate() {
-        assert!(id.chars().all(|c| c.is_ascii_lowercase() || c == '-'), "{id}");
+        assert!(
+            id.chars().all(|c| c.is_ascii_lowercase() || c == '-'),
+            "{id}"
+        );
         assert!(!ids[..i].contains(id), "duplicate {id}");
     }
     for kind in REGISTRY {
         let mut s = kind.build(&BuildConfig::new(1000, 0.01, SEED)).unwrap();
-        assert_eq!(kind.removable(), s.as_removable().is_some(), "{}", kind.id());
+        assert_eq!(
+            kind.removable(),
+            s.as_removable().is_some(),
+            "{}",
+            kind.id()
+        );
         assert_eq!(s.id(), kind.id());
     }
     assert!(parse_list("bloom,nope").is_err());
     assert_eq!(parse_list("bloom, bitmap,bloom").unwrap().len(), 2);
 }
-

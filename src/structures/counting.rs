@@ -8,7 +8,7 @@
 //!    land there) returns `false` and changes nothing.
 
 use super::bloom::sizing;
-use super::{BuildConfig, Geometry, Kind, MemoryModel, Membership, Removable};
+use super::{BuildConfig, Geometry, Kind, Membership, MemoryModel, Removable};
 use crate::hash::{reduce, KeyHash};
 use crate::theory::{self, BloomSizing};
 
@@ -41,7 +41,10 @@ impl Kind for CountingKind {
         if s.hashes as usize > MAX_HASHES {
             return Err(crate::Error::invalid(
                 "--fpr",
-                format!("needs k = {} probes; the counting filter allows at most {MAX_HASHES}", s.hashes),
+                format!(
+                    "needs k = {} probes; the counting filter allows at most {MAX_HASHES}",
+                    s.hashes
+                ),
             ));
         }
         Ok(Box::new(CountingBloom::new(s, config.seed)))
@@ -181,7 +184,13 @@ mod tests {
 
     #[test]
     fn saturated_counters_stick_and_absent_keys_are_refused() {
-        let mut f = CountingBloom::new(BloomSizing { bits: 64, hashes: 3 }, 1);
+        let mut f = CountingBloom::new(
+            BloomSizing {
+                bits: 64,
+                hashes: 3,
+            },
+            1,
+        );
         let key = b"https://example.com/a";
         for _ in 0..20 {
             f.insert(key);
@@ -192,10 +201,20 @@ mod tests {
         for _ in 0..20 {
             assert!(f.remove_hashed(key, h));
         }
-        assert_eq!(f.counter(pos), STICKY, "a stuck counter is never decremented");
+        assert_eq!(
+            f.counter(pos),
+            STICKY,
+            "a stuck counter is never decremented"
+        );
         assert!(f.contains(key), "stuck counters keep the key present");
 
-        let mut g = CountingBloom::new(BloomSizing { bits: 1 << 16, hashes: 4 }, 2);
+        let mut g = CountingBloom::new(
+            BloomSizing {
+                bits: 1 << 16,
+                hashes: 4,
+            },
+            2,
+        );
         g.insert(b"present");
         let before = g.counters.clone();
         assert!(!g.remove_hashed(b"absent", hash_key(2, b"absent")));

@@ -5,7 +5,7 @@
 //! rate 1 − (1 − 2⁻⁶⁴)ⁿ ≈ n/2⁶⁴ ([`crate::theory::fingerprint_fpr`]). Distinct keys with equal fingerprints are
 //! stored once, so `insert` can (with that probability) call a new key old.
 
-use super::{BuildConfig, Geometry, Kind, MemoryModel, Membership, Removable};
+use super::{BuildConfig, Geometry, Kind, Membership, MemoryModel, Removable};
 use crate::hash::KeyHash;
 use crate::theory;
 use hashbrown::hash_table::{Entry, HashTable};

@@ -5,7 +5,7 @@
 //! grows by doubling as a set in a crawler would. Memory model: [`crate::theory::hashbrown_table_bytes`] for
 //! the slots plus one heap string per key (requested bytes = key length; footprint = glibc's chunk size).
 
-use super::{BuildConfig, Geometry, Kind, KeyLengths, MemoryModel, Membership, Removable};
+use super::{BuildConfig, Geometry, KeyLengths, Kind, Membership, MemoryModel, Removable};
 use crate::hash::{hash_key, KeyHash};
 use crate::theory;
 use hashbrown::hash_table::{Entry, HashTable};
@@ -78,7 +78,10 @@ impl Membership for ExactSet {
     #[inline]
     fn insert_hashed(&mut self, key: &[u8], hash: KeyHash) -> bool {
         let seed = self.seed;
-        match self.table.entry(hash.h1, |k| **k == *key, |k| hash_key(seed, k).h1) {
+        match self
+            .table
+            .entry(hash.h1, |k| **k == *key, |k| hash_key(seed, k).h1)
+        {
             Entry::Occupied(_) => false,
             Entry::Vacant(slot) => {
                 slot.insert(Box::from(key));

@@ -5,8 +5,8 @@
 //! default methods, monomorphised per structure: a timed loop makes one dynamic call per batch, not per key.
 //! Adding a structure: one new file with a unit struct implementing [`Kind`], plus one line in [`REGISTRY`].
 
-pub mod bits;
 pub mod bitmap;
+pub mod bits;
 pub mod bloom;
 pub mod counting;
 pub mod fingerprint;
@@ -218,12 +218,16 @@ pub const REGISTRY: &[&dyn Kind] = &[
 
 /// The kind registered under `id`.
 pub fn find(id: &str) -> Result<&'static dyn Kind> {
-    REGISTRY.iter().copied().find(|k| k.id() == id).ok_or_else(|| {
-        Error::invalid(
-            "structure",
-            format!("unknown id '{id}'; known ids: {}", ids().join(", ")),
-        )
-    })
+    REGISTRY
+        .iter()
+        .copied()
+        .find(|k| k.id() == id)
+        .ok_or_else(|| {
+            Error::invalid(
+                "structure",
+                format!("unknown id '{id}'; known ids: {}", ids().join(", ")),
+            )
+        })
 }
 
 /// All registered ids.
@@ -244,7 +248,10 @@ pub fn parse_list(list: &str) -> Result<Vec<&'static dyn Kind>> {
         }
     }
     if kinds.is_empty() {
-        return Err(Error::invalid("--structures", format!("empty list; known ids: {}", ids().join(", "))));
+        return Err(Error::invalid(
+            "--structures",
+            format!("empty list; known ids: {}", ids().join(", ")),
+        ));
     }
     Ok(kinds)
 }

@@ -7,7 +7,7 @@
 
 use super::bits::BitArray;
 use super::bloom::Bloom;
-use super::{BuildConfig, Geometry, Kind, MemoryModel, Membership};
+use super::{BuildConfig, Geometry, Kind, Membership, MemoryModel};
 use crate::hash::KeyHash;
 use crate::theory::{self, ScalableParams};
 
@@ -42,10 +42,13 @@ impl Kind for ScalableKind {
     }
     fn build(&self, config: &BuildConfig) -> crate::Result<Box<dyn Membership>> {
         let p = params(config);
-        if !(p.growth >= 1.0 && p.growth <= 16.0) || !(p.tightening > 0.0 && p.tightening < 1.0) {
+        if !((1.0..=16.0).contains(&p.growth) && p.tightening > 0.0 && p.tightening < 1.0) {
             return Err(crate::Error::invalid(
                 "scalable parameters",
-                format!("growth {} must be in [1, 16] and tightening {} in (0, 1)", p.growth, p.tightening),
+                format!(
+                    "growth {} must be in [1, 16] and tightening {} in (0, 1)",
+                    p.growth, p.tightening
+                ),
             ));
         }
         Ok(Box::new(ScalableBloom::new(p, config.seed)))
@@ -120,7 +123,10 @@ impl Membership for ScalableBloom {
     #[inline]
     fn contains_hashed(&self, _key: &[u8], hash: KeyHash) -> bool {
         // Newest first: it holds the most keys of a growing set.
-        self.slices.iter().rev().any(|s| Bloom::test_probes(&s.bits, s.hashes, hash))
+        self.slices
+            .iter()
+            .rev()
+            .any(|s| Bloom::test_probes(&s.bits, s.hashes, hash))
     }
     fn bytes_held(&self) -> u64 {
         self.slices.iter().map(|s| s.bits.bytes()).sum::<u64>()
@@ -132,7 +138,11 @@ impl Membership for ScalableBloom {
     /// The compound rate of the slices at their actual fills (`n_distinct` is not needed: every key that
     /// reached a slice is counted there).
     fn expected_fpr(&self, _n_distinct: u64) -> f64 {
-        theory::compound_fpr(self.slices.iter().map(|s| theory::bloom_fpr(s.bits.len(), s.hashes, s.count)))
+        theory::compound_fpr(
+            self.slices
+                .iter()
+                .map(|s| theory::bloom_fpr(s.bits.len(), s.hashes, s.count)),
+        )
     }
     fn geometry(&self) -> Geometry {
         Geometry {

@@ -1,0 +1,30 @@
+# dedupbench recipes. Without `just`, each recipe's command works as it stands (see README.md).
+
+# The main job: the quick suite (≤ 3 minutes), report in reports/latest/index.html.
+bench *ARGS:
+    cargo run --release -- bench {{ARGS}}
+
+# The standard suite, up to 10^8 keys.
+bench-standard *ARGS:
+    cargo run --release -- bench --suite standard {{ARGS}}
+
+# The test suite (as CI runs it).
+test:
+    cargo test --release
+
+# Criterion micro-benchmarks.
+criterion:
+    cargo bench --bench structures
+
+# Regenerate the report of a results folder.
+report DIR:
+    cargo run --release -- report {{DIR}}
+
+# Everything CI checks.
+ci:
+    bash .ci/run
+
+# Refresh the committed reference run (quick suite).
+reference:
+    rm -rf reports/reference
+    cargo run --release -- bench --out reports/reference

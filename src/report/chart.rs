@@ -1,0 +1,143 @@
+//! Shared drawing helpers: palette, log ranges, rendering one figure to PNG and SVG.
+
+use crate::{Error, Result};
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use std::path::Path;
+
+/// Pixel size of every chart.
+pub const SIZE: (u32, u32) = (960, 600);
+
+/// The error type chart functions return.
+pub type DrawResult = std::result::Result<(), Box<dyn std::error::Error>>;
+
+/// One figure of the report.
+pub trait Figure {
+    /// File stem of the images.
+    fn stem(&self) -> &'static str;
+    /// Title shown above the chart and in the HTML.
+    fn title(&self) -> &'static str;
+    /// Draws the figure; must not panic on empty or partial data.
+    fn draw<DB: DrawingBackend>(
+        &self,
+        area: &DrawingArea<DB, Shift>,
+        results: &crate::results::Results,
+    ) -> DrawResult
+    where
+        DB::ErrorType: 'static;
+}
+
+/// Renders a figure as `stem.png` and `stem.svg` in `dir`.
+pub fn render<F: Figure>(dir: &Path, figure: &F, results: &crate::results::Results) -> Result<()> {
+    let chart_error = |e: Box<dyn std::error::Error>| Error::Chart {
+        chart: figure.stem().to_string(),
+        message: e.to_string(),
+    };
+    let png = dir.join(format!("{}.png", figure.stem()));
+    {
+        let area = BitMapBackend::new(&png, SIZE).into_drawing_area();
+        area.fill(&WHITE).map_err(|e| chart_error(e.into()))?;
+        figure.draw(&area, results).map_err(chart_error)?;
+        area.present().map_err(|e| chart_error(e.into()))?;
+    }
+    let svg = dir.join(format!("{}.svg", figure.stem()));
+    {
+        let area = SVGBackend::new(&svg, SIZE).into_drawing_area();
+        area.fill(&WHITE).map_err(|e| chart_error(e.into()))?;
+        figure.draw(&area, results).map_err(chart_error)?;
+        area.present().map_err(|e| chart_error(e.into()))?;
+    }
+    Ok(())
+}
+
+/// A stable colour per structure id (registry order).
+pub fn colour(id: &str) -> RGBColor {
+    const PALETTE: &[RGBColor] = &[
+        RGBColor(31, 119, 180),
+        RGBColor(255, 127, 14),
+        RGBColor(44, 160, 44),
+        RGBColor(214, 39, 40),
+        RGBColor(148, 103, 189),
+        RGBColor(140, 86, 75),
+        RGBColor(227, 119, 194),
+        RGBColor(127, 127, 127),
+        RGBColor(188, 189, 34),
+        RGBColor(23, 190, 207),
+    ];
+    let index = crate::structures::ids()
+        .iter()
+        .position(|i| *i == id)
+        .unwrap_or_else(|| id.bytes().map(|b| b as usize).sum::<usize>() % PALETTE.len());
+    PALETTE[index % PALETTE.len()]
+}
+
+/// A log-axis range covering `values` (positive ones), padded to whole decades.
+pub fn log_range(values: impl IntoIterator<Item = f64>) -> std::ops::Range<f64> {
+    let (mut low, mut high) = (f64::INFINITY, 0.0f64);
+    for v in values.into_iter().filter(|v| *v > 0.0 && v.is_finite()) {
+        low = low.min(v);
+        high = high.max(v);
+    }
+    if !low.is_finite() || high <= 0.0 {
+        return 1.0..10.0;
+    }
+    let low = 10f64.powf(low.log10().floor());
+    let mut high = 10f64.powf(high.log10().ceil());
+    if high <= low {
+        high = low * 10.0;
+    }
+    low..high
+}
+
+/// Writes a centred message on an empty chart.
+pub fn empty<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    title: &str,
+    message: &str,
+) -> DrawResult
+where
+    DB::ErrorType: 'static,
+{
+    let (w, h) = area.dim_in_pixel();
+    area.draw(&Text::new(
+        title.to_string(),
+        (20, 20),
+        ("sans-serif", 24).into_font(),
+    ))?;
+    area.draw(&Text::new(
+        message.to_string(),
+        (w as i32 / 2 - 150, h as i32 / 2),
+        ("sans-serif", 18).into_font(),
+    ))?;
+    Ok(())
+}
+
+/// Formats an axis value in engineering style (1k, 10M, 1e-3).
+pub fn axis_label(v: f64) -> String {
+    if v == 0.0 {
+        return "0".into();
+    }
+    if v >= 1000.0 {
+        return crate::units::human_count(v);
+    }
+    if v >= 1.0 {
+        return format!("{v:.0}");
+    }
+    format!("{v:.0e}")
+}
+
+/// Formats bytes on an axis in SI units (axis ticks fall on powers of ten).
+pub fn bytes_label(v: f64) -> String {
+    let units = [("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3)];
+    for (unit, scale) in units {
+        if v >= scale {
+            let x = v / scale;
+            return if x >= 10.0 {
+                format!("{x:.0} {unit}")
+            } else {
+                format!("{} {unit}", format!("{x:.1}").trim_end_matches(".0"))
+            };
+        }
+    }
+    format!("{v:.0} B")
+}

@@ -1,0 +1,173 @@
+//! End to end: a tiny `bench` through the real binary, then `report` from the results alone.
+
+use std::path::Path;
+use std::process::Command;
+
+fn dedupbench() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_dedupbench"))
+}
+
+fn image_sources(html: &str) -> Vec<String> {
+    html.split("src=\"")
+        .skip(1)
+        .filter_map(|rest| rest.split('"').next())
+        .map(str::to_string)
+        .collect()
+}
+
+fn assert_valid_png(path: &Path) {
+    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    assert!(
+        bytes.starts_with(b"\x89PNG\r\n\x1a\n"),
+        "{} is not a PNG",
+        path.display()
+    );
+    assert!(
+        bytes.len() > 10_000,
+        "{} is only {} bytes",
+        path.display(),
+        bytes.len()
+    );
+}
+
+#[test]
+fn tiny_bench_writes_results_and_a_report_that_report_regenerates() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let status = dedupbench()
+        .args([
+            "bench",
+            "--scales",
+            "2000,20000",
+            "--reps",
+            "2",
+            "--quiet",
+            "--out",
+        ])
+        .arg(&out)
+        .status()
+        .unwrap();
+    assert!(status.success(), "bench exited with {status}");
+
+    let results =
+        dedupbench::results::read_results(&out).expect("results.jsonl parses with the schema");
+    assert!(results.warnings.is_empty(), "{:?}", results.warnings);
+    let header = results.header.as_ref().unwrap();
+    assert_eq!(header.scales, vec![2000, 20000]);
+    let registered = dedupbench::structures::ids().len();
+    assert_eq!(results.cells.len(), 2 * registered);
+    for c in &results.cells {
+        assert_eq!(c.false_negatives, 0, "{} at {}", c.structure, c.n);
+        assert_eq!(c.n_member_queries, c.n);
+        assert!(c.n_non_member_queries >= 100_000);
+        assert!(c.heap_footprint_bytes > 0 && c.insert_ns_per_key.median > 0.0);
+    }
+    assert!(!results.saturation.is_empty() && !results.growth.is_empty());
+    assert!(!results.bitmap_claim.is_empty() && results.deletion.len() == 1);
+
+    let html = std::fs::read_to_string(out.join("index.html")).unwrap();
+    let images = image_sources(&html);
+    assert!(images.len() >= 9, "{images:?}");
+    for image in &images {
+        assert!(
+            out.join(image).exists(),
+            "index.html references missing {image}"
+        );
+        assert_valid_png(&out.join(image));
+        let svg = out.join(image.replace(".png", ".svg"));
+        assert!(
+            std::fs::read_to_string(&svg).unwrap().contains("<svg"),
+            "{}",
+            svg.display()
+        );
+    }
+    let csv = std::fs::read_to_string(out.join("results.csv")).unwrap();
+    let columns = csv.lines().next().unwrap().split(',').count();
+    assert!(
+        csv.lines().all(|l| l.split(',').count() == columns),
+        "ragged CSV"
+    );
+
+    // `report` redraws from the results alone and gives the same page.
+    std::fs::remove_file(out.join("index.html")).unwrap();
+    let status = dedupbench().arg("report").arg(&out).status().unwrap();
+    assert!(status.success());
+    assert_eq!(
+        std::fs::read_to_string(out.join("index.html")).unwrap(),
+        html
+    );
+}
+
+#[test]
+fn cells_over_the_memory_budget_are_skipped_with_a_projection() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let status = dedupbench()
+        .args([
+            "bench",
+            "--scales",
+            "1000,100000",
+            "--structures",
+            "hashset,bloom",
+            "--memory-budget",
+            "2MB",
+            "--reps",
+            "1",
+            "--no-experiments",
+            "--quiet",
+            "--out",
+        ])
+        .arg(&out)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let results = dedupbench::results::read_results(&out).unwrap();
+    let skipped: Vec<_> = results
+        .skipped
+        .iter()
+        .map(|s| (s.structure.as_str(), s.n))
+        .collect();
+    assert_eq!(skipped, vec![("hashset", 100_000)]);
+    let projection = &results.skipped[0];
+    assert!(
+        projection.projected_bytes > 2e6 && projection.reason.contains("budget"),
+        "{projection:?}"
+    );
+    assert_eq!(
+        results.cells.len(),
+        3,
+        "hashset at 1000 and bloom at both scales run"
+    );
+    let html = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(
+        html.contains("skipped: needs"),
+        "the table lists the skipped cell"
+    );
+    assert!(html.contains("Not run (over budget, drawn as projections): hashset at n = 100k"));
+}
+
+#[test]
+fn bench_rejects_bad_input_before_writing_anything() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("never");
+    for args in [
+        vec!["--structures", "bloom,nope"],
+        vec!["--fpr", "1.5"],
+        vec!["--suite", "huge"],
+        vec!["--scales", "1e4,abc"],
+        vec!["--memory-budget", "0"],
+        vec!["--reps", "0"],
+    ] {
+        let output = dedupbench()
+            .arg("bench")
+            .args(&args)
+            .arg("--out")
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains("error"), "{args:?}: {stderr}");
+        assert!(!out.exists(), "{args:?} left {}", out.display());
+    }
+}
