@@ -80,7 +80,7 @@ pub struct UrlGenerator {
     profile: Profile,
     seed: u64,
     scramble_key: u64,
-    words: Vec<Vec<u8>>,
+    words: Vec<Word>,
     tld_cumulative: Vec<u32>,
     segment_cumulative: Vec<f64>,
     ln_hosts: f64,
@@ -93,11 +93,16 @@ impl UrlGenerator {
         let mut words = Vec::with_capacity(VOCABULARY);
         while words.len() < VOCABULARY {
             let parts = 1 + (splitmix(&mut state) % 3) as usize;
-            let mut word = Vec::new();
+            let mut word = Word {
+                bytes: [0; 16],
+                len: 0,
+            };
             for _ in 0..parts {
-                word.extend_from_slice(
-                    SYLLABLES[(splitmix(&mut state) % SYLLABLES.len() as u64) as usize].as_bytes(),
-                );
+                let syllable =
+                    SYLLABLES[(splitmix(&mut state) % SYLLABLES.len() as u64) as usize].as_bytes();
+                word.bytes[word.len as usize..word.len as usize + syllable.len()]
+                    .copy_from_slice(syllable);
+                word.len += syllable.len() as u8;
             }
             words.push(word);
         }
@@ -190,12 +195,15 @@ impl UrlGenerator {
     }
 
     /// Appends the URL of raw index `index` to `buf`.
+    ///
+    /// Every part's length is known before it is written, so the buffer grows once per URL and words are
+    /// copied as fixed 16-byte blocks (one vector move each) instead of a `memmove` call per word.
     pub fn append(&self, index: u64, buf: &mut Vec<u8>) {
-        let start = buf.len();
         let token = self.scramble(index);
         let mut rng = Rng(token ^ self.seed.rotate_left(17) ^ 0xA076_1D64_78BD_642F);
         let profile = &self.profile;
         let target = profile.length_at(rng.unit());
+        let mut out = Cursor::new(buf, 8 + MAX_HOST_BYTES);
 
         if profile.with_scheme {
             let scheme: &[u8] = if rng.unit() < profile.https_fraction {
@@ -203,17 +211,18 @@ impl UrlGenerator {
             } else {
                 b"http://"
             };
-            buf.extend_from_slice(scheme);
+            out.bytes(scheme);
         }
-        self.write_host(&mut rng, buf);
+        self.write_host(&mut rng, &mut out);
 
         // Decide the parts after the host, then fit the slug to the target length.
-        let mut segments = 1 + self
+        let u = rng.unit();
+        let segments = (1 + self
             .segment_cumulative
             .iter()
-            .take_while(|c| **c < rng.unit())
-            .count();
-        segments = segments.min(self.segment_cumulative.len());
+            .take_while(|c| **c < u)
+            .count())
+        .min(self.segment_cumulative.len());
         let mut middle = [0u16; 5];
         for slot in middle.iter_mut().take(segments - 1) {
             *slot = (rng.next() as usize % VOCABULARY) as u16;
@@ -229,42 +238,43 @@ impl UrlGenerator {
 
         let mut token_digits = [0u8; 10];
         let token_len = base36(token, &mut token_digits);
-        let middle_len: usize = middle[..segments - 1]
+        let mut middle_total: usize = middle[..segments - 1]
             .iter()
-            .map(|w| 1 + self.words[*w as usize].len())
+            .map(|w| 1 + self.words[*w as usize].len as usize)
             .sum();
         let mut query_len = if with_query {
             self.query_len(query_seed, query_words)
         } else {
             0
         };
-        let fixed = buf.len() - start + 1 + 1 + token_len + extension.len();
+        let fixed = out.written() + 1 + 1 + token_len + extension.len();
         let mut used_middle = segments - 1;
-        let mut middle_total = middle_len;
         // Too long: drop the query, then middle segments, before shrinking the slug below one word.
         if fixed + middle_total + query_len + 1 > target && query_len > 0 {
             query_len = 0;
         }
         while used_middle > 0 && fixed + middle_total + query_len + 1 > target {
             used_middle -= 1;
-            middle_total -= 1 + self.words[middle[used_middle] as usize].len();
+            middle_total -= 1 + self.words[middle[used_middle] as usize].len as usize;
         }
         let slug_len = target
             .saturating_sub(fixed + middle_total + query_len)
             .max(1);
+        out.reserve(middle_total + 1 + slug_len + 1 + token_len + extension.len() + query_len);
 
         for w in &middle[..used_middle] {
-            buf.push(b'/');
-            buf.extend_from_slice(&self.words[*w as usize]);
+            out.byte(b'/');
+            out.word(&self.words[*w as usize], usize::MAX);
         }
-        buf.push(b'/');
-        self.write_slug(&mut rng, slug_len, buf);
-        buf.push(b'-');
-        buf.extend_from_slice(&token_digits[10 - token_len..]);
-        buf.extend_from_slice(extension.as_bytes());
+        out.byte(b'/');
+        self.write_slug(&mut rng, slug_len, &mut out);
+        out.byte(b'-');
+        out.bytes(&token_digits[10 - token_len..]);
+        out.bytes(extension.as_bytes());
         if query_len > 0 {
-            self.write_query(query_seed, query_words, buf);
+            self.write_query(query_seed, query_words, &mut out);
         }
+        out.finish();
     }
 
     /// The URL of raw index `index` as a new vector (allocates; for tests and examples).
@@ -274,7 +284,7 @@ impl UrlGenerator {
         buf
     }
 
-    fn write_host(&self, rng: &mut Rng, buf: &mut Vec<u8>) {
+    fn write_host(&self, rng: &mut Rng, out: &mut Cursor) {
         let profile = &self.profile;
         // Continuous Zipf inverse CDF: P(rank ≤ x) ∝ ∫₁ˣ t^−s dt.
         let u = rng.unit();
@@ -288,14 +298,14 @@ impl UrlGenerator {
         let rank = (x as u64).clamp(1, profile.hosts);
         let mut host = Rng(rank.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0x2545_F491_4F6C_DD1D);
         if host.unit() < profile.www_fraction {
-            buf.extend_from_slice(b"www.");
+            out.bytes(b"www.");
         }
         let parts = 1 + (host.next() % 2) as usize;
         for p in 0..parts {
             if p > 0 {
-                buf.push(b'-');
+                out.byte(b'-');
             }
-            buf.extend_from_slice(&self.words[(host.next() as usize) % VOCABULARY]);
+            out.word(&self.words[(host.next() as usize) % VOCABULARY], usize::MAX);
         }
         let pick = (host.next() % *self.tld_cumulative.last().unwrap_or(&1) as u64) as u32;
         let tld = self
@@ -303,24 +313,21 @@ impl UrlGenerator {
             .iter()
             .position(|c| pick < *c)
             .unwrap_or(0);
-        buf.push(b'.');
-        buf.extend_from_slice(TLDS[tld].0.as_bytes());
+        out.byte(b'.');
+        out.bytes(TLDS[tld].0.as_bytes());
     }
 
-    fn write_slug(&self, rng: &mut Rng, len: usize, buf: &mut Vec<u8>) {
-        let start = buf.len();
-        while buf.len() - start < len {
-            if buf.len() > start {
-                buf.push(b'-');
+    fn write_slug(&self, rng: &mut Rng, len: usize, out: &mut Cursor) {
+        let start = out.written();
+        while out.written() - start < len {
+            if out.written() > start {
+                out.byte(b'-');
             }
-            let word = &self.words[(rng.next() as usize) % VOCABULARY];
-            let room = len - (buf.len() - start);
-            buf.extend_from_slice(&word[..word.len().min(room)]);
+            let room = len - (out.written() - start);
+            out.word(&self.words[(rng.next() as usize) % VOCABULARY], room);
         }
         // A slug never ends in '-': a word cut to nothing leaves one letter instead.
-        if let Some(last) = buf.last_mut().filter(|b| **b == b'-') {
-            *last = b'x';
-        }
+        out.replace_last(b'-', b'x');
     }
 
     fn query_len(&self, query_seed: u64, words: u64) -> usize {
@@ -328,21 +335,85 @@ impl UrlGenerator {
         let mut len = 0;
         for _ in 0..words {
             len += 1 + QUERY_KEYS[(q.next() % QUERY_KEYS.len() as u64) as usize].len() + 1;
-            len += self.words[(q.next() as usize) % VOCABULARY].len();
+            len += self.words[(q.next() as usize) % VOCABULARY].len as usize;
         }
         len
     }
 
-    fn write_query(&self, query_seed: u64, words: u64, buf: &mut Vec<u8>) {
+    fn write_query(&self, query_seed: u64, words: u64, out: &mut Cursor) {
         let mut q = Rng(query_seed);
         for i in 0..words {
-            buf.push(if i == 0 { b'?' } else { b'&' });
-            buf.extend_from_slice(
-                QUERY_KEYS[(q.next() % QUERY_KEYS.len() as u64) as usize].as_bytes(),
-            );
-            buf.push(b'=');
-            buf.extend_from_slice(&self.words[(q.next() as usize) % VOCABULARY]);
+            out.byte(if i == 0 { b'?' } else { b'&' });
+            out.bytes(QUERY_KEYS[(q.next() % QUERY_KEYS.len() as u64) as usize].as_bytes());
+            out.byte(b'=');
+            out.word(&self.words[(q.next() as usize) % VOCABULARY], usize::MAX);
         }
+    }
+}
+
+/// The longest host the generator writes ("www." + two 12-byte words + "-" + "." + TLD, with slack).
+const MAX_HOST_BYTES: usize = 64;
+
+/// A vocabulary word in a fixed 16-byte block.
+#[derive(Clone, Copy, Debug)]
+struct Word {
+    bytes: [u8; 16],
+    len: u8,
+}
+
+/// Writes one URL at the end of a buffer: the buffer is grown (zero-filled) ahead of the writes, words are
+/// copied as whole 16-byte blocks, and `finish` cuts the buffer to what was written.
+struct Cursor<'a> {
+    buf: &'a mut Vec<u8>,
+    start: usize,
+    pos: usize,
+}
+
+impl<'a> Cursor<'a> {
+    fn new(buf: &'a mut Vec<u8>, room: usize) -> Self {
+        let start = buf.len();
+        buf.resize(start + room + 16, 0);
+        Cursor {
+            buf,
+            start,
+            pos: start,
+        }
+    }
+    #[inline(always)]
+    fn written(&self) -> usize {
+        self.pos - self.start
+    }
+    /// Makes room for `more` bytes past the current position (plus a 16-byte block's slack).
+    #[inline(always)]
+    fn reserve(&mut self, more: usize) {
+        let need = self.pos + more + 16;
+        if self.buf.len() < need {
+            self.buf.resize(need, 0);
+        }
+    }
+    #[inline(always)]
+    fn byte(&mut self, b: u8) {
+        self.buf[self.pos] = b;
+        self.pos += 1;
+    }
+    #[inline(always)]
+    fn bytes(&mut self, s: &[u8]) {
+        self.buf[self.pos..self.pos + s.len()].copy_from_slice(s);
+        self.pos += s.len();
+    }
+    /// Writes a word, cut to at most `max` bytes.
+    #[inline(always)]
+    fn word(&mut self, w: &Word, max: usize) {
+        self.buf[self.pos..self.pos + 16].copy_from_slice(&w.bytes);
+        self.pos += (w.len as usize).min(max);
+    }
+    fn replace_last(&mut self, from: u8, to: u8) {
+        if self.pos > self.start && self.buf[self.pos - 1] == from {
+            self.buf[self.pos - 1] = to;
+        }
+    }
+    fn finish(self) {
+        self.buf.truncate(self.pos);
     }
 }
 
