@@ -6,6 +6,7 @@
 //! Scale: key sets are never held by the harness; the generator is a pure function of the index, so the
 //! same code serves 10⁴ and 10⁹ keys.
 
+pub mod advise;
 pub mod error;
 pub mod hash;
 pub mod keys;

@@ -1,5 +1,6 @@
 //! The command line: clap types and one file per command. The only place that uses `anyhow`.
 
+mod advise;
 mod bench;
 mod gen;
 mod progress;
@@ -30,6 +31,8 @@ enum Command {
     Gen(gen::GenArgs),
     /// Run the benchmark suite and write results and a report.
     Bench(bench::BenchArgs),
+    /// Recommend a structure, its size and the regime thresholds for a workload.
+    Advise(advise::AdviseArgs),
     /// Regenerate the report of a results folder without running anything.
     Report(report::ReportArgs),
 }
@@ -53,6 +56,7 @@ pub fn main() -> i32 {
         Command::Gen(args) => gen::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Report(args) => report::run(args),
+        Command::Advise(args) => advise::run(args),
     };
     match result {
         Ok(code) => code,

@@ -36,6 +36,7 @@ pub fn render_all(dir: &Path, results: &Results) -> Result<Vec<Drawn>> {
     figure!(Deletion);
     figure!(Growth);
     figure!(BitmapClaim);
+    figure!(Regimes);
     Ok(drawn)
 }
 
@@ -787,6 +788,89 @@ impl Figure for Deletion {
                 (x0 + 0.1, -bytes_top * 0.04),
                 ("sans-serif", 14).into_font(),
             )))?;
+        }
+        Ok(())
+    }
+}
+
+/// The regime ladder of the run's budget and rate, from [`crate::advise`] with the run's measured bytes.
+pub fn run_ladder(r: &Results) -> Option<Vec<crate::advise::Rung>> {
+    let h = r.header.as_ref()?;
+    let n = h.scales.iter().copied().max().unwrap_or(1_000_000);
+    let workload = crate::advise::Workload {
+        n_low: n,
+        n_high: n,
+        fpr: h.fpr,
+        memory_bytes: h.memory_budget_bytes,
+        deletes: false,
+        growth_unknown: false,
+        shared: false,
+    };
+    crate::advise::advise(&workload, Some((r, "this run".into())))
+        .ok()
+        .map(|a| a.ladder)
+}
+
+pub struct Regimes;
+
+impl Figure for Regimes {
+    fn stem(&self) -> &'static str {
+        "regimes"
+    }
+    fn title(&self) -> &'static str {
+        "Regimes: the recommended structure by number of keys, for this run's budget and rate"
+    }
+    fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>, r: &Results) -> DrawResult
+    where
+        DB::ErrorType: 'static,
+    {
+        let Some(ladder) = run_ladder(r) else {
+            return empty(area, self.title(), "no run header in these results");
+        };
+        let last_from = ladder.last().map(|l| l.from_n).unwrap_or(1.0);
+        let x = log_range([1e3, last_from * 100.0]);
+        let mut chart = ChartBuilder::on(area)
+            .caption(self.title(), ("sans-serif", 20))
+            .margin(15)
+            .x_label_area_size(45)
+            .y_label_area_size(20)
+            .build_cartesian_2d(x.clone().log_scale(), 0.0..1.0)?;
+        chart
+            .configure_mesh()
+            .x_desc("distinct keys (n)")
+            .disable_y_mesh()
+            .y_labels(0)
+            .x_label_formatter(&|v| axis_label(*v))
+            .label_style(("sans-serif", 14))
+            .draw()?;
+        for (i, rung) in ladder.iter().enumerate() {
+            let from = rung.from_n.max(x.start);
+            let to = rung.to_n.unwrap_or(x.end).min(x.end);
+            if to <= from {
+                continue;
+            }
+            let c = if rung.to_n.is_none() {
+                RGBColor(200, 200, 200)
+            } else {
+                colour(&rung.id)
+            };
+            chart.draw_series(std::iter::once(Rectangle::new(
+                [(from, 0.15), (to, 0.85)],
+                c.mix(0.55).filled(),
+            )))?;
+            let y = if i % 2 == 0 { 0.55 } else { 0.4 };
+            chart.draw_series(std::iter::once(Text::new(
+                rung.id.clone(),
+                (from * 1.15, y),
+                ("sans-serif", 17).into_font(),
+            )))?;
+            if let Some(to_n) = rung.to_n {
+                chart.draw_series(std::iter::once(Text::new(
+                    format!("{} keys", axis_label(to_n)),
+                    (to_n * 0.8, 0.9),
+                    ("sans-serif", 14).into_font(),
+                )))?;
+            }
         }
         Ok(())
     }

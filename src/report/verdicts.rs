@@ -31,6 +31,7 @@ pub fn verdict(stem: &str, r: &Results) -> String {
         "deletion" => deletion(r),
         "growth" => growth(r),
         "bitmap_claim" => bitmap(r),
+        "regimes" => regimes(r),
         _ => String::new(),
     }
 }
@@ -278,5 +279,32 @@ fn bitmap(r: &Results) -> String {
         "At one bit per key (the article's 6·10⁹ bits for 6·10⁹ URLs) the bitmap reports {} of new keys as already seen (theory {}): it does not 'automatically deduplicate', it silently drops that share of new URLs. Reaching p = {target} takes the bitmap {bitmap_bpk} and a Bloom filter {bloom_bpk}.",
         pct(one.observed_fpr),
         pct(one.expected_fpr)
+    )
+}
+
+fn regimes(r: &Results) -> String {
+    let Some(ladder) = super::figures::run_ladder(r) else {
+        return "No run header.".into();
+    };
+    let budget = r
+        .header
+        .as_ref()
+        .map(|h| human_bytes(h.memory_budget_bytes as f64))
+        .unwrap_or_default();
+    let steps: Vec<String> = ladder
+        .iter()
+        .map(|rung| match rung.to_n {
+            Some(to) => format!("{} up to {} keys ({})", rung.id, human_count(to), rung.why),
+            None => format!(
+                "from {} keys, {} ({})",
+                human_count(rung.from_n),
+                rung.id,
+                rung.why
+            ),
+        })
+        .collect();
+    format!(
+        "For a {budget} budget, with the exact sets' bytes per key measured in this run and the filters' from the sizing formulas: {}.",
+        steps.join("; then ")
     )
 }

@@ -1,0 +1,183 @@
+//! `dedupbench advise`: a ranked recommendation, the thresholds and the regime ladder for a workload,
+//! from theory and the model or from a bench run's measurements (`--results DIR`).
+
+use anyhow::Result;
+use clap::{Args, ValueEnum};
+use dedupbench::advise::{advise, Advice, Workload};
+use dedupbench::units::{count_arg, fpr_arg, human_bytes, human_count, parse_count, size_arg};
+use dedupbench::Error;
+use std::path::PathBuf;
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum Growth {
+    Bounded,
+    Unknown,
+}
+
+#[derive(Args, Debug)]
+pub struct AdviseArgs {
+    /// Expected distinct keys, or a range low..high (e.g. 50M, 10M..2G).
+    #[arg(long)]
+    n: String,
+    /// Acceptable false-positive rate, in (0, 1).
+    #[arg(long, default_value = "0.01", value_parser = fpr_arg)]
+    fpr: f64,
+    /// Memory budget for the dedup structure (default: memory available now).
+    #[arg(long, value_parser = size_arg)]
+    memory: Option<u64>,
+    /// Keys must become eligible again (deletions).
+    #[arg(long)]
+    deletes: bool,
+    /// Whether the final number of keys is known.
+    #[arg(long, value_enum, default_value = "bounded")]
+    growth: Growth,
+    /// Many processes or machines share the set.
+    #[arg(long)]
+    shared: bool,
+    /// A bench results folder to take measured bytes per key and throughput from.
+    #[arg(long)]
+    results: Option<PathBuf>,
+    /// Print JSON instead of tables.
+    #[arg(long)]
+    json: bool,
+}
+
+fn parse_range(text: &str) -> Result<(u64, u64)> {
+    let (low, high) = match text.split_once("..") {
+        Some((low, high)) => (parse_count(low)?, parse_count(high)?),
+        None => {
+            let n = count_arg(text).map_err(|e| Error::invalid("--n", e))?;
+            (n, n)
+        }
+    };
+    Ok((low, high))
+}
+
+pub fn run(args: AdviseArgs) -> Result<i32> {
+    let (n_low, n_high) = parse_range(&args.n).map_err(|e| {
+        Error::invalid("--n", format!("'{}': {e}; expected N or LOW..HIGH", args.n))
+    })?;
+    let workload = Workload {
+        n_low,
+        n_high,
+        fpr: args.fpr,
+        memory_bytes: args
+            .memory
+            .unwrap_or_else(dedupbench::measure::machine::available_memory_bytes),
+        deletes: args.deletes,
+        growth_unknown: matches!(args.growth, Growth::Unknown),
+        shared: args.shared,
+    };
+    let results = match &args.results {
+        Some(dir) => Some((
+            dedupbench::results::read_results(dir)?,
+            dir.display().to_string(),
+        )),
+        None => None,
+    };
+    let advice = advise(
+        &workload,
+        results.as_ref().map(|(r, label)| (r, label.clone())),
+    )?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&advice)?);
+    } else {
+        print_human(&advice);
+    }
+    Ok(0)
+}
+
+fn print_human(a: &Advice) {
+    let w = &a.workload;
+    let n = if w.n_low == w.n_high {
+        human_count(w.n_high as f64)
+    } else {
+        format!(
+            "{}..{} (sized for the upper end)",
+            human_count(w.n_low as f64),
+            human_count(w.n_high as f64)
+        )
+    };
+    println!(
+        "Workload: n = {n}, p = {}, memory {}, deletes {}, growth {}, shared {}",
+        w.fpr,
+        human_bytes(w.memory_bytes as f64),
+        if w.deletes { "yes" } else { "no" },
+        if w.growth_unknown {
+            "unknown"
+        } else {
+            "bounded"
+        },
+        if w.shared { "yes" } else { "no" }
+    );
+    for note in &a.notes {
+        println!("Note: {note}");
+    }
+    println!();
+    if a.recommended.is_empty() {
+        println!("Recommended: none meets every constraint.");
+    } else {
+        println!("Recommended, best first:");
+    }
+    let row = |c: &dedupbench::advise::Candidate| {
+        let geometry = match (c.bits, c.hashes) {
+            (Some(m), Some(k)) => format!("m = {m} bits, k = {k}"),
+            _ => String::from("-"),
+        };
+        let speed = match (c.insert_ns_per_key, c.query_ns_per_key, c.measured_at_n) {
+            (Some(i), Some(q), Some(at)) => format!(
+                "; measured at n = {}: insert {i:.1} ns, query {q:.1} ns per key",
+                human_count(at as f64)
+            ),
+            _ => String::new(),
+        };
+        format!(
+            "{:<12} {:>10}  rate {:.2e}  {geometry}{speed}\n      {}",
+            c.id,
+            human_bytes(c.bytes),
+            c.expected_fpr,
+            c.reason
+        )
+    };
+    for (i, c) in a.recommended.iter().enumerate() {
+        println!("  {}. {}", i + 1, row(c));
+    }
+    println!("Rejected:");
+    for c in &a.rejected {
+        println!("  -  {}", row(c));
+    }
+    println!();
+    println!(
+        "Thresholds for {} at p = {} (largest n that fits):",
+        human_bytes(w.memory_bytes as f64),
+        w.fpr
+    );
+    for t in &a.thresholds {
+        println!("  {:<12} {} keys", t.id, human_count(t.max_n));
+    }
+    println!(
+        "Smallest rate reachable at n = {} in {}: {:.3e} (Bloom filter of the whole budget, k = {}).",
+        human_count(w.n_high as f64),
+        human_bytes(w.memory_bytes as f64),
+        a.best_fpr_in_budget,
+        a.best_hashes_in_budget
+    );
+    println!(
+        "Memory p = {} needs at n = {}: {} (Bloom filter).",
+        w.fpr,
+        human_count(w.n_high as f64),
+        human_bytes(a.bloom_bytes_for_target)
+    );
+    println!();
+    println!("Regime ladder for this budget:");
+    for r in &a.ladder {
+        let to = r.to_n.map(|t| human_count(t)).unwrap_or_else(|| "∞".into());
+        println!(
+            "  {:>8} – {:<8} {:<32} {}",
+            human_count(r.from_n),
+            to,
+            r.id,
+            r.why
+        );
+    }
+}

@@ -1,0 +1,102 @@
+//! The commands through the real binary: `size` reproduces the articles' numbers, `advise` answers their
+//! cases, and bad input is a one-line error with exit status 2.
+
+use std::process::Command;
+
+fn run(args: &[&str]) -> (Option<i32>, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_dedupbench"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn size_json_gives_the_first_articles_filter() {
+    let (code, stdout, _) = run(&["size", "--n", "50M", "--fpr", "0.01", "--json"]);
+    assert_eq!(code, Some(0));
+    let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(v["bloom"]["bits"], 479_252_919u64);
+    assert_eq!(v["bloom"]["hashes"], 7);
+    assert_eq!(v["bloom"]["bytes"], 59_906_616u64);
+    assert!((v["bloom"]["bits_per_key"].as_f64().unwrap() - 9.585).abs() < 0.001);
+    assert_eq!(
+        v["structures"].as_array().unwrap().len(),
+        dedupbench::structures::ids().len()
+    );
+}
+
+#[test]
+fn advise_agrees_with_size_on_the_articles_cases() {
+    let (code, stdout, _) = run(&[
+        "advise", "--n", "6e9", "--fpr", "0.01", "--memory", "1GiB", "--json",
+    ]);
+    assert_eq!(code, Some(0));
+    let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert!(v["recommended"].as_array().unwrap().is_empty());
+    let best = v["best_fpr_in_budget"].as_f64().unwrap();
+    assert!((best - 0.503).abs() < 0.01, "{best}");
+    let (_, size, _) = run(&["size", "--n", "6e9", "--fpr", "0.01", "--json"]);
+    let size: serde_json::Value = serde_json::from_str(&size).unwrap();
+    assert_eq!(
+        v["bloom_bytes_for_target"].as_f64().unwrap(),
+        size["bloom"]["bytes"].as_f64().unwrap()
+    );
+
+    let (code, stdout, _) = run(&["advise", "--n", "50M", "--memory", "1GiB"]);
+    assert_eq!(code, Some(0));
+    assert!(
+        stdout.contains("bloom") && stdout.contains("Regime ladder"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn bad_input_is_a_one_line_error_with_status_2() {
+    let cases: &[&[&str]] = &[
+        &["size", "--n", "5X"],
+        &["size", "--n", "50M", "--fpr", "0"],
+        &["size", "--n", "50M", "--fpr", "1"],
+        &["size", "--n", "0"],
+        &["size", "--n", "50M", "--profile", "no-such"],
+        &["gen", "--n", "10", "--duplicates", "1.5"],
+        &["gen", "--n", "10", "--profile", "/nonexistent/file.profile"],
+        &["advise", "--n", "10M..1M", "--memory", "1GiB"],
+        &["advise", "--n", "abc", "--memory", "1GiB"],
+        &["advise", "--n", "1M", "--memory", "0"],
+        &["advise", "--n", "1M", "--fpr", "2"],
+        &["report", "/nonexistent-dir"],
+        &["bench", "--structures", "nope"],
+    ];
+    for args in cases {
+        let (code, _, stderr) = run(args);
+        assert_eq!(code, Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains("error"), "{args:?}: {stderr}");
+    }
+}
+
+#[test]
+fn gen_writes_distinct_urls_and_its_stats() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("urls.txt");
+    let (code, _, _) = run(&["gen", "--n", "1000", "--out", path.to_str().unwrap()]);
+    assert_eq!(code, Some(0));
+    let text = std::fs::read_to_string(&path).unwrap();
+    let lines: std::collections::HashSet<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 1000);
+    let (_, stdout, _) = run(&["gen", "--n", "1000", "--non-members"]);
+    assert!(stdout.lines().all(|l| !lines.contains(l)));
+    let (_, stdout, _) = run(&["gen", "--n", "1000", "--duplicates", "0.5"]);
+    let distinct: std::collections::HashSet<&str> = stdout.lines().collect();
+    assert!(
+        distinct.len() < 700 && distinct.len() > 300,
+        "{}",
+        distinct.len()
+    );
+    let (_, stdout, _) = run(&["gen", "--n", "10000", "--stats"]);
+    assert!(stdout.contains("median"));
+}
