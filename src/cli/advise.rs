@@ -171,7 +171,7 @@ fn print_human(a: &Advice) {
     println!();
     println!("Regime ladder for this budget:");
     for r in &a.ladder {
-        let to = r.to_n.map(|t| human_count(t)).unwrap_or_else(|| "∞".into());
+        let to = r.to_n.map(human_count).unwrap_or_else(|| "∞".into());
         println!(
             "  {:>8} – {:<8} {:<32} {}",
             human_count(r.from_n),
