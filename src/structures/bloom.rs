@@ -4,6 +4,7 @@
 //! reduction). Rate at fill n: (1 − (1 − 1/m)^(k·n))^k ([`crate::theory::bloom_fpr`]).
 
 use super::bits::BitArray;
+use super::persist::{corrupt, Loaded, Payload, SavedParts};
 use super::{BuildConfig, Geometry, Kind, Membership, MemoryModel};
 use crate::hash::{reduce, KeyHash};
 use crate::theory::{self, BloomSizing};
@@ -54,6 +55,24 @@ impl Bloom {
             seed,
             inserted: 0,
         }
+    }
+
+    /// Rebuilds a filter from a checked saved file.
+    pub fn from_saved(mut saved: Loaded) -> crate::Result<Self> {
+        let bits = saved.params.u64()?;
+        let hashes = saved.params.u32()?;
+        saved.params.finish()?;
+        if hashes == 0 || hashes > 256 {
+            return Err(corrupt(format!("k = {hashes} is outside 1..=256")));
+        }
+        let words = saved.payload.words(bits.div_ceil(64))?;
+        saved.payload.finish()?;
+        Ok(Bloom {
+            bits: BitArray::from_words(bits, words)?,
+            hashes,
+            seed: saved.seed,
+            inserted: saved.inserted,
+        })
     }
 
     /// Share of bits set.
@@ -112,5 +131,13 @@ impl Membership for Bloom {
             hashes: Some(self.hashes),
             slices: None,
         }
+    }
+    fn saved_parts(&self) -> Option<SavedParts<'_>> {
+        let mut params = self.bits.len().to_le_bytes().to_vec();
+        params.extend_from_slice(&self.hashes.to_le_bytes());
+        Some(SavedParts {
+            params,
+            payload: vec![Payload::Words(self.bits.words())],
+        })
     }
 }

@@ -8,6 +8,7 @@
 //!    land there) returns `false` and changes nothing.
 
 use super::bloom::sizing;
+use super::persist::{corrupt, Loaded, Payload, SavedParts};
 use super::{BuildConfig, Geometry, Kind, Membership, MemoryModel, Removable};
 use crate::hash::{reduce, KeyHash};
 use crate::theory::{self, BloomSizing};
@@ -71,6 +72,30 @@ impl CountingBloom {
             seed,
             inserted: 0,
         }
+    }
+
+    /// Rebuilds a filter from a checked saved file.
+    pub fn from_saved(mut saved: Loaded) -> crate::Result<Self> {
+        let m = saved.params.u64()?;
+        let hashes = saved.params.u32()?;
+        saved.params.finish()?;
+        if m == 0 || hashes == 0 || hashes as usize > MAX_HASHES {
+            return Err(corrupt(format!(
+                "m = {m}, k = {hashes}: need m ≥ 1 and 1 ≤ k ≤ {MAX_HASHES}"
+            )));
+        }
+        let counters = saved.payload.bytes(m.div_ceil(2))?.to_vec();
+        saved.payload.finish()?;
+        if m % 2 == 1 && counters[counters.len() - 1] >> 4 != 0 {
+            return Err(corrupt("a counter is set past the end of the array".into()));
+        }
+        Ok(CountingBloom {
+            counters,
+            m,
+            hashes,
+            seed: saved.seed,
+            inserted: saved.inserted,
+        })
     }
 
     /// Counter at `pos`.
@@ -144,6 +169,14 @@ impl Membership for CountingBloom {
     }
     fn as_removable(&mut self) -> Option<&mut dyn Removable> {
         Some(self)
+    }
+    fn saved_parts(&self) -> Option<SavedParts<'_>> {
+        let mut params = self.m.to_le_bytes().to_vec();
+        params.extend_from_slice(&self.hashes.to_le_bytes());
+        Some(SavedParts {
+            params,
+            payload: vec![Payload::Bytes(&self.counters)],
+        })
     }
 }
 

@@ -11,6 +11,7 @@ pub mod bloom;
 pub mod counting;
 pub mod fingerprint;
 pub mod hashset;
+pub mod persist;
 pub mod scalable;
 
 use crate::hash::{hash_key, KeyHash};
@@ -37,6 +38,11 @@ pub trait Membership: Send + Sync {
     fn geometry(&self) -> Geometry;
     /// The removal interface, for structures that support it.
     fn as_removable(&mut self) -> Option<&mut dyn Removable> {
+        None
+    }
+
+    /// Parameters and arrays to save, for kinds that can be saved ([`persist`]).
+    fn saved_parts(&self) -> Option<persist::SavedParts<'_>> {
         None
     }
 

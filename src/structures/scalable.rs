@@ -7,6 +7,7 @@
 
 use super::bits::BitArray;
 use super::bloom::Bloom;
+use super::persist::{corrupt, Loaded, Payload, SavedParts};
 use super::{BuildConfig, Geometry, Kind, Membership, MemoryModel};
 use crate::hash::KeyHash;
 use crate::theory::{self, ScalableParams};
@@ -93,6 +94,54 @@ impl ScalableBloom {
         });
     }
 
+    /// Rebuilds a filter from a checked saved file.
+    pub fn from_saved(mut saved: Loaded) -> crate::Result<Self> {
+        let params = ScalableParams {
+            initial_capacity: saved.params.u64()?,
+            fpr: saved.params.f64()?,
+            growth: saved.params.f64()?,
+            tightening: saved.params.f64()?,
+        };
+        let count = saved.params.u32()?;
+        let valid = params.initial_capacity >= 1
+            && params.fpr > 0.0
+            && params.fpr < 1.0
+            && (1.0..=16.0).contains(&params.growth)
+            && params.tightening > 0.0
+            && params.tightening < 1.0
+            && (1..=64).contains(&count);
+        if !valid {
+            return Err(corrupt("scalable parameters out of range".into()));
+        }
+        let mut slices = Vec::with_capacity(count as usize);
+        for _ in 0..count {
+            let bits = saved.params.u64()?;
+            let hashes = saved.params.u32()?;
+            let capacity = saved.params.u64()?;
+            let slice_count = saved.params.u64()?;
+            if hashes == 0 || hashes > 256 || slice_count > capacity {
+                return Err(corrupt(format!(
+                    "slice with k = {hashes}, {slice_count} keys of capacity {capacity}"
+                )));
+            }
+            let words = saved.payload.words(bits.div_ceil(64))?;
+            slices.push(Slice {
+                bits: BitArray::from_words(bits, words)?,
+                hashes,
+                capacity,
+                count: slice_count,
+            });
+        }
+        saved.params.finish()?;
+        saved.payload.finish()?;
+        Ok(ScalableBloom {
+            params,
+            slices,
+            seed: saved.seed,
+            inserted: saved.inserted,
+        })
+    }
+
     /// Number of slices.
     pub fn slice_count(&self) -> usize {
         self.slices.len()
@@ -143,6 +192,29 @@ impl Membership for ScalableBloom {
                 .iter()
                 .map(|s| theory::bloom_fpr(s.bits.len(), s.hashes, s.count)),
         )
+    }
+    fn saved_parts(&self) -> Option<SavedParts<'_>> {
+        let p = &self.params;
+        let mut params = Vec::new();
+        params.extend_from_slice(&p.initial_capacity.to_le_bytes());
+        for x in [p.fpr, p.growth, p.tightening] {
+            params.extend_from_slice(&x.to_bits().to_le_bytes());
+        }
+        params.extend_from_slice(&(self.slices.len() as u32).to_le_bytes());
+        for s in &self.slices {
+            params.extend_from_slice(&s.bits.len().to_le_bytes());
+            params.extend_from_slice(&s.hashes.to_le_bytes());
+            params.extend_from_slice(&s.capacity.to_le_bytes());
+            params.extend_from_slice(&s.count.to_le_bytes());
+        }
+        Some(SavedParts {
+            params,
+            payload: self
+                .slices
+                .iter()
+                .map(|s| Payload::Words(s.bits.words()))
+                .collect(),
+        })
     }
     fn geometry(&self) -> Geometry {
         Geometry {
