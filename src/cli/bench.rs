@@ -9,6 +9,7 @@ use dedupbench::keys::file::UrlFile;
 use dedupbench::keys::{Profile, UrlGenerator};
 use dedupbench::measure::machine::{self, MachineInfo};
 use dedupbench::results::{Record, ResultsWriter, RunHeader};
+use dedupbench::run::experiments::{expected_records, experiment_of, EXPERIMENTS};
 use dedupbench::run::keys::{KeySource, Members};
 use dedupbench::run::{RunPlan, Runner, Suite};
 use dedupbench::structures::{parse_list, REGISTRY};
@@ -56,27 +57,97 @@ pub struct BenchArgs {
     /// No progress bars.
     #[arg(long)]
     quiet: bool,
+    /// Continue an interrupted run in DIR with its own parameters: completed cells are kept, the rest run.
+    #[arg(long, conflicts_with_all = ["suite", "scales", "structures", "fpr", "memory_budget", "seed", "reps", "profile", "input", "out", "no_experiments"])]
+    resume: Option<PathBuf>,
+}
+
+/// What a run is asked to do: from the command line, or from a results header when resuming.
+struct Spec {
+    suite: Suite,
+    kinds: Vec<&'static dyn dedupbench::structures::Kind>,
+    fpr: f64,
+    budget: u64,
+    seed: u64,
+    reps: Option<u32>,
+    profile: String,
+    input: Option<PathBuf>,
+    scales: Option<Vec<u64>>,
+    experiments: bool,
+}
+
+impl Spec {
+    fn from_args(args: &BenchArgs) -> Result<Spec> {
+        if args.reps == Some(0) || args.reps.is_some_and(|r| r > 100) {
+            bail!(Error::invalid("--reps", "must be between 1 and 100"));
+        }
+        Ok(Spec {
+            suite: Suite::parse(&args.suite)?,
+            kinds: parse_list(&args.structures)?,
+            fpr: args.fpr,
+            budget: args
+                .memory_budget
+                .unwrap_or_else(machine::available_memory_bytes),
+            seed: args.seed,
+            reps: args.reps,
+            profile: args.profile.clone(),
+            input: args.input.clone(),
+            scales: args.scales.clone(),
+            experiments: !args.no_experiments,
+        })
+    }
+
+    fn from_header(h: &RunHeader) -> Result<Spec> {
+        Ok(Spec {
+            suite: Suite::parse(&h.suite)?,
+            kinds: parse_list(&h.structures.join(","))?,
+            fpr: h.fpr,
+            budget: h.memory_budget_bytes,
+            seed: h.seed,
+            reps: Some(h.reps),
+            profile: h.profile.clone(),
+            input: h.input.as_ref().map(PathBuf::from),
+            scales: Some(h.scales.clone()),
+            experiments: h.experiments,
+        })
+    }
 }
 
 pub fn run(args: BenchArgs) -> Result<i32> {
     // Validate everything before doing any work.
-    let suite = Suite::parse(&args.suite)?;
-    let kinds = parse_list(&args.structures)?;
-    if args.reps == Some(0) || args.reps.is_some_and(|r| r > 100) {
-        bail!(Error::invalid("--reps", "must be between 1 and 100"));
-    }
-    let profile = Profile::load(&args.profile)?;
-    let available = machine::available_memory_bytes();
-    let budget = args.memory_budget.unwrap_or(available);
-    let mut plan = RunPlan::for_suite(suite, kinds, args.fpr, budget, args.seed);
-    if let Some(reps) = args.reps {
+    let (spec, resume) = match &args.resume {
+        Some(dir) => {
+            if !dir.join("results.jsonl").is_file() {
+                bail!(Error::invalid(
+                    "--resume",
+                    format!("{} holds no results.jsonl to resume", dir.display())
+                ));
+            }
+            let results = dedupbench::results::read_results(dir)?;
+            let header = results
+                .header
+                .as_ref()
+                .expect("read_results requires a header");
+            (Spec::from_header(header)?, Some(dir.clone()))
+        }
+        None => (Spec::from_args(&args)?, None),
+    };
+    let profile = Profile::load(&spec.profile)?;
+    let mut plan = RunPlan::for_suite(
+        spec.suite,
+        spec.kinds.clone(),
+        spec.fpr,
+        spec.budget,
+        spec.seed,
+    );
+    if let Some(reps) = spec.reps {
         plan.reps = reps;
     }
-    if args.no_experiments {
+    if !spec.experiments {
         plan.experiments = None;
     }
-    let generator = UrlGenerator::new(profile.clone(), args.seed);
-    let members = match &args.input {
+    let generator = UrlGenerator::new(profile.clone(), spec.seed);
+    let members = match &spec.input {
         None => Members::Generated,
         Some(path) => {
             let (lines, distinct) = count_input(path)?;
@@ -87,7 +158,7 @@ pub fn run(args: BenchArgs) -> Result<i32> {
             }
         }
     };
-    plan.scales = match (&args.scales, &members) {
+    plan.scales = match (&spec.scales, &members) {
         (Some(scales), Members::File { lines, .. }) => {
             if let Some(bad) = scales.iter().find(|s| **s > *lines) {
                 bail!(Error::invalid(
@@ -112,12 +183,57 @@ pub fn run(args: BenchArgs) -> Result<i32> {
         ));
     }
     plan.fit_experiments_to_scales();
-    let out = prepare_out_dir(args.out.as_deref())?;
+    let out = match &resume {
+        Some(dir) => dir.clone(),
+        None => prepare_out_dir(args.out.as_deref())?,
+    };
+
+    // Resuming: drop a torn last line and any experiment that did not finish, then skip what is done.
+    let mut done_experiments: Vec<&'static str> = Vec::new();
+    let mut done_cells: Vec<(String, u64)> = Vec::new();
+    if resume.is_some() {
+        let before = dedupbench::results::read_results(&out)?;
+        let count = |name: &str| {
+            [
+                before.saturation.len(),
+                before.deletion.len(),
+                before.growth.len(),
+                before.bitmap_claim.len(),
+            ][EXPERIMENTS.iter().position(|e| *e == name).unwrap_or(0)]
+        };
+        let incomplete: Vec<&'static str> = EXPERIMENTS
+            .iter()
+            .copied()
+            .filter(|e| count(e) > 0 && count(e) < expected_records(e))
+            .collect();
+        let dropped = dedupbench::results::rewrite_without(&out, |r| {
+            experiment_of(r).is_some_and(|e| incomplete.contains(&e))
+        })?;
+        if dropped > 0 {
+            eprintln!("resume: dropped {dropped} records of unfinished work (a torn line or a partial experiment)");
+        }
+        done_experiments = EXPERIMENTS
+            .iter()
+            .copied()
+            .filter(|e| count(e) == expected_records(e))
+            .collect();
+        done_cells = before
+            .cells
+            .iter()
+            .map(|c| (c.structure.clone(), c.n))
+            .chain(before.skipped.iter().map(|s| (s.structure.clone(), s.n)))
+            .collect();
+        eprintln!(
+            "resume: {} cells and {} experiments already complete",
+            done_cells.len(),
+            done_experiments.len()
+        );
+    }
 
     let stop = Arc::new(AtomicBool::new(false));
     {
         let stop = stop.clone();
-        // A second Ctrl-C while the report is written falls through to the default handler.
+        // A second Ctrl-C while the report is written falls through to an immediate exit.
         let _ = ctrlc::set_handler(move || {
             if stop.swap(true, Ordering::SeqCst) {
                 std::process::exit(130);
@@ -127,29 +243,31 @@ pub fn run(args: BenchArgs) -> Result<i32> {
     let bars = Bars::new(args.quiet, (plan.scales.len() * plan.kinds.len()) as u64);
     let source = KeySource { generator, members };
     let mut writer = ResultsWriter::open(&out)?;
-    let key_lengths = source.key_lengths()?;
-    writer.write(Record::Run(RunHeader {
-        suite: suite.name().to_string(),
-        scales: plan.scales.clone(),
-        structures: plan.kinds.iter().map(|k| k.id().to_string()).collect(),
-        fpr: plan.fpr,
-        memory_budget_bytes: plan.memory_budget_bytes,
-        seed: plan.seed,
-        reps: plan.reps,
-        profile: profile.name.clone(),
-        input: args.input.as_ref().map(|p| p.display().to_string()),
-        started_unix_s: std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_secs())
-            .unwrap_or(0),
-        key_lengths,
-        machine: MachineInfo::detect(),
-        dedupbench_version: env!("CARGO_PKG_VERSION").to_string(),
-    }))?;
+    if resume.is_none() {
+        writer.write(Record::Run(RunHeader {
+            suite: spec.suite.name().to_string(),
+            scales: plan.scales.clone(),
+            structures: plan.kinds.iter().map(|k| k.id().to_string()).collect(),
+            fpr: plan.fpr,
+            memory_budget_bytes: plan.memory_budget_bytes,
+            seed: plan.seed,
+            reps: plan.reps,
+            profile: profile.name.clone(),
+            input: spec.input.as_ref().map(|p| p.display().to_string()),
+            experiments: plan.experiments.is_some(),
+            started_unix_s: std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_secs())
+                .unwrap_or(0),
+            key_lengths: source.key_lengths()?,
+            machine: MachineInfo::detect(),
+            dedupbench_version: env!("CARGO_PKG_VERSION").to_string(),
+        }))?;
+    }
 
     let started = std::time::Instant::now();
     let mut runner = Runner::new(plan, source, writer, &bars, &stop)?;
-    let outcome = run_all(&mut runner, &bars);
+    let outcome = run_all(&mut runner, &bars, &done_cells, &done_experiments);
     bars.done();
     let interrupted = runner.stopped();
     match outcome {
@@ -170,9 +288,11 @@ pub fn run(args: BenchArgs) -> Result<i32> {
     print_summary(&results, started.elapsed().as_secs_f64());
     eprintln!("report: {}", out.join("index.html").display());
     if interrupted {
+        eprintln!("resume with: dedupbench bench --resume {}", out.display());
         return Ok(130);
     }
-    if !runner.failures.is_empty() {
+    let negatives: u64 = results.cells.iter().map(|c| c.false_negatives).sum();
+    if !runner.failures.is_empty() || negatives > 0 {
         return Err(RunFailed(format!(
             "false negatives found: {}",
             runner.failures.join("; ")
@@ -182,16 +302,23 @@ pub fn run(args: BenchArgs) -> Result<i32> {
     Ok(0)
 }
 
-fn run_all(runner: &mut Runner, bars: &Bars) -> dedupbench::Result<()> {
+fn run_all(
+    runner: &mut Runner,
+    bars: &Bars,
+    done: &[(String, u64)],
+    done_experiments: &[&str],
+) -> dedupbench::Result<()> {
     let scales = runner.plan.scales.clone();
     let kinds = runner.plan.kinds.clone();
     for &n in &scales {
         for kind in &kinds {
-            runner.run_cell(*kind, n)?;
+            if !done.iter().any(|(id, m)| id == kind.id() && *m == n) {
+                runner.run_cell(*kind, n)?;
+            }
             bars.cell_done();
         }
     }
-    runner.run_experiments()
+    runner.run_experiments(done_experiments)
 }
 
 /// Lines and distinct lines of an input file (validated line by line).

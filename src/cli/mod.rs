@@ -2,6 +2,7 @@
 
 mod advise;
 mod bench;
+mod dedup;
 mod gen;
 mod progress;
 mod report;
@@ -33,6 +34,8 @@ enum Command {
     Bench(bench::BenchArgs),
     /// Recommend a structure, its size and the regime thresholds for a workload.
     Advise(advise::AdviseArgs),
+    /// Pass through only the lines not seen before (stdin to stdout), by the chosen structure.
+    Dedup(dedup::DedupArgs),
     /// Regenerate the report of a results folder without running anything.
     Report(report::ReportArgs),
 }
@@ -57,6 +60,7 @@ pub fn main() -> i32 {
         Command::Bench(args) => bench::run(args),
         Command::Report(args) => report::run(args),
         Command::Advise(args) => advise::run(args),
+        Command::Dedup(args) => dedup::run(args),
     };
     match result {
         Ok(code) => code,

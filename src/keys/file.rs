@@ -46,6 +46,16 @@ impl UrlFile {
         })
     }
 
+    /// Reads keys from any reader (e.g. stdin); `name` stands for the path in errors.
+    pub fn from_reader(name: &str, reader: Box<dyn BufRead + Send>) -> Self {
+        UrlFile {
+            path: PathBuf::from(name),
+            reader,
+            line: 0,
+            buf: Vec::new(),
+        }
+    }
+
     /// Appends up to `max` keys to `batch`; returns how many were added (0 at the end of the file).
     pub fn read_batch(&mut self, batch: &mut KeyBatch, max: usize) -> Result<usize> {
         let mut added = 0;

@@ -150,6 +150,31 @@ pub fn read_results(path: &Path) -> Result<Results> {
     Ok(results)
 }
 
+/// Rewrites `dir/results.jsonl` atomically without the records `drop` selects (and without a torn last
+/// line); returns how many records were dropped. Used by `bench --resume`.
+pub fn rewrite_without(dir: &Path, drop: impl Fn(&Record) -> bool) -> Result<usize> {
+    let path = dir.join("results.jsonl");
+    let text = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
+    let complete = match text.iter().rposition(|b| *b == b'\n') {
+        Some(last) => &text[..=last],
+        None => &text[..0],
+    };
+    let mut kept = Vec::with_capacity(complete.len());
+    let mut dropped = usize::from(complete.len() != text.len());
+    for raw in complete.split_inclusive(|b| *b == b'\n') {
+        let line: Line = serde_json::from_slice(raw)?;
+        if drop(&line.record) {
+            dropped += 1;
+        } else {
+            kept.extend_from_slice(raw);
+        }
+    }
+    if dropped > 0 {
+        write_atomic(&path, &kept)?;
+    }
+    Ok(dropped)
+}
+
 /// Writes `dir/results.csv`: one row per measured cell and per skipped cell, written atomically.
 pub fn write_csv(dir: &Path, results: &Results) -> Result<()> {
     let mut out = String::from(

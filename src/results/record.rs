@@ -41,6 +41,9 @@ pub struct RunHeader {
     pub reps: u32,
     pub profile: String,
     pub input: Option<String>,
+    /// Whether the experiments beyond the grid were asked for.
+    #[serde(default)]
+    pub experiments: bool,
     pub started_unix_s: u64,
     pub key_lengths: KeyLengths,
     pub machine: MachineInfo,

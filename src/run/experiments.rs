@@ -18,16 +18,59 @@ pub const BITMAP_BITS_PER_KEY: &[u64] = &[1, 2, 4, 8, 16, 32, 64, 100];
 /// Growth checkpoints, as multiples of n₀.
 pub const GROWTH_STEPS: &[u64] = &[1, 2, 4, 8, 16, 32, 64];
 
+/// The experiments, in run order.
+pub const EXPERIMENTS: &[&str] = &["saturation", "deletion", "growth", "bitmap_claim"];
+
+/// How many records a complete run of experiment `name` writes.
+pub fn expected_records(name: &str) -> usize {
+    match name {
+        "saturation" => 2 * SATURATION_FILLS.len(),
+        "deletion" => 1,
+        "growth" => 2 * GROWTH_STEPS.len(),
+        "bitmap_claim" => {
+            BITMAP_BITS_PER_KEY.len()
+                + BITMAP_BITS_PER_KEY
+                    .iter()
+                    .filter(|b| **b <= BLOOM_MAX_BITS_PER_KEY)
+                    .count()
+        }
+        _ => 0,
+    }
+}
+
+/// The experiment a record belongs to, if any.
+pub fn experiment_of(record: &Record) -> Option<&'static str> {
+    match record {
+        Record::Saturation(_) => Some("saturation"),
+        Record::Deletion(_) => Some("deletion"),
+        Record::Growth(_) => Some("growth"),
+        Record::BitmapClaim(_) => Some("bitmap_claim"),
+        _ => None,
+    }
+}
+
+/// The Bloom filter joins the bitmap claim up to this many bits per key (k ≤ 22).
+const BLOOM_MAX_BITS_PER_KEY: u64 = 32;
+
 impl Runner<'_> {
-    /// Runs every experiment the plan asks for, recording each point as it is measured.
-    pub fn run_experiments(&mut self) -> Result<()> {
+    /// Runs every experiment the plan asks for except those in `done`, recording each point as it is
+    /// measured.
+    pub fn run_experiments(&mut self, done: &[&str]) -> Result<()> {
         let Some(sizes) = self.plan.experiments else {
             return Ok(());
         };
-        self.saturation(sizes.saturation_n)?;
-        self.deletion(sizes.deletion_n)?;
-        self.growth(sizes.growth_n0)?;
-        self.bitmap_claim(sizes.bitmap_n)
+        for name in EXPERIMENTS {
+            if done.contains(name) {
+                continue;
+            }
+            match *name {
+                "saturation" => self.saturation(sizes.saturation_n)?,
+                "deletion" => self.deletion(sizes.deletion_n)?,
+                "growth" => self.growth(sizes.growth_n0)?,
+                _ => self.bitmap_claim(sizes.bitmap_n)?,
+            }
+        }
+        Ok(())
     }
 
     fn rate_point(
@@ -148,7 +191,7 @@ impl Runner<'_> {
             let mut config = BuildConfig::new(n, self.plan.fpr, self.plan.seed);
             config.bitmap_bits = Some(n * bits_per_key);
             config.bloom_bits = Some(n * bits_per_key);
-            let ids: &[&str] = if bits_per_key <= 32 {
+            let ids: &[&str] = if bits_per_key <= BLOOM_MAX_BITS_PER_KEY {
                 &["bitmap", "bloom"]
             } else {
                 &["bitmap"]

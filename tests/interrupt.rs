@@ -1,0 +1,195 @@
+//! Interrupted runs: Ctrl-C keeps completed cells and writes a report; `kill -9` leaves only complete lines
+//! (a torn last line is ignored with a warning) and `bench --resume` finishes the run with the same counts
+//! as an uninterrupted run with the same seed.
+
+use dedupbench::results::{read_results, Results};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const ARGS: &[&str] = &[
+    "bench",
+    "--scales",
+    "3000,30000,300000,1000000",
+    "--reps",
+    "2",
+    "--quiet",
+];
+
+fn spawn(out: &Path) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_dedupbench"))
+        .args(ARGS)
+        .arg("--out")
+        .arg(out)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
+/// Waits until results.jsonl holds at least `lines` complete lines.
+fn wait_for_lines(out: &Path, lines: usize, child: &mut Child) {
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        let text = std::fs::read_to_string(out.join("results.jsonl")).unwrap_or_default();
+        if text.matches('\n').count() >= lines {
+            return;
+        }
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "bench ended before it could be interrupted"
+        );
+        assert!(Instant::now() < deadline, "bench wrote too slowly");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn wait_exit(child: &mut Child, limit: Duration) -> Option<i32> {
+    let deadline = Instant::now() + limit;
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status.code();
+        }
+        assert!(
+            Instant::now() < deadline,
+            "bench did not stop within {limit:?}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// What must not depend on timing: every cell's counts and every experiment's counts.
+fn counts(r: &Results) -> Vec<String> {
+    let mut rows: Vec<String> = r
+        .cells
+        .iter()
+        .map(|c| {
+            format!(
+                "{} {} {} {} {} {}",
+                c.structure,
+                c.n,
+                c.n_false_positives,
+                c.n_non_member_queries,
+                c.false_negatives,
+                c.bytes_held
+            )
+        })
+        .chain(
+            r.skipped
+                .iter()
+                .map(|s| format!("skipped {} {}", s.structure, s.n)),
+        )
+        .chain(
+            r.saturation
+                .iter()
+                .chain(&r.growth)
+                .chain(&r.bitmap_claim)
+                .map(|p| {
+                    format!(
+                        "{} {} {} {} {}",
+                        p.structure, p.n_inserted, p.bits, p.n_queries, p.n_false_positives
+                    )
+                }),
+        )
+        .chain(r.deletion.iter().map(|d| {
+            format!(
+                "deletion {} {} {}",
+                d.false_positives_before, d.false_positives_after, d.removed_still_present
+            )
+        }))
+        .collect();
+    rows.sort();
+    rows
+}
+
+#[test]
+fn ctrl_c_keeps_completed_cells_and_writes_a_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let mut child = spawn(&out);
+    wait_for_lines(&out, 4, &mut child);
+    // SAFETY: sending a signal to our own child process.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let code = wait_exit(&mut child, Duration::from_secs(10));
+    assert_eq!(code, Some(130));
+    let results = read_results(&out).unwrap();
+    assert!(
+        results.warnings.is_empty(),
+        "every line is complete: {:?}",
+        results.warnings
+    );
+    assert!(results.cells.len() >= 3);
+    assert!(results.cells.len() < 24, "the run stopped early");
+    assert!(out.join("index.html").exists() && out.join("bytes_vs_n.png").exists());
+}
+
+#[test]
+fn kill_9_then_resume_gives_the_uninterrupted_counts() {
+    let dir = tempfile::tempdir().unwrap();
+    let reference = dir.path().join("reference");
+    let status = Command::new(env!("CARGO_BIN_EXE_dedupbench"))
+        .args(ARGS)
+        .arg("--out")
+        .arg(&reference)
+        .stdout(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success());
+
+    let out = dir.path().join("killed");
+    let mut child = spawn(&out);
+    wait_for_lines(&out, 6, &mut child);
+    child.kill().unwrap(); // SIGKILL
+    let _ = child.wait();
+    // A write cut in half by the kill: the reader must ignore it, with a warning.
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(out.join("results.jsonl"))
+        .unwrap();
+    std::io::Write::write_all(&mut file, br#"{"schema_version":1,"record":"cell","struct"#)
+        .unwrap();
+    drop(file);
+    let torn = read_results(&out).unwrap();
+    assert_eq!(torn.warnings.len(), 1, "{:?}", torn.warnings);
+
+    let status = Command::new(env!("CARGO_BIN_EXE_dedupbench"))
+        .args(["bench", "--quiet", "--resume"])
+        .arg(&out)
+        .stdout(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let resumed = read_results(&out).unwrap();
+    assert!(resumed.warnings.is_empty(), "{:?}", resumed.warnings);
+    let expected = read_results(&reference).unwrap();
+    assert_eq!(counts(&resumed), counts(&expected));
+    assert!(out.join("index.html").exists());
+}
+
+#[test]
+fn resume_refuses_other_parameters_and_missing_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_dedupbench"))
+            .args(args)
+            .output()
+            .unwrap()
+            .status
+            .code()
+    };
+    let missing = dir.path().join("nothing");
+    assert_eq!(
+        run(&["bench", "--resume", missing.to_str().unwrap()]),
+        Some(2)
+    );
+    assert_eq!(
+        run(&[
+            "bench",
+            "--resume",
+            missing.to_str().unwrap(),
+            "--seed",
+            "3"
+        ]),
+        Some(2)
+    );
+}
