@@ -171,3 +171,41 @@ fn bench_rejects_bad_input_before_writing_anything() {
         assert!(!out.exists(), "{args:?} left {}", out.display());
     }
 }
+
+#[test]
+fn a_run_far_beyond_the_machine_completes_with_those_cells_skipped() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    // 10^12 keys: every structure would need far more than this machine's memory (a terabit at least).
+    let status = dedupbench()
+        .args([
+            "bench",
+            "--scales",
+            "1000,1e12",
+            "--reps",
+            "1",
+            "--no-experiments",
+            "--quiet",
+            "--out",
+        ])
+        .arg(&out)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let results = dedupbench::results::read_results(&out).unwrap();
+    let registered = dedupbench::structures::ids().len();
+    assert_eq!(
+        results.cells.len(),
+        registered,
+        "every structure runs at 1000 keys"
+    );
+    assert_eq!(
+        results.skipped.len(),
+        registered,
+        "every structure is refused at 10^12 keys"
+    );
+    assert!(results
+        .skipped
+        .iter()
+        .all(|s| s.n == 1_000_000_000_000 && s.reason.starts_with("needs")));
+}

@@ -49,9 +49,18 @@ pub struct RunFailed(pub String);
 pub fn main() -> i32 {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
+        Err(e) if e.use_stderr() => {
+            // One line: what was wrong and what is allowed (clap's first line says both).
+            let text = e.to_string();
+            eprintln!(
+                "{}",
+                text.lines().next().unwrap_or("error: invalid arguments")
+            );
+            return EXIT_USAGE;
+        }
         Err(e) => {
             let _ = e.print();
-            return if e.use_stderr() { EXIT_USAGE } else { 0 };
+            return 0;
         }
     };
     let result = match cli.command {
