@@ -40,7 +40,7 @@ fn a_secret_seed_defeats_keys_chosen_against_the_unkeyed_hash() {
         "against the unkeyed filter every chosen URL is 'seen'"
     );
 
-    let keyed = filter(0x5EC2_E7_5EED, &g, n);
+    let keyed = filter(0x005E_C2E7_5EED, &g, n);
     let hits = attack.iter().filter(|k| keyed.contains(k)).count() as u64;
     let theory = keyed.expected_fpr(n);
     let interval = wilson(hits, attack.len() as u64, 0.999);
