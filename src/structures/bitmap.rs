@@ -5,9 +5,12 @@
 //! with probability 1 − (1 − 1/m)ⁿ ([`crate::theory::bitmap_fpr`]): 63.2% at m = n.
 
 use super::bits::BitArray;
-use super::{BuildConfig, Geometry, Kind, Membership, MemoryModel};
+use super::persist::{corrupt, Loaded, Payload, SavedParts};
+use super::{BuildConfig, Geometry, Kind, Membership, MemoryModel, SharedInsert};
 use crate::hash::{reduce, KeyHash};
+use crate::keys::KeyBatch;
 use crate::theory;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 /// Registry entry.
 pub struct BitmapKind;
@@ -51,6 +54,22 @@ impl Bitmap {
         }
     }
 
+    /// Rebuilds a bitmap from a checked saved file.
+    pub fn from_saved(mut saved: Loaded) -> crate::Result<Self> {
+        let bits = saved.params.u64()?;
+        saved.params.finish()?;
+        if bits == 0 {
+            return Err(corrupt("a bitmap of 0 bits".into()));
+        }
+        let words = saved.payload.words(bits.div_ceil(64))?;
+        saved.payload.finish()?;
+        Ok(Bitmap {
+            bits: BitArray::from_words(bits, words)?,
+            seed: saved.seed,
+            inserted: saved.inserted,
+        })
+    }
+
     /// Share of bits set.
     pub fn fill_ratio(&self) -> f64 {
         self.bits.count_ones() as f64 / self.bits.len() as f64
@@ -89,5 +108,38 @@ impl Membership for Bitmap {
             hashes: Some(1),
             slices: None,
         }
+    }
+    fn shared_inserter(&mut self) -> Option<Box<dyn SharedInsert + '_>> {
+        let m = self.bits.len();
+        Some(Box::new(SharedBitmap {
+            words: self.bits.shared(),
+            m,
+        }))
+    }
+    fn add_inserted(&mut self, new: u64) {
+        self.inserted += new;
+    }
+    fn saved_parts(&self) -> Option<SavedParts<'_>> {
+        Some(SavedParts {
+            params: self.bits.len().to_le_bytes().to_vec(),
+            payload: vec![Payload::Words(self.bits.words())],
+        })
+    }
+}
+
+struct SharedBitmap<'a> {
+    words: &'a [AtomicU64],
+    m: u64,
+}
+
+impl SharedInsert for SharedBitmap<'_> {
+    fn insert_batch(&self, batch: &KeyBatch) -> u64 {
+        let mut new = 0;
+        for hash in batch.hashes() {
+            let pos = reduce(hash.h1, self.m);
+            let mask = 1u64 << (pos & 63);
+            new += (self.words[(pos >> 6) as usize].fetch_or(mask, Relaxed) & mask == 0) as u64;
+        }
+        new
     }
 }

@@ -2,6 +2,8 @@
 //!
 //! Invariant: bits at positions ≥ m are never set, so `count_ones` is the number of set positions.
 
+use std::sync::atomic::AtomicU64;
+
 /// m bits, zero-initialised (the allocation is `calloc`ed, so untouched pages cost no RSS).
 #[derive(Clone, Debug)]
 pub struct BitArray {
@@ -12,11 +14,9 @@ pub struct BitArray {
 impl BitArray {
     /// An all-zero array of `bits` bits.
     pub fn new(bits: u64) -> Self {
-        let words = bits.div_ceil(64) as usize;
-        BitArray {
-            words: vec![0u64; words],
-            bits,
-        }
+        let words = vec![0u64; bits.div_ceil(64) as usize];
+        advise_huge_pages(&words);
+        BitArray { words, bits }
     }
 
     /// Rebuilds an array from saved words, checking the invariants (word count; no bit at or past m).
@@ -77,4 +77,57 @@ impl BitArray {
     pub fn words(&self) -> &[u64] {
         &self.words
     }
+
+    /// A view of the words for concurrent inserts (atomic bit-or), valid while `self` is borrowed.
+    pub fn shared(&mut self) -> &[AtomicU64] {
+        as_atomic(&mut self.words)
+    }
+}
+
+/// Views words as atomics. Sound: `AtomicU64` has the size and alignment of `u64`, and the exclusive borrow
+/// guarantees no non-atomic access while the view lives.
+pub fn as_atomic(words: &mut [u64]) -> &[AtomicU64] {
+    // SAFETY: same layout (AtomicU64 is repr(C, align(8)) over u64 on every target with 64-bit atomics);
+    // the `&mut` borrow makes the atomic view the only access for its lifetime.
+    unsafe { &*(words as *mut [u64] as *const [AtomicU64]) }
+}
+
+/// Arrays at least this large ask the kernel for transparent huge pages.
+pub const HUGE_PAGE_MIN_BYTES: usize = 4 << 20;
+
+/// Asks for transparent huge pages (`madvise(MADV_HUGEPAGE)`) over the 2 MiB-aligned interior of a large
+/// array, so random probes into it stop missing the TLB. Best effort: an error is ignored.
+pub fn advise_huge_pages<T>(slice: &[T]) {
+    let bytes = std::mem::size_of_val(slice);
+    if bytes < HUGE_PAGE_MIN_BYTES {
+        return;
+    }
+    const HUGE: usize = 2 << 20;
+    let start = slice.as_ptr() as usize;
+    let aligned = start.next_multiple_of(HUGE);
+    let end = (start + bytes) / HUGE * HUGE;
+    if end > aligned {
+        // SAFETY: the range lies inside the live allocation of `slice`; MADV_HUGEPAGE changes no content.
+        unsafe {
+            libc::madvise(
+                aligned as *mut libc::c_void,
+                end - aligned,
+                libc::MADV_HUGEPAGE,
+            );
+        }
+    }
+}
+
+/// Bytes of this process's anonymous memory backed by transparent huge pages (from smaps_rollup).
+pub fn anon_huge_page_bytes() -> u64 {
+    std::fs::read_to_string("/proc/self/smaps_rollup")
+        .ok()
+        .and_then(|text| {
+            text.lines()
+                .find(|l| l.starts_with("AnonHugePages:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|kib| kib.parse::<u64>().ok())
+        })
+        .map(|kib| kib * 1024)
+        .unwrap_or(0)
 }

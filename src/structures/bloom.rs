@@ -5,9 +5,11 @@
 
 use super::bits::BitArray;
 use super::persist::{corrupt, Loaded, Payload, SavedParts};
-use super::{BuildConfig, Geometry, Kind, Membership, MemoryModel};
+use super::{BuildConfig, Geometry, Kind, Membership, MemoryModel, SharedInsert};
 use crate::hash::{reduce, KeyHash};
+use crate::keys::KeyBatch;
 use crate::theory::{self, BloomSizing};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 /// Registry entry.
 pub struct BloomKind;
@@ -132,6 +134,34 @@ impl Membership for Bloom {
             slices: None,
         }
     }
+    /// Batched lookups: the k words of each key are prefetched a few keys ahead of the probes.
+    fn contains_batch(&self, batch: &KeyBatch) -> u64 {
+        const AHEAD: usize = 8;
+        let hashes = batch.hashes();
+        let m = self.bits.len();
+        let words = self.bits.words();
+        let mut found = 0;
+        for (i, hash) in hashes.iter().enumerate() {
+            if let Some(ahead) = hashes.get(i + AHEAD) {
+                for p in 0..self.hashes {
+                    super::blocked::prefetch_word(words, (reduce(ahead.probe(p), m) >> 6) as usize);
+                }
+            }
+            found += Bloom::test_probes(&self.bits, self.hashes, *hash) as u64;
+        }
+        found
+    }
+    fn shared_inserter(&mut self) -> Option<Box<dyn SharedInsert + '_>> {
+        let (m, hashes) = (self.bits.len(), self.hashes);
+        Some(Box::new(SharedBloom {
+            words: self.bits.shared(),
+            m,
+            hashes,
+        }))
+    }
+    fn add_inserted(&mut self, new: u64) {
+        self.inserted += new;
+    }
     fn saved_parts(&self) -> Option<SavedParts<'_>> {
         let mut params = self.bits.len().to_le_bytes().to_vec();
         params.extend_from_slice(&self.hashes.to_le_bytes());
@@ -139,5 +169,27 @@ impl Membership for Bloom {
             params,
             payload: vec![Payload::Words(self.bits.words())],
         })
+    }
+}
+
+struct SharedBloom<'a> {
+    words: &'a [AtomicU64],
+    m: u64,
+    hashes: u32,
+}
+
+impl SharedInsert for SharedBloom<'_> {
+    fn insert_batch(&self, batch: &KeyBatch) -> u64 {
+        let mut new = 0;
+        for hash in batch.hashes() {
+            let mut fresh = false;
+            for i in 0..self.hashes {
+                let pos = reduce(hash.probe(i), self.m);
+                let mask = 1u64 << (pos & 63);
+                fresh |= self.words[(pos >> 6) as usize].fetch_or(mask, Relaxed) & mask == 0;
+            }
+            new += fresh as u64;
+        }
+        new
     }
 }

@@ -272,3 +272,132 @@ fn registry_ids_are_unique_kebab_case_and_removability_is_truthful() {
     assert!(parse_list("bloom,nope").is_err());
     assert_eq!(parse_list("bloom, bitmap,bloom").unwrap().len(), 2);
 }
+
+#[test]
+fn blocked_rate_matches_theory_below_and_above_capacity() {
+    let g = generator();
+    let capacity = 400_000;
+    let config = BuildConfig::new(capacity, 0.01, SEED);
+    let mut s = find("blocked").unwrap().build(&config).unwrap();
+    let mut filled = 0;
+    for (fill, queries) in [
+        (200_000, 4_000_000),
+        (400_000, 1_000_000),
+        (800_000, 1_000_000),
+    ] {
+        insert_range(s.as_mut(), &g, filled, fill);
+        filled = fill;
+        assert_rate_matches_theory(
+            s.as_ref(),
+            &g,
+            fill,
+            queries,
+            &format!("blocked at fill {fill}"),
+        );
+    }
+    let bits_per_key = s.geometry().bits.unwrap() as f64 / capacity as f64;
+    let bloom_bits = crate::theory::bloom_bits(capacity, 0.01) as f64 / capacity as f64;
+    assert!(
+        bits_per_key <= 1.15 * bloom_bits,
+        "{bits_per_key} vs bloom {bloom_bits}"
+    );
+}
+
+/// Builds with two threads through the shared (atomic bit-or) view and checks the arrays are bit for bit
+/// those of a single-threaded build.
+#[test]
+fn parallel_builds_are_bit_identical_to_single_threaded_ones() {
+    let g = generator();
+    let n = 300_000u64;
+    for kind in REGISTRY {
+        let config = BuildConfig::new(n, 0.01, SEED);
+        let mut single = kind.build(&config).unwrap();
+        let mut shared = kind.build(&config).unwrap();
+        let Some(inserter) = shared.shared_inserter() else {
+            continue;
+        };
+        insert_range(single.as_mut(), &g, 0, n);
+        let new: u64 = std::thread::scope(|scope| {
+            let inserter = &inserter;
+            let g = &g;
+            let workers: Vec<_> = (0..2u64)
+                .map(|t| {
+                    scope.spawn(move || {
+                        let mut batch = KeyBatch::with_capacity(BATCH, 80);
+                        let mut new = 0;
+                        let (from, to) = (t * n / 2, (t + 1) * n / 2);
+                        for start in (from..to).step_by(BATCH) {
+                            batch.clear();
+                            for i in start..(start + BATCH as u64).min(to) {
+                                batch.push_with(|buf| g.append_member(i, buf));
+                            }
+                            batch.hash_all(SEED);
+                            new += inserter.insert_batch(&batch);
+                        }
+                        new
+                    })
+                })
+                .collect();
+            workers.into_iter().map(|w| w.join().unwrap()).sum()
+        });
+        drop(inserter);
+        shared.add_inserted(new);
+        let words = |s: &dyn Membership| -> Vec<u64> {
+            s.saved_parts()
+                .unwrap()
+                .payload
+                .iter()
+                .flat_map(|p| match p {
+                    super::persist::Payload::Words(w) => w.to_vec(),
+                    super::persist::Payload::Bytes(b) => b.iter().map(|x| *x as u64).collect(),
+                })
+                .collect()
+        };
+        assert_eq!(
+            words(single.as_ref()),
+            words(shared.as_ref()),
+            "{}",
+            kind.id()
+        );
+        assert!(
+            new <= n && new > n * 9 / 10 || kind.id() == "bitmap",
+            "{}: {new}",
+            kind.id()
+        );
+        assert_eq!(
+            count_present(shared.as_ref(), &g, 0, n, false),
+            n,
+            "{}",
+            kind.id()
+        );
+    }
+}
+
+/// Index arithmetic stays exact past 2^32 bits: a 5·10⁹-bit filter uses its high words and keeps the rate
+/// of its real size (a 32-bit reduction would crowd the keys into 2^32 bits: 8.6e-5 instead of 6.4e-5).
+#[test]
+fn filters_past_two_to_the_32_bits_keep_their_rate() {
+    let g = generator();
+    let bits = 5_000_000_007u64;
+    let n = 20_000_000;
+    let mut s: Box<dyn Membership> = Box::new(super::bloom::Bloom::new(
+        crate::theory::BloomSizing { bits, hashes: 2 },
+        SEED,
+    ));
+    insert_range(s.as_mut(), &g, 0, n);
+    let high_words_set = match &s.saved_parts().unwrap().payload[0] {
+        super::persist::Payload::Words(w) => {
+            w[(1usize << 26)..].iter().filter(|x| **x != 0).count()
+        }
+        _ => 0,
+    };
+    assert!(
+        high_words_set > 1_000_000,
+        "only {high_words_set} words above 2^32 bits are used"
+    );
+    assert_rate_matches_theory(s.as_ref(), &g, n, 10_000_000, "bloom of 5e9 bits");
+    assert_eq!(
+        count_present(s.as_ref(), &g, 0, 1_000_000, false),
+        1_000_000
+    );
+}

@@ -7,6 +7,7 @@
 
 pub mod bitmap;
 pub mod bits;
+pub mod blocked;
 pub mod bloom;
 pub mod counting;
 pub mod fingerprint;
@@ -41,6 +42,15 @@ pub trait Membership: Send + Sync {
         None
     }
 
+    /// A view that inserts from several threads at once (atomic bit-or), for kinds that support it. The
+    /// result is bit-for-bit the array a single thread builds. Call [`Membership::add_inserted`] with the
+    /// new-key counts afterwards.
+    fn shared_inserter(&mut self) -> Option<Box<dyn SharedInsert + '_>> {
+        None
+    }
+    /// Adds inserts made through a [`SharedInsert`] view to the count.
+    fn add_inserted(&mut self, _new: u64) {}
+
     /// Parameters and arrays to save, for kinds that can be saved ([`persist`]).
     fn saved_parts(&self) -> Option<persist::SavedParts<'_>> {
         None
@@ -71,6 +81,12 @@ pub trait Membership: Send + Sync {
         }
         found
     }
+}
+
+/// Concurrent inserts into a shared structure; one call per batch.
+pub trait SharedInsert: Sync {
+    /// Inserts every key of a hashed batch; returns how many set a bit that was clear.
+    fn insert_batch(&self, batch: &KeyBatch) -> u64;
 }
 
 /// Structures that can forget a key.
@@ -218,6 +234,7 @@ pub const REGISTRY: &[&dyn Kind] = &[
     &fingerprint::FingerprintKind,
     &bitmap::BitmapKind,
     &bloom::BloomKind,
+    &blocked::BlockedKind,
     &counting::CountingKind,
     &scalable::ScalableKind,
 ];

@@ -123,9 +123,12 @@ pub fn corrupt(message: String) -> Error {
     Error::invalid("filter file", message)
 }
 
+/// The kinds that can be saved.
+pub const SAVABLE: &[&str] = &["bitmap", "bloom", "blocked", "counting", "scalable"];
+
 /// Whether a structure kind can be saved.
 pub fn savable(id: &str) -> bool {
-    ["bloom", "counting", "scalable"].contains(&id)
+    SAVABLE.contains(&id)
 }
 
 /// Writes `structure` to `path` atomically.
@@ -134,7 +137,7 @@ pub fn save(structure: &dyn Membership, path: &Path) -> Result<()> {
         Error::invalid(
             "--save",
             format!(
-                "'{}' cannot be saved; savable: bloom, counting, scalable",
+                "'{}' cannot be saved; savable: bitmap, bloom, blocked, counting, scalable",
                 structure.id()
             ),
         )
@@ -271,6 +274,8 @@ pub fn decode(bytes: &[u8]) -> Result<Box<dyn Membership>> {
     };
     match id.as_str() {
         "bloom" => Ok(Box::new(super::bloom::Bloom::from_saved(loaded)?)),
+        "blocked" => Ok(Box::new(super::blocked::Blocked::from_saved(loaded)?)),
+        "bitmap" => Ok(Box::new(super::bitmap::Bitmap::from_saved(loaded)?)),
         "counting" => Ok(Box::new(super::counting::CountingBloom::from_saved(
             loaded,
         )?)),
@@ -312,7 +317,7 @@ mod tests {
     fn saved_filters_answer_exactly_as_before() {
         let dir = tempfile::tempdir().unwrap();
         let g = crate::keys::UrlGenerator::new(crate::keys::Profile::default_profile(), 5);
-        for id in ["bloom", "counting", "scalable"] {
+        for id in SAVABLE.iter().copied() {
             let s = filled(id, 20_000);
             let path = dir.path().join(format!("{id}.filter"));
             save(s.as_ref(), &path).unwrap();
@@ -388,7 +393,7 @@ mod tests {
     #[test]
     fn the_loader_survives_mutated_files() {
         let dir = tempfile::tempdir().unwrap();
-        let seeds: Vec<Vec<u8>> = ["bloom", "counting", "scalable"]
+        let seeds: Vec<Vec<u8>> = SAVABLE
             .iter()
             .map(|id| encoded(filled(id, 300).as_ref(), dir.path()))
             .collect();

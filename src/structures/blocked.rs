@@ -1,0 +1,285 @@
+//! `blocked`: a cache-blocked Bloom filter. All k probes of a key fall in one 64-byte cache line: the block
+//! is chosen by h1 (multiply-high over the blocks), and probe i sets one bit of word i mod 8, the bit chosen
+//! by the top 6 bits of h2·saltᵢ (a sectorised, split-block layout as in Impala/Parquet's SBBF, with 64-bit
+//! words). One cache miss per key instead of k.
+//!
+//! Theory: [`crate::theory::blocked_sector_fpr`], the per-block Poisson mixture of Putze, Sanders and
+//! Singler (2007) for this layout. Sizing for a target p solves that formula for the fewest whole blocks
+//! ([`crate::theory::blocked_sizing`]), so the blocking penalty is paid in bits: 10.10 bits per key at 1%
+//! against 9.59 for the standard filter.
+//!
+//! Invariant: the blocks start on a 64-byte boundary: the words are over-allocated by one block and
+//! `offset` words are skipped.
+
+use super::bits::{advise_huge_pages, as_atomic};
+use super::persist::{corrupt, Loaded, Payload, SavedParts};
+use super::{BuildConfig, Geometry, Kind, Membership, MemoryModel, SharedInsert};
+use crate::hash::{reduce, KeyHash};
+use crate::keys::KeyBatch;
+use crate::theory::{self, BLOCK_WORDS};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+/// Odd multipliers, one per probe (the first eight are Parquet's SBBF salts widened to 64 bits).
+const SALTS: [u64; 24] = [
+    0x47b6_137b_4497_4d91,
+    0x8824_ad5b_a2b7_289d,
+    0x7054_95c7_2df1_424b,
+    0x9efc_4947_5c6b_fb31,
+    0x9e37_79b9_7f4a_7c15,
+    0xc2b2_ae3d_27d4_eb4f,
+    0x1656_67b1_9e37_79f9,
+    0xd6e8_feb8_6659_fd93,
+    0xa076_1d64_78bd_642f,
+    0xe703_7ed1_a0b4_28db,
+    0x8ebc_6af0_9c88_c6e3,
+    0x5899_65cc_7537_4cc3,
+    0x1d8e_4e27_c47d_124f,
+    0xbf58_476d_1ce4_e5b9,
+    0x94d0_49bb_1331_11eb,
+    0x2545_f491_4f6c_dd1d,
+    0x9fb2_1c65_1e98_df25,
+    0xff51_afd7_ed55_8ccd,
+    0xc4ce_b9fe_1a85_ec53,
+    0x8764_8f16_5afa_5f39,
+    0x3c6e_f372_fe94_f82b,
+    0xa54f_f53a_5f1d_36f1,
+    0x510e_527f_ade6_82d1,
+    0x9b05_688c_2b3e_6c1f,
+];
+/// The most probes per key.
+pub const MAX_HASHES: u32 = SALTS.len() as u32;
+/// Keys whose blocks are prefetched ahead in batched lookups.
+const PREFETCH_AHEAD: usize = 16;
+
+/// Registry entry.
+pub struct BlockedKind;
+
+fn sizing(config: &BuildConfig) -> (u64, u32) {
+    match config.bloom_bits {
+        Some(bits) => (bits.div_ceil(512).max(1), 8),
+        None => theory::blocked_sizing(config.expected_keys, config.fpr),
+    }
+}
+
+impl Kind for BlockedKind {
+    fn id(&self) -> &'static str {
+        "blocked"
+    }
+    fn summary(&self) -> &'static str {
+        "cache-blocked Bloom filter: k bits in one 512-bit block (one cache miss per key)"
+    }
+    fn predicted_memory(&self, config: &BuildConfig) -> MemoryModel {
+        MemoryModel::flat(((sizing(config).0 + 1) * 64) as f64)
+    }
+    fn predicted_fpr(&self, config: &BuildConfig) -> f64 {
+        let (blocks, k) = sizing(config);
+        theory::blocked_sector_fpr(blocks * 512, k, config.expected_keys)
+    }
+    fn build(&self, config: &BuildConfig) -> crate::Result<Box<dyn Membership>> {
+        let (blocks, k) = sizing(config);
+        Ok(Box::new(Blocked::new(blocks, k, config.seed)))
+    }
+}
+
+/// A cache-blocked Bloom filter.
+pub struct Blocked {
+    words: Vec<u64>,
+    offset: usize,
+    blocks: u64,
+    hashes: u32,
+    seed: u64,
+    inserted: u64,
+}
+
+/// The block of a key and the bits it needs in each of the block's 8 words.
+#[inline(always)]
+fn locate(hash: KeyHash, blocks: u64, hashes: u32) -> (usize, [u64; 8]) {
+    let block = reduce(hash.h1, blocks) as usize;
+    let mut masks = [0u64; 8];
+    for (i, salt) in SALTS.iter().enumerate().take(hashes as usize) {
+        masks[i % 8] |= 1u64 << (hash.h2.wrapping_mul(*salt) >> 58);
+    }
+    (block, masks)
+}
+
+impl Blocked {
+    /// A filter of `blocks` 512-bit blocks with `hashes` probes per key (1 ≤ k ≤ 24).
+    pub fn new(blocks: u64, hashes: u32, seed: u64) -> Self {
+        assert!((1..=MAX_HASHES).contains(&hashes), "k must be in 1..=24");
+        let blocks = blocks.max(1);
+        let words = vec![0u64; (blocks as usize + 1) * 8];
+        let offset = (words.as_ptr() as usize)
+            .next_multiple_of(64)
+            .wrapping_sub(words.as_ptr() as usize)
+            / 8;
+        advise_huge_pages(&words);
+        Blocked {
+            words,
+            offset,
+            blocks,
+            hashes,
+            seed,
+            inserted: 0,
+        }
+    }
+
+    /// The blocks' words (without the alignment padding).
+    fn body(&self) -> &[u64] {
+        &self.words[self.offset..self.offset + self.blocks as usize * 8]
+    }
+
+    /// Rebuilds a filter from a checked saved file.
+    pub fn from_saved(mut saved: Loaded) -> crate::Result<Self> {
+        let blocks = saved.params.u64()?;
+        let hashes = saved.params.u32()?;
+        saved.params.finish()?;
+        if blocks == 0 || !(1..=MAX_HASHES).contains(&hashes) || blocks > (1 << 40) {
+            return Err(corrupt(format!(
+                "{blocks} blocks with k = {hashes} is out of range"
+            )));
+        }
+        let words = saved.payload.words(blocks * 8)?;
+        saved.payload.finish()?;
+        let mut filter = Blocked::new(blocks, hashes, saved.seed);
+        let offset = filter.offset;
+        filter.words[offset..offset + words.len()].copy_from_slice(&words);
+        filter.inserted = saved.inserted;
+        Ok(filter)
+    }
+
+    #[inline(always)]
+    fn probe(&self, block: usize, masks: &[u64; 8]) -> bool {
+        let base = self.offset + block * BLOCK_WORDS as usize;
+        let words = &self.words[base..base + 8];
+        words.iter().zip(masks).all(|(w, m)| w & m == *m)
+    }
+}
+
+/// Prefetches word `index` of `words` (no-op past the end).
+#[inline(always)]
+pub(crate) fn prefetch_word(words: &[u64], index: usize) {
+    if let Some(word) = words.get(index) {
+        prefetch(word as *const u64);
+    }
+}
+
+#[inline(always)]
+fn prefetch(ptr: *const u64) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: prefetching is a hint; it never faults, whatever the address.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch(ptr as *const i8, std::arch::x86_64::_MM_HINT_T0);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = ptr;
+}
+
+impl Membership for Blocked {
+    fn id(&self) -> &'static str {
+        "blocked"
+    }
+    fn seed(&self) -> u64 {
+        self.seed
+    }
+    #[inline]
+    fn insert_hashed(&mut self, _key: &[u8], hash: KeyHash) -> bool {
+        let (block, masks) = locate(hash, self.blocks, self.hashes);
+        let base = self.offset + block * 8;
+        let words = &mut self.words[base..base + 8];
+        let mut new = false;
+        for (w, m) in words.iter_mut().zip(masks) {
+            new |= *w & m != m;
+            *w |= m;
+        }
+        self.inserted += new as u64;
+        new
+    }
+    #[inline]
+    fn contains_hashed(&self, _key: &[u8], hash: KeyHash) -> bool {
+        let (block, masks) = locate(hash, self.blocks, self.hashes);
+        self.probe(block, &masks)
+    }
+    /// Batched lookups: blocks are located and prefetched [`PREFETCH_AHEAD`] keys ahead of the probes, so a
+    /// filter far larger than the caches is bound by memory parallelism rather than latency.
+    fn contains_batch(&self, batch: &KeyBatch) -> u64 {
+        let hashes = batch.hashes();
+        let mut found = 0;
+        let mut ring = [(0usize, [0u64; 8]); PREFETCH_AHEAD];
+        for (i, hash) in hashes.iter().enumerate() {
+            let located = locate(*hash, self.blocks, self.hashes);
+            prefetch(self.words[self.offset + located.0 * 8..].as_ptr());
+            if i >= PREFETCH_AHEAD {
+                let (block, masks) = ring[i % PREFETCH_AHEAD];
+                found += self.probe(block, &masks) as u64;
+            }
+            ring[i % PREFETCH_AHEAD] = located;
+        }
+        let start = hashes.len().saturating_sub(PREFETCH_AHEAD);
+        for i in start..hashes.len() {
+            let (block, masks) = ring[i % PREFETCH_AHEAD];
+            found += self.probe(block, &masks) as u64;
+        }
+        found
+    }
+    fn bytes_held(&self) -> u64 {
+        self.words.capacity() as u64 * 8
+    }
+    fn n_inserted(&self) -> u64 {
+        self.inserted
+    }
+    fn expected_fpr(&self, n_distinct: u64) -> f64 {
+        theory::blocked_sector_fpr(self.blocks * 512, self.hashes, n_distinct)
+    }
+    fn geometry(&self) -> Geometry {
+        Geometry {
+            bits: Some(self.blocks * 512),
+            hashes: Some(self.hashes),
+            slices: None,
+        }
+    }
+    fn add_inserted(&mut self, new: u64) {
+        self.inserted += new;
+    }
+    fn saved_parts(&self) -> Option<SavedParts<'_>> {
+        let mut params = self.blocks.to_le_bytes().to_vec();
+        params.extend_from_slice(&self.hashes.to_le_bytes());
+        Some(SavedParts {
+            params,
+            payload: vec![Payload::Words(self.body())],
+        })
+    }
+    fn shared_inserter(&mut self) -> Option<Box<dyn SharedInsert + '_>> {
+        let (offset, blocks, hashes) = (self.offset, self.blocks, self.hashes);
+        Some(Box::new(SharedBlocked {
+            words: as_atomic(&mut self.words),
+            offset,
+            blocks,
+            hashes,
+        }))
+    }
+}
+
+struct SharedBlocked<'a> {
+    words: &'a [AtomicU64],
+    offset: usize,
+    blocks: u64,
+    hashes: u32,
+}
+
+impl SharedInsert for SharedBlocked<'_> {
+    fn insert_batch(&self, batch: &KeyBatch) -> u64 {
+        let mut new = 0;
+        for hash in batch.hashes() {
+            let (block, masks) = locate(*hash, self.blocks, self.hashes);
+            let base = self.offset + block * 8;
+            let mut fresh = false;
+            for (w, m) in self.words[base..base + 8].iter().zip(masks) {
+                if m != 0 {
+                    fresh |= w.fetch_or(m, Relaxed) & m != m;
+                }
+            }
+            new += fresh as u64;
+        }
+        new
+    }
+}
