@@ -97,6 +97,22 @@ pub struct CellRecord {
     /// 8 · heap footprint / n.
     pub bits_per_key: f64,
     pub wall_s: f64,
+    /// Threads of the parallel build (1: not run in parallel).
+    #[serde(default)]
+    pub threads: u32,
+    /// Insert cost per key with all threads: the slowest thread's timed hash + insert over n
+    /// (key generation excluded), median over repetitions.
+    #[serde(default)]
+    pub parallel_insert_ns_per_key: Option<Summary>,
+    /// Non-member query cost per key through the batched path.
+    #[serde(default)]
+    pub batched_query_ns_per_key: Option<Summary>,
+    /// The machine's memory floor: one random cache-line read per key in the structure's own array.
+    #[serde(default)]
+    pub memory_floor_ns_per_key: Option<f64>,
+    /// Anonymous memory backed by transparent huge pages after the build.
+    #[serde(default)]
+    pub anon_huge_pages_bytes: u64,
 }
 
 impl CellRecord {

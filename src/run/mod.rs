@@ -190,6 +190,9 @@ impl<'a> Runner<'a> {
         let mut probe = Vec::new();
         let mut member_query = Vec::new();
         let mut non_member_query = Vec::new();
+        let mut parallel = Vec::new();
+        let mut floor = None;
+        let mut huge_pages = 0;
         let mut outcome = None;
         let (rss_before, _) = machine::rss_bytes();
         for rep in 0..reps {
@@ -241,6 +244,10 @@ impl<'a> Runner<'a> {
             member_query.push(members.total_per_key());
             non_member_query.push(non_members.total_per_key());
             if rep == 0 {
+                huge_pages = crate::structures::bits::anon_huge_page_bytes();
+                if n >= 1_000_000 {
+                    floor = self.memory_floor(structure.as_ref(), timing_queries.min(n))?;
+                }
                 let (rss_after, rss_peak) = machine::rss_bytes();
                 outcome = Some((
                     build.hits,
@@ -255,6 +262,11 @@ impl<'a> Runner<'a> {
                 ));
             }
             drop(structure);
+            if self.plan.threads > 1 {
+                if let Some(ns) = self.parallel_build(kind, config, n)? {
+                    parallel.push(ns);
+                }
+            }
         }
         let (
             reported_new,
@@ -301,7 +313,106 @@ impl<'a> Runner<'a> {
             rss_peak_bytes: rss_peak,
             bits_per_key: heap.footprint_bytes as f64 * 8.0 / n.max(1) as f64,
             wall_s: started.elapsed().as_secs_f64(),
+            threads: if parallel.is_empty() {
+                1
+            } else {
+                self.plan.threads
+            },
+            parallel_insert_ns_per_key: (!parallel.is_empty()).then(|| summarize(&parallel)),
+            batched_query_ns_per_key: None,
+            memory_floor_ns_per_key: floor,
+            anon_huge_pages_bytes: huge_pages,
         })
+    }
+
+    /// Builds a fresh structure with [`RunPlan::threads`] threads through its shared inserter (for kinds that
+    /// have one); returns the slowest thread's timed hash + insert nanoseconds per key.
+    fn parallel_build(
+        &mut self,
+        kind: &dyn Kind,
+        config: &BuildConfig,
+        n: u64,
+    ) -> Result<Option<f64>> {
+        if !matches!(self.source.members, keys::Members::Generated) {
+            return Ok(None);
+        }
+        let mut structure = kind.build(config)?;
+        let seed = structure.seed();
+        let threads = self.plan.threads as u64;
+        let stop = self.stop;
+        let generator = &self.source.generator;
+        let Some(inserter) = structure.shared_inserter() else {
+            return Ok(None);
+        };
+        let (slowest_ns, new) = std::thread::scope(|scope| {
+            let inserter = &inserter;
+            let workers: Vec<_> = (0..threads)
+                .map(|t| {
+                    scope.spawn(move || {
+                        let mut batch = KeyBatch::with_capacity(BATCH_KEYS, 96);
+                        let (mut timed_ns, mut new) = (0u64, 0u64);
+                        let (from, to) = (t * n / threads, (t + 1) * n / threads);
+                        let mut i = from;
+                        while i < to && !stop.load(Ordering::Relaxed) {
+                            batch.clear();
+                            let end = (i + BATCH_KEYS as u64).min(to);
+                            for j in i..end {
+                                batch.push_with(|buf| generator.append_member(j, buf));
+                            }
+                            let t0 = Instant::now();
+                            batch.hash_all(seed);
+                            new += inserter.insert_batch(&batch);
+                            timed_ns += t0.elapsed().as_nanos() as u64;
+                            i = end;
+                        }
+                        (timed_ns, new)
+                    })
+                })
+                .collect();
+            workers
+                .into_iter()
+                .fold((0u64, 0u64), |(slowest, total), w| {
+                    let (ns, new) = w.join().unwrap_or((0, 0));
+                    (slowest.max(ns), total + new)
+                })
+        });
+        drop(inserter);
+        structure.add_inserted(new);
+        if self.stopped() {
+            return Err(interrupted_error());
+        }
+        Ok(Some(slowest_ns as f64 / n.max(1) as f64))
+    }
+
+    /// The memory floor: one random cache-line read per key in the structure's own array (independent,
+    /// prefetched reads, as the batched lookups issue them), for structures whose state is one word array.
+    fn memory_floor(&mut self, s: &dyn Membership, keys: u64) -> Result<Option<f64>> {
+        let Some(parts) = s.saved_parts() else {
+            return Ok(None);
+        };
+        let Some(crate::structures::persist::Payload::Words(words)) = parts.payload.first() else {
+            return Ok(None);
+        };
+        let lines = (words.len() / 8).max(1) as u64;
+        let mut total_ns = 0u64;
+        let mut sum = 0u64;
+        let mut done = 0u64;
+        while done < keys {
+            self.batch.clear();
+            let to = (done + BATCH_KEYS as u64).min(keys);
+            self.source.fill_non_members(done, to, &mut self.batch);
+            self.batch.hash_all(s.seed() ^ 0xF100);
+            let t0 = Instant::now();
+            sum = sum.wrapping_add(crate::measure::floor::read_lines(
+                words,
+                lines,
+                self.batch.hashes(),
+            ));
+            total_ns += t0.elapsed().as_nanos() as u64;
+            done = to;
+        }
+        std::hint::black_box(sum);
+        Ok(Some(total_ns as f64 / keys.max(1) as f64))
     }
 
     /// One timed pass: keys are made untimed, then hashed (timed) and inserted or queried (timed).

@@ -85,6 +85,8 @@ pub struct RunPlan {
     /// Non-member queries timed in repetitions after the first.
     pub timing_queries_cap: u64,
     pub experiments: Option<ExperimentSizes>,
+    /// Threads of the parallel builds (1: none).
+    pub threads: u32,
 }
 
 impl RunPlan {
@@ -123,6 +125,9 @@ impl RunPlan {
                 deletion_n: 200_000 * scale,
                 bitmap_n: 1_000_000 * scale,
             }),
+            threads: std::thread::available_parallelism()
+                .map(|n| n.get() as u32)
+                .unwrap_or(1),
         }
     }
 
