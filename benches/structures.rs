@@ -35,6 +35,7 @@ fn structures(c: &mut Criterion) {
                         for i in 0..all.len() {
                             s.insert(all.key(i));
                         }
+                        s.finish_build();
                         s
                     },
                     BatchSize::PerIteration,
@@ -44,6 +45,7 @@ fn structures(c: &mut Criterion) {
             for i in 0..all.len() {
                 built.insert(all.key(i));
             }
+            built.finish_build();
             group.throughput(Throughput::Elements(LOOKUP_KEYS));
             group.bench_function(format!("{}/contains", kind.id()), |b| {
                 b.iter(|| {

@@ -59,6 +59,7 @@ fn insert_range(s: &mut dyn Membership, g: &UrlGenerator, from: u64, to: u64) ->
         new += s.insert_batch(&batch);
         i = end;
     }
+    s.finish_build();
     new
 }
 
@@ -254,7 +255,8 @@ fn registry_ids_are_unique_kebab_case_and_removability_is_truthful() {
     let ids = ids();
     for (i, id) in ids.iter().enumerate() {
         assert!(
-            id.chars().all(|c| c.is_ascii_lowercase() || c == '-'),
+            id.chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'),
             "{id}"
         );
         assert!(!ids[..i].contains(id), "duplicate {id}");

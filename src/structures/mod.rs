@@ -12,6 +12,8 @@ pub mod bloom;
 pub mod counting;
 pub mod fingerprint;
 pub mod hashset;
+#[cfg(feature = "peers")]
+pub mod peers;
 pub mod persist;
 pub mod scalable;
 
@@ -48,6 +50,8 @@ pub trait Membership: Send + Sync {
     fn shared_inserter(&mut self) -> Option<Box<dyn SharedInsert + '_>> {
         None
     }
+    /// Called once after the last insert of a build (timed with it): static filters build themselves here.
+    fn finish_build(&mut self) {}
     /// Adds inserts made through a [`SharedInsert`] view to the count.
     fn add_inserted(&mut self, _new: u64) {}
 
@@ -237,6 +241,18 @@ pub const REGISTRY: &[&dyn Kind] = &[
     &blocked::BlockedKind,
     &counting::CountingKind,
     &scalable::ScalableKind,
+    #[cfg(feature = "peers")]
+    &peers::fastbloom::FastBloomKind,
+    #[cfg(feature = "peers")]
+    &peers::bloomfilter::BloomfilterKind,
+    #[cfg(feature = "peers")]
+    &peers::growable::GrowableKind,
+    #[cfg(feature = "peers")]
+    &peers::sbbf::SbbfKind,
+    #[cfg(feature = "peers")]
+    &peers::binary_fuse::BinaryFuseKind,
+    #[cfg(feature = "peers")]
+    &peers::qfilter::QfilterKind,
 ];
 
 /// The kind registered under `id`.

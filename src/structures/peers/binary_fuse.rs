@@ -1,0 +1,91 @@
+//! Peer `xorf` BinaryFuse8 (Graf & Lemire, "Binary Fuse Filters", 2022): a static filter near the space
+//! lower bound (≈ 9 bits per key for a rate of 2⁻⁸ = 0.39%), for reference. Static: inserts collect the
+//! hashes, and the filter is built once after the last insert (its build time is part of the insert cost;
+//! the collected hashes, 8 bytes per key, are freed then). Theory: 2⁻⁸ per non-member.
+
+use super::{peer, peer_kind, PeerFilter};
+use crate::structures::{BuildConfig, Geometry, Kind, Membership, MemoryModel};
+use xorf::Filter as _;
+
+peer_kind!(
+    BinaryFuseKind,
+    "binary-fuse8",
+    "peer: xorf BinaryFuse8, static filter near the space bound (rate 1/256)"
+);
+
+struct Filter {
+    pending: Vec<u64>,
+    built: Option<::xorf::BinaryFuse8>,
+}
+
+impl PeerFilter for Filter {
+    fn insert(&mut self, hash: u64) -> bool {
+        self.pending.push(hash);
+        true
+    }
+    fn contains(&self, hash: u64) -> bool {
+        match &self.built {
+            Some(f) => f.contains(&hash),
+            // Before the build, answer exactly from the pending keys (small sets only).
+            None => self.pending.contains(&hash),
+        }
+    }
+    fn bytes(&self) -> u64 {
+        let built = self
+            .built
+            .as_ref()
+            .map(|f| f.fingerprints.len() as u64)
+            .unwrap_or(0);
+        built + self.pending.capacity() as u64 * 8
+    }
+    fn expected_fpr(&self, _n: u64) -> f64 {
+        1.0 / 256.0
+    }
+    fn geometry(&self) -> Geometry {
+        Geometry {
+            bits: self.built.as_ref().map(|f| f.fingerprints.len() as u64 * 8),
+            hashes: Some(3),
+            slices: None,
+        }
+    }
+    fn finish(&mut self) {
+        if self.built.is_none() && !self.pending.is_empty() {
+            self.pending.sort_unstable();
+            self.pending.dedup();
+            if let Ok(filter) = ::xorf::BinaryFuse8::try_from(&self.pending) {
+                self.built = Some(filter);
+                self.pending = Vec::new();
+            }
+        }
+    }
+}
+
+impl Kind for BinaryFuseKind {
+    fn id(&self) -> &'static str {
+        Self::ID
+    }
+    fn summary(&self) -> &'static str {
+        Self::SUMMARY
+    }
+    fn peer(&self) -> bool {
+        true
+    }
+    fn predicted_memory(&self, config: &BuildConfig) -> MemoryModel {
+        // Peak: the collected hashes (8 bytes per key) plus the filter (≈ 1.13 bytes per key).
+        MemoryModel::flat(config.expected_keys as f64 * 9.2)
+    }
+    fn predicted_fpr(&self, _config: &BuildConfig) -> f64 {
+        1.0 / 256.0
+    }
+    fn build(&self, config: &BuildConfig) -> crate::Result<Box<dyn Membership>> {
+        Ok(peer(
+            Self::ID,
+            Filter {
+                pending: Vec::new(),
+                built: None,
+            },
+            config.seed,
+            false,
+        ))
+    }
+}

@@ -1,0 +1,61 @@
+//! Peer `fastbloom` (crates.io `fastbloom`): a standard Bloom filter, probes derived from one u64 by its
+//! double hasher. Built with the same m and k as our `bloom`, fed our hash through `insert_hash`.
+//! Theory: the standard Bloom formula at its m and k.
+
+use super::{peer, peer_kind, PeerFilter};
+use crate::structures::{bloom, BuildConfig, Geometry, Kind, Membership, MemoryModel};
+use crate::theory;
+
+peer_kind!(
+    FastBloomKind,
+    "fastbloom",
+    "peer: fastbloom crate, standard Bloom filter (same m, k as bloom)"
+);
+
+struct Filter(::fastbloom::BloomFilter);
+
+impl PeerFilter for Filter {
+    fn insert(&mut self, hash: u64) -> bool {
+        // fastbloom returns whether the item was already present.
+        !self.0.insert_hash(hash)
+    }
+    fn contains(&self, hash: u64) -> bool {
+        self.0.contains_hash(hash)
+    }
+    fn bytes(&self) -> u64 {
+        (self.0.as_slice().len() * 8) as u64
+    }
+    fn expected_fpr(&self, n: u64) -> f64 {
+        theory::bloom_fpr(self.0.num_bits() as u64, self.0.num_hashes(), n)
+    }
+    fn geometry(&self) -> Geometry {
+        Geometry {
+            bits: Some(self.0.num_bits() as u64),
+            hashes: Some(self.0.num_hashes()),
+            slices: None,
+        }
+    }
+}
+
+impl Kind for FastBloomKind {
+    fn id(&self) -> &'static str {
+        Self::ID
+    }
+    fn summary(&self) -> &'static str {
+        Self::SUMMARY
+    }
+    fn peer(&self) -> bool {
+        true
+    }
+    fn predicted_memory(&self, config: &BuildConfig) -> MemoryModel {
+        MemoryModel::flat(bloom::sizing(config).bytes() as f64)
+    }
+    fn predicted_fpr(&self, config: &BuildConfig) -> f64 {
+        bloom::sizing(config).fpr(config.expected_keys)
+    }
+    fn build(&self, config: &BuildConfig) -> crate::Result<Box<dyn Membership>> {
+        let s = bloom::sizing(config);
+        let filter = ::fastbloom::BloomFilter::with_num_bits(s.bits as usize).hashes(s.hashes);
+        Ok(peer(Self::ID, Filter(filter), config.seed, false))
+    }
+}

@@ -1,0 +1,125 @@
+//! Peer crates as comparison rows: well-known filters from crates.io behind the same trait, on the same
+//! keys. They are benchmark rows only (the `peers` feature), never used inside our structures.
+//!
+//! Hashing: every peer receives h1 of our seeded xxh3-128 hash. Crates with a raw-hash entry point
+//! (fastbloom, sbbf-rs-safe, qfilter, xorf) use it directly; the others (bloomfilter, growable-bloom-filter)
+//! take it as their `Hash` item and hash those 8 bytes again with their own hasher, which is part of their
+//! measured cost. Theory: each peer's own formula from its visible geometry, or, where the geometry is
+//! hidden, the target it was built for (reported as such); the report states plainly when a peer misses.
+
+pub mod binary_fuse;
+pub mod bloomfilter;
+pub mod fastbloom;
+pub mod growable;
+pub mod qfilter;
+pub mod sbbf;
+
+use super::{Geometry, Membership, Removable};
+use crate::hash::KeyHash;
+
+/// What a peer filter offers, in terms of our 64-bit key hash.
+pub trait PeerFilter: Send + Sync {
+    /// Inserts; returns whether the key was new as far as the filter can tell.
+    fn insert(&mut self, hash: u64) -> bool;
+    /// Whether the key may be present.
+    fn contains(&self, hash: u64) -> bool;
+    /// Bytes of the filter (from the crate's own accessors or its layout).
+    fn bytes(&self) -> u64;
+    /// Theoretical false-positive rate after `n` distinct keys.
+    fn expected_fpr(&self, n: u64) -> f64;
+    /// Geometry, where the crate shows it.
+    fn geometry(&self) -> Geometry;
+    /// Called once after the last insert (static filters build themselves here).
+    fn finish(&mut self) {}
+    /// Removes a key, for peers that can.
+    fn remove(&mut self, _hash: u64) -> Option<bool> {
+        None
+    }
+}
+
+/// A peer filter behind our membership trait.
+pub struct Peer<F: PeerFilter> {
+    pub id: &'static str,
+    pub filter: F,
+    pub seed: u64,
+    pub inserted: u64,
+    pub removable: bool,
+}
+
+impl<F: PeerFilter> Membership for Peer<F> {
+    fn id(&self) -> &'static str {
+        self.id
+    }
+    fn seed(&self) -> u64 {
+        self.seed
+    }
+    #[inline]
+    fn insert_hashed(&mut self, _key: &[u8], hash: KeyHash) -> bool {
+        let new = self.filter.insert(hash.h1);
+        self.inserted += new as u64;
+        new
+    }
+    #[inline]
+    fn contains_hashed(&self, _key: &[u8], hash: KeyHash) -> bool {
+        self.filter.contains(hash.h1)
+    }
+    fn bytes_held(&self) -> u64 {
+        self.filter.bytes()
+    }
+    fn n_inserted(&self) -> u64 {
+        self.inserted
+    }
+    fn expected_fpr(&self, n_distinct: u64) -> f64 {
+        self.filter.expected_fpr(n_distinct)
+    }
+    fn geometry(&self) -> Geometry {
+        self.filter.geometry()
+    }
+    fn finish_build(&mut self) {
+        self.filter.finish();
+    }
+    fn as_removable(&mut self) -> Option<&mut dyn Removable> {
+        if self.removable {
+            Some(self)
+        } else {
+            None
+        }
+    }
+}
+
+impl<F: PeerFilter> Removable for Peer<F> {
+    fn remove_hashed(&mut self, _key: &[u8], hash: KeyHash) -> bool {
+        let removed = self.filter.remove(hash.h1).unwrap_or(false);
+        self.inserted -= removed as u64;
+        removed
+    }
+}
+
+/// Wraps a peer filter.
+pub fn peer<F: PeerFilter + 'static>(
+    id: &'static str,
+    filter: F,
+    seed: u64,
+    removable: bool,
+) -> Box<dyn Membership> {
+    Box::new(Peer {
+        id,
+        filter,
+        seed,
+        inserted: 0,
+        removable,
+    })
+}
+
+/// A fixed kind's boilerplate: id, summary, peer = true.
+macro_rules! peer_kind {
+    ($kind:ident, $id:literal, $summary:literal) => {
+        /// Registry entry.
+        pub struct $kind;
+        impl $kind {
+            pub const ID: &'static str = $id;
+            pub const SUMMARY: &'static str = $summary;
+        }
+    };
+}
+pub(crate) use peer_kind;
