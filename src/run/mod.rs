@@ -204,14 +204,18 @@ impl<'a> Runner<'a> {
                 reps
             );
             let heap_before = heap_snapshot();
+            // Construction (allocation, and zeroing where a structure does it eagerly) is part of the build.
+            let constructed = Instant::now();
             let mut structure = kind.build(config)?;
-            let build = self.pass(
+            let construct_ns = constructed.elapsed().as_nanos() as u64;
+            let mut build = self.pass(
                 &label,
                 "insert",
                 Some(structure.as_mut()),
                 None,
                 Keys::Members(n),
             )?;
+            build.probe_ns += construct_ns;
             let heap = heap_snapshot().since(&heap_before);
             // Every member is checked in the first repetition; later ones time a prefix.
             let member_count = if rep == 0 {

@@ -147,11 +147,16 @@ impl Blocked {
         Ok(filter)
     }
 
+    /// Whether every needed bit of the block is set: branch-free over the 8 words (one compare at the end).
     #[inline(always)]
     fn probe(&self, block: usize, masks: &[u64; 8]) -> bool {
         let base = self.offset + block * BLOCK_WORDS as usize;
-        let words = &self.words[base..base + 8];
-        words.iter().zip(masks).all(|(w, m)| w & m == *m)
+        let words: &[u64; 8] = self.words[base..base + 8].try_into().expect("8 words");
+        let mut missing = 0u64;
+        for i in 0..8 {
+            missing |= !words[i] & masks[i];
+        }
+        missing == 0
     }
 }
 
@@ -185,12 +190,15 @@ impl Membership for Blocked {
     fn insert_hashed(&mut self, _key: &[u8], hash: KeyHash) -> bool {
         let (block, masks) = locate(hash, self.blocks, self.hashes);
         let base = self.offset + block * 8;
-        let words = &mut self.words[base..base + 8];
-        let mut new = false;
-        for (w, m) in words.iter_mut().zip(masks) {
-            new |= *w & m != m;
-            *w |= m;
+        let words: &mut [u64; 8] = (&mut self.words[base..base + 8])
+            .try_into()
+            .expect("8 words");
+        let mut missing = 0u64;
+        for i in 0..8 {
+            missing |= !words[i] & masks[i];
+            words[i] |= masks[i];
         }
+        let new = missing != 0;
         self.inserted += new as u64;
         new
     }
@@ -198,6 +206,20 @@ impl Membership for Blocked {
     fn contains_hashed(&self, _key: &[u8], hash: KeyHash) -> bool {
         let (block, masks) = locate(hash, self.blocks, self.hashes);
         self.probe(block, &masks)
+    }
+    /// Batched inserts: each key's block is prefetched [`PREFETCH_AHEAD`] keys before it is written, so
+    /// the cache misses of a batch overlap instead of queueing behind each other.
+    fn insert_batch(&mut self, batch: &KeyBatch) -> u64 {
+        let hashes = batch.hashes();
+        let mut new = 0;
+        for (i, hash) in hashes.iter().enumerate() {
+            if let Some(ahead) = hashes.get(i + PREFETCH_AHEAD) {
+                let block = reduce(ahead.h1, self.blocks) as usize;
+                prefetch_word(&self.words, self.offset + block * 8);
+            }
+            new += self.insert_hashed(&[], *hash) as u64;
+        }
+        new
     }
     /// Batched lookups: blocks are located and prefetched [`PREFETCH_AHEAD`] keys ahead of the probes, so a
     /// filter far larger than the caches is bound by memory parallelism rather than latency.

@@ -134,6 +134,26 @@ impl Membership for Bloom {
             slices: None,
         }
     }
+    /// Batched inserts: the k words of each key are prefetched a few keys before they are written.
+    fn insert_batch(&mut self, batch: &KeyBatch) -> u64 {
+        const AHEAD: usize = 8;
+        let hashes = batch.hashes();
+        let m = self.bits.len();
+        let mut new = 0;
+        for (i, hash) in hashes.iter().enumerate() {
+            if let Some(ahead) = hashes.get(i + AHEAD) {
+                for p in 0..self.hashes {
+                    super::blocked::prefetch_word(
+                        self.bits.words(),
+                        (reduce(ahead.probe(p), m) >> 6) as usize,
+                    );
+                }
+            }
+            new += Bloom::set_probes(&mut self.bits, self.hashes, *hash) as u64;
+        }
+        self.inserted += new;
+        new
+    }
     /// Batched lookups: the k words of each key are prefetched a few keys ahead of the probes.
     fn contains_batch(&self, batch: &KeyBatch) -> u64 {
         const AHEAD: usize = 8;
