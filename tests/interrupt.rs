@@ -60,9 +60,13 @@ fn wait_exit(child: &mut Child, limit: Duration) -> Option<i32> {
 
 /// What must not depend on timing: every cell's counts and every experiment's counts.
 fn counts(r: &Results) -> Vec<String> {
+    // The xorf BinaryFuse8 peer builds differently from one process to the next (its false-positive count
+    // varies between two fresh uninterrupted runs too), so its counts are left out; every other structure is
+    // deterministic in the seed.
     let mut rows: Vec<String> = r
         .cells
         .iter()
+        .filter(|c| c.structure != "binary-fuse8")
         .map(|c| {
             format!(
                 "{} {} {} {} {} {}",

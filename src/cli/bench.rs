@@ -70,6 +70,7 @@ struct Spec {
     budget: u64,
     seed: u64,
     reps: Option<u32>,
+    reps_explicit: bool,
     profile: String,
     input: Option<PathBuf>,
     scales: Option<Vec<u64>>,
@@ -90,6 +91,7 @@ impl Spec {
                 .unwrap_or_else(machine::available_memory_bytes),
             seed: args.seed,
             reps: args.reps,
+            reps_explicit: args.reps.is_some(),
             profile: args.profile.clone(),
             input: args.input.clone(),
             scales: args.scales.clone(),
@@ -105,6 +107,7 @@ impl Spec {
             budget: h.memory_budget_bytes,
             seed: h.seed,
             reps: Some(h.reps),
+            reps_explicit: h.reps_explicit,
             profile: h.profile.clone(),
             input: h.input.as_ref().map(PathBuf::from),
             scales: Some(h.scales.clone()),
@@ -142,6 +145,7 @@ pub fn run(args: BenchArgs) -> Result<i32> {
     );
     if let Some(reps) = spec.reps {
         plan.reps = reps;
+        plan.reps_explicit = spec.reps_explicit;
     }
     if !spec.experiments {
         plan.experiments = None;
@@ -252,6 +256,7 @@ pub fn run(args: BenchArgs) -> Result<i32> {
             memory_budget_bytes: plan.memory_budget_bytes,
             seed: plan.seed,
             reps: plan.reps,
+            reps_explicit: plan.reps_explicit,
             profile: profile.name.clone(),
             input: spec.input.as_ref().map(|p| p.display().to_string()),
             experiments: plan.experiments.is_some(),

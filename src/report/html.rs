@@ -183,6 +183,33 @@ fn speed_table(s: &mut String, r: &Results) {
         );
     }
     let _ = writeln!(s, "</table>");
+    let ratios = super::speed::ratios(r);
+    if !ratios.is_empty() {
+        let _ = writeln!(s, "<h3>Ratios measured in this run</h3><table><tr><th>ratio</th><th>value</th><th>target</th><th>met</th></tr>");
+        for q in &ratios {
+            let met = match q.met {
+                Some(true) => "<td>yes</td>".to_string(),
+                Some(false) => "<td class=\"warn\">no</td>".to_string(),
+                None => "<td>–</td>".to_string(),
+            };
+            let _ = writeln!(
+                s,
+                "<tr><td>{}</td><td>{:.2}</td><td>{}</td>{met}</tr>",
+                esc(&q.what),
+                q.value,
+                esc(&q.target)
+            );
+        }
+        let _ = writeln!(s, "</table>");
+    }
+    let missed = super::speed::missed_targets(r);
+    if !missed.is_empty() {
+        let _ = writeln!(
+            s,
+            "<p class=\"warn\">Filters that miss the rate they were built for: {}.</p>",
+            esc(&missed.join("; "))
+        );
+    }
 }
 
 fn rate_table(s: &mut String, r: &Results) {

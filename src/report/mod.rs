@@ -7,6 +7,7 @@
 mod chart;
 mod figures;
 mod html;
+mod speed;
 mod verdicts;
 
 use crate::results::{write_atomic, Results};

@@ -171,6 +171,10 @@ fn rates(r: &Results) -> String {
     if !outside.is_empty() {
         text.push_str(&format!(" Outside: {}.", outside.join("; ")));
     }
+    let missed = super::speed::missed_targets(r);
+    if !missed.is_empty() {
+        text.push_str(&format!(" Missing their target: {}.", missed.join("; ")));
+    }
     text.push_str(&if negatives == 0 {
         " False negatives: 0 in every cell.".to_string()
     } else {

@@ -39,6 +39,9 @@ pub struct RunHeader {
     pub memory_budget_bytes: u64,
     pub seed: u64,
     pub reps: u32,
+    /// Whether the repetitions were given explicitly (then they apply to every cell).
+    #[serde(default)]
+    pub reps_explicit: bool,
     pub profile: String,
     pub input: Option<String>,
     /// Whether the experiments beyond the grid were asked for.

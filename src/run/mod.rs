@@ -180,7 +180,7 @@ impl<'a> Runner<'a> {
         config: &BuildConfig,
     ) -> Result<CellRecord> {
         let started = Instant::now();
-        let reps = self.plan.reps.max(1);
+        let reps = self.plan.reps_for(n);
         let n_distinct = self.source.distinct_members(n);
         let predicted_fpr = kind.predicted_fpr(config);
         let queries = self.plan.non_member_queries(predicted_fpr);
@@ -266,7 +266,7 @@ impl<'a> Runner<'a> {
                 ));
             }
             drop(structure);
-            if self.plan.threads > 1 {
+            if self.plan.threads > 1 && rep == 0 {
                 if let Some(ns) = self.parallel_build(kind, config, n)? {
                     parallel.push(ns);
                 }

@@ -78,6 +78,8 @@ pub struct RunPlan {
     pub memory_budget_bytes: u64,
     pub seed: u64,
     pub reps: u32,
+    /// Whether `--reps` was given (then it applies to every cell).
+    pub reps_explicit: bool,
     /// At most this many non-member queries per cell (and at least [`RunPlan::MIN_QUERIES`]).
     pub query_cap: u64,
     /// Seconds a non-member phase may take before it stops early (its count is kept).
@@ -116,6 +118,7 @@ impl RunPlan {
             memory_budget_bytes,
             seed,
             reps: suite.reps(),
+            reps_explicit: false,
             query_cap,
             query_time_cap_s,
             timing_queries_cap: 200_000,
@@ -139,6 +142,16 @@ impl RunPlan {
             e.growth_n0 = e.growth_n0.min((largest / 64).max(100));
             e.deletion_n = e.deletion_n.min(largest);
             e.bitmap_n = e.bitmap_n.min(largest);
+        }
+    }
+
+    /// Repetitions of a cell at `n`: the quick suite times its largest cells (≥ 10⁷ keys) once, to stay within
+    /// its three minutes; an explicit `--reps` applies to every cell.
+    pub fn reps_for(&self, n: u64) -> u32 {
+        if self.suite == Suite::Quick && !self.reps_explicit && n >= 10_000_000 {
+            1
+        } else {
+            self.reps.max(1)
         }
     }
 

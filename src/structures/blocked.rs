@@ -168,6 +168,12 @@ pub(crate) fn prefetch_word(words: &[u64], index: usize) {
     }
 }
 
+/// Prefetches the cache line at `ptr`.
+#[inline(always)]
+pub(crate) fn prefetch_ptr(ptr: *const u64) {
+    prefetch(ptr)
+}
+
 #[inline(always)]
 fn prefetch(ptr: *const u64) {
     #[cfg(target_arch = "x86_64")]
@@ -291,7 +297,15 @@ struct SharedBlocked<'a> {
 impl SharedInsert for SharedBlocked<'_> {
     fn insert_batch(&self, batch: &KeyBatch) -> u64 {
         let mut new = 0;
-        for hash in batch.hashes() {
+        let hashes = batch.hashes();
+        for (i, hash) in hashes.iter().enumerate() {
+            // Locked or-instructions serialise memory access: prefetch ahead so the misses still overlap.
+            if let Some(ahead) = hashes.get(i + PREFETCH_AHEAD) {
+                let block = reduce(ahead.h1, self.blocks) as usize;
+                if let Some(word) = self.words.get(self.offset + block * 8) {
+                    prefetch(word.as_ptr() as *const u64);
+                }
+            }
             let (block, masks) = locate(*hash, self.blocks, self.hashes);
             let base = self.offset + block * 8;
             let mut fresh = false;

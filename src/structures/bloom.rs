@@ -201,7 +201,17 @@ struct SharedBloom<'a> {
 impl SharedInsert for SharedBloom<'_> {
     fn insert_batch(&self, batch: &KeyBatch) -> u64 {
         let mut new = 0;
-        for hash in batch.hashes() {
+        let hashes = batch.hashes();
+        for (j, hash) in hashes.iter().enumerate() {
+            // Locked or-instructions serialise memory access: prefetch ahead so the misses still overlap.
+            if let Some(ahead) = hashes.get(j + 8) {
+                for p in 0..self.hashes {
+                    let index = (reduce(ahead.probe(p), self.m) >> 6) as usize;
+                    if let Some(word) = self.words.get(index) {
+                        super::blocked::prefetch_ptr(word.as_ptr() as *const u64);
+                    }
+                }
+            }
             let mut fresh = false;
             for i in 0..self.hashes {
                 let pos = reduce(hash.probe(i), self.m);
