@@ -209,3 +209,62 @@ fn a_run_far_beyond_the_machine_completes_with_those_cells_skipped() {
         .iter()
         .all(|s| s.n == 1_000_000_000_000 && s.reason.starts_with("needs")));
 }
+
+#[test]
+fn real_url_files_plain_and_gzip_are_the_member_set() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    // 3000 lines of which 2000 distinct, with CRLF endings and blank lines.
+    let mut text = String::new();
+    for i in 0..3000 {
+        text.push_str(&format!("https://example.org/item/{}\r\n", i % 2000));
+        if i % 500 == 0 {
+            text.push('\n');
+        }
+    }
+    let plain = dir.path().join("urls.txt");
+    std::fs::write(&plain, &text).unwrap();
+    let gz = dir.path().join("urls.txt.gz");
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    e.write_all(text.as_bytes()).unwrap();
+    std::fs::write(&gz, e.finish().unwrap()).unwrap();
+    for (name, input) in [("plain", &plain), ("gz", &gz)] {
+        let out = dir.path().join(name);
+        let status = dedupbench()
+            .args([
+                "bench",
+                "--structures",
+                "hashset,bloom",
+                "--reps",
+                "1",
+                "--no-experiments",
+                "--quiet",
+                "--input",
+            ])
+            .arg(input)
+            .arg("--out")
+            .arg(&out)
+            .status()
+            .unwrap();
+        assert!(status.success(), "{name}");
+        let results = dedupbench::results::read_results(&out).unwrap();
+        let hashset = results
+            .cells
+            .iter()
+            .find(|c| c.structure == "hashset")
+            .unwrap();
+        assert_eq!(
+            (hashset.n, hashset.n_distinct, hashset.n_reported_new),
+            (3000, 2000, 2000),
+            "{name}"
+        );
+        assert_eq!(hashset.false_negatives, 0);
+        let bloom = results
+            .cells
+            .iter()
+            .find(|c| c.structure == "bloom")
+            .unwrap();
+        assert_eq!(bloom.false_negatives, 0);
+        assert!(bloom.theory_in_interval, "{name}: {bloom:?}");
+    }
+}
