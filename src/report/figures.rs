@@ -3,6 +3,7 @@
 use super::chart::{axis_label, bytes_label, colour, empty, log_range, render, DrawResult, Figure};
 use crate::results::{RatePoint, Results};
 use crate::Result;
+use plotters::coord::combinators::LogCoord;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::path::Path;
@@ -75,6 +76,37 @@ where
     Ok(())
 }
 
+/// A chart context with log axes on both sides.
+type LogLogChart<'a, DB> = ChartContext<'a, DB, Cartesian2d<LogCoord<f64>, LogCoord<f64>>>;
+
+/// A chart with log axes on both sides, its caption, axis descriptions and tick labels.
+fn log_log_chart<'a, DB: DrawingBackend + 'a>(
+    area: &'a DrawingArea<DB, Shift>,
+    title: &str,
+    (x, x_desc): (std::ops::Range<f64>, &str),
+    (y, y_desc): (std::ops::Range<f64>, &str),
+    y_label: fn(f64) -> String,
+) -> std::result::Result<LogLogChart<'a, DB>, Box<dyn std::error::Error>>
+where
+    DB::ErrorType: 'static,
+{
+    let mut chart = ChartBuilder::on(area)
+        .caption(title, ("sans-serif", 20))
+        .margin(15)
+        .x_label_area_size(45)
+        .y_label_area_size(85)
+        .build_cartesian_2d(x.log_scale(), y.log_scale())?;
+    chart
+        .configure_mesh()
+        .x_desc(x_desc)
+        .y_desc(y_desc)
+        .x_label_formatter(&|v| axis_label(*v))
+        .y_label_formatter(&|v| y_label(*v))
+        .label_style(("sans-serif", 14))
+        .draw()?;
+    Ok(chart)
+}
+
 /// Exact-set crossover: where the largest measured `hashset` cell's bytes per key reach `budget`.
 pub fn exact_crossover(results: &Results, id: &str, budget: f64) -> Option<(f64, f64)> {
     let cell = results
@@ -120,20 +152,13 @@ impl Figure for BytesVsN {
             .chain(r.skipped.iter().map(|s| s.projected_bytes))
             .chain([budget, ram]);
         let y = log_range(ys);
-        let mut chart = ChartBuilder::on(area)
-            .caption(self.title(), ("sans-serif", 20))
-            .margin(15)
-            .x_label_area_size(45)
-            .y_label_area_size(85)
-            .build_cartesian_2d(x.clone().log_scale(), y.clone().log_scale())?;
-        chart
-            .configure_mesh()
-            .x_desc("keys inserted (n)")
-            .y_desc("bytes")
-            .x_label_formatter(&|v| axis_label(*v))
-            .y_label_formatter(&|v| bytes_label(*v))
-            .label_style(("sans-serif", 14))
-            .draw()?;
+        let mut chart = log_log_chart(
+            area,
+            self.title(),
+            (x.clone(), "keys inserted (n)"),
+            (y.clone(), "bytes"),
+            bytes_label,
+        )?;
         for (value, name, style) in [(budget, "memory budget", RED), (ram, "machine RAM", BLACK)] {
             if value > 0.0 {
                 chart
@@ -219,20 +244,13 @@ impl Figure for BitsPerKey {
         }
         let x = log_range(r.cells.iter().map(|c| c.n as f64));
         let y = log_range(r.cells.iter().map(|c| c.bits_per_key));
-        let mut chart = ChartBuilder::on(area)
-            .caption(self.title(), ("sans-serif", 20))
-            .margin(15)
-            .x_label_area_size(45)
-            .y_label_area_size(70)
-            .build_cartesian_2d(x.log_scale(), y.log_scale())?;
-        chart
-            .configure_mesh()
-            .x_desc("keys inserted (n)")
-            .y_desc("bits per key")
-            .x_label_formatter(&|v| axis_label(*v))
-            .y_label_formatter(&|v| axis_label(*v))
-            .label_style(("sans-serif", 14))
-            .draw()?;
+        let mut chart = log_log_chart(
+            area,
+            self.title(),
+            (x, "keys inserted (n)"),
+            (y, "bits per key"),
+            axis_label,
+        )?;
         for id in structure_order(r) {
             let c = colour(&id);
             let mut points: Vec<(f64, f64)> = r
@@ -293,20 +311,13 @@ impl Figure for Throughput {
                 .iter()
                 .flat_map(|c| [1e9 / pick(c).min, 1e9 / pick(c).max]),
         );
-        let mut chart = ChartBuilder::on(area)
-            .caption(self.title(), ("sans-serif", 20))
-            .margin(15)
-            .x_label_area_size(45)
-            .y_label_area_size(70)
-            .build_cartesian_2d(x.log_scale(), y.log_scale())?;
-        chart
-            .configure_mesh()
-            .x_desc("keys inserted (n)")
-            .y_desc("keys per second")
-            .x_label_formatter(&|v| axis_label(*v))
-            .y_label_formatter(&|v| axis_label(*v))
-            .label_style(("sans-serif", 14))
-            .draw()?;
+        let mut chart = log_log_chart(
+            area,
+            self.title(),
+            (x, "keys inserted (n)"),
+            (y, "keys per second"),
+            axis_label,
+        )?;
         for id in structure_order(r) {
             let c = colour(&id);
             let mut cells: Vec<_> = r.cells.iter().filter(|cell| cell.structure == id).collect();
@@ -448,20 +459,13 @@ impl Figure for RateVsN {
                 floor,
             ]
         }));
-        let mut chart = ChartBuilder::on(area)
-            .caption(self.title(), ("sans-serif", 20))
-            .margin(15)
-            .x_label_area_size(45)
-            .y_label_area_size(70)
-            .build_cartesian_2d(x.clone().log_scale(), y.log_scale())?;
-        chart
-            .configure_mesh()
-            .x_desc("keys inserted (n)")
-            .y_desc("false-positive rate")
-            .x_label_formatter(&|v| axis_label(*v))
-            .y_label_formatter(&|v| axis_label(*v))
-            .label_style(("sans-serif", 14))
-            .draw()?;
+        let mut chart = log_log_chart(
+            area,
+            self.title(),
+            (x.clone(), "keys inserted (n)"),
+            (y, "false-positive rate"),
+            axis_label,
+        )?;
         if let Some(h) = &r.header {
             target_line(&mut chart, x, h.fpr)?;
         }
@@ -575,20 +579,13 @@ impl Figure for Growth {
                 floor,
             ]
         }));
-        let mut chart = ChartBuilder::on(area)
-            .caption(self.title(), ("sans-serif", 20))
-            .margin(15)
-            .x_label_area_size(45)
-            .y_label_area_size(70)
-            .build_cartesian_2d(x.clone().log_scale(), y.log_scale())?;
-        chart
-            .configure_mesh()
-            .x_desc("keys inserted")
-            .y_desc("false-positive rate")
-            .x_label_formatter(&|v| axis_label(*v))
-            .y_label_formatter(&|v| axis_label(*v))
-            .label_style(("sans-serif", 14))
-            .draw()?;
+        let mut chart = log_log_chart(
+            area,
+            self.title(),
+            (x.clone(), "keys inserted"),
+            (y, "false-positive rate"),
+            axis_label,
+        )?;
         target_line(&mut chart, x, r.growth[0].target_fpr)?;
         for id in ["bloom", "scalable"] {
             let points: Vec<&RatePoint> = r.growth.iter().filter(|p| p.structure == id).collect();
@@ -630,20 +627,13 @@ impl Figure for BitmapClaim {
                 .iter()
                 .flat_map(|p| [p.observed_fpr_wilson95.high, p.expected_fpr.max(floor), 1.0]),
         );
-        let mut chart = ChartBuilder::on(area)
-            .caption(self.title(), ("sans-serif", 20))
-            .margin(15)
-            .x_label_area_size(45)
-            .y_label_area_size(70)
-            .build_cartesian_2d(x.clone().log_scale(), y.log_scale())?;
-        chart
-            .configure_mesh()
-            .x_desc("bits per key (m / n)")
-            .y_desc("share of new keys reported as seen")
-            .x_label_formatter(&|v| axis_label(*v))
-            .y_label_formatter(&|v| axis_label(*v))
-            .label_style(("sans-serif", 14))
-            .draw()?;
+        let mut chart = log_log_chart(
+            area,
+            self.title(),
+            (x.clone(), "bits per key (m / n)"),
+            (y, "share of new keys reported as seen"),
+            axis_label,
+        )?;
         target_line(&mut chart, x, r.bitmap_claim[0].target_fpr)?;
         for id in ["bitmap", "bloom"] {
             let points: Vec<&RatePoint> = r

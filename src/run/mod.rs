@@ -513,9 +513,16 @@ impl<'a> Runner<'a> {
         Ok((t.hits, t.keys))
     }
 
-    /// Inserts generated members `[from, to)` (for experiments); returns how many were new.
-    pub fn insert_members(&mut self, s: &mut dyn Membership, from: u64, to: u64) -> Result<u64> {
-        let mut new = 0;
+    /// Runs `op` over generated members `[from, to)` a hashed batch at a time (for experiments); returns
+    /// the sum of what `op` returns. Stops with an error when interrupted.
+    fn over_members(
+        &mut self,
+        seed: u64,
+        from: u64,
+        to: u64,
+        mut op: impl FnMut(&KeyBatch) -> u64,
+    ) -> Result<u64> {
+        let mut total = 0;
         let mut i = from;
         while i < to {
             if self.stop.load(Ordering::Relaxed) {
@@ -527,29 +534,23 @@ impl<'a> Runner<'a> {
                 self.batch
                     .push_with(|buf| self.source.generator.append_member(j, buf));
             }
-            self.batch.hash_all(s.seed());
-            new += s.insert_batch(&self.batch);
+            self.batch.hash_all(seed);
+            total += op(&self.batch);
             i = end;
         }
+        Ok(total)
+    }
+
+    /// Inserts generated members `[from, to)` (for experiments); returns how many were new.
+    pub fn insert_members(&mut self, s: &mut dyn Membership, from: u64, to: u64) -> Result<u64> {
+        let new = self.over_members(s.seed(), from, to, |batch| s.insert_batch(batch))?;
+        s.finish_build();
         Ok(new)
     }
 
     /// Counts generated members `[from, to)` found (for experiments).
     pub fn count_members_found(&mut self, s: &dyn Membership, from: u64, to: u64) -> Result<u64> {
-        let mut found = 0;
-        let mut i = from;
-        while i < to {
-            self.batch.clear();
-            let end = (i + BATCH_KEYS as u64).min(to);
-            for j in i..end {
-                self.batch
-                    .push_with(|buf| self.source.generator.append_member(j, buf));
-            }
-            self.batch.hash_all(s.seed());
-            found += s.contains_batch(&self.batch);
-            i = end;
-        }
-        Ok(found)
+        self.over_members(s.seed(), from, to, |batch| s.contains_batch(batch))
     }
 
     /// Removes generated members `[from, to)` (for experiments); returns how many were removed.
@@ -558,20 +559,7 @@ impl<'a> Runner<'a> {
         let removable = s
             .as_removable()
             .ok_or_else(|| Error::invalid("structure", "does not support removal"))?;
-        let mut removed = 0;
-        let mut i = from;
-        while i < to {
-            self.batch.clear();
-            let end = (i + BATCH_KEYS as u64).min(to);
-            for j in i..end {
-                self.batch
-                    .push_with(|buf| self.source.generator.append_member(j, buf));
-            }
-            self.batch.hash_all(seed);
-            removed += removable.remove_batch(&self.batch);
-            i = end;
-        }
-        Ok(removed)
+        self.over_members(seed, from, to, |batch| removable.remove_batch(batch))
     }
 
     /// Whether a stop was requested.

@@ -3,15 +3,12 @@
 //! hashes, and the filter is built once after the last insert (its build time is part of the insert cost;
 //! the collected hashes, 8 bytes per key, are freed then). Theory: 2⁻⁸ per non-member.
 
-use super::{peer, peer_kind, PeerFilter};
-use crate::structures::{BuildConfig, Geometry, Kind, Membership, MemoryModel};
+use super::{peer, PeerFilter, PeerKind};
+use crate::structures::{BuildConfig, Geometry, Membership, MemoryModel};
 use xorf::Filter as _;
 
-peer_kind!(
-    BinaryFuseKind,
-    "binary-fuse8",
-    "peer: xorf BinaryFuse8, static filter near the space bound (rate 1/256)"
-);
+/// Registry entry.
+pub struct BinaryFuseKind;
 
 struct Filter {
     pending: Vec<u64>,
@@ -60,16 +57,10 @@ impl PeerFilter for Filter {
     }
 }
 
-impl Kind for BinaryFuseKind {
-    fn id(&self) -> &'static str {
-        Self::ID
-    }
-    fn summary(&self) -> &'static str {
-        Self::SUMMARY
-    }
-    fn peer(&self) -> bool {
-        true
-    }
+impl PeerKind for BinaryFuseKind {
+    const ID: &'static str = "binary-fuse8";
+    const SUMMARY: &'static str =
+        "peer: xorf BinaryFuse8, static filter near the space bound (rate 1/256)";
     fn predicted_memory(&self, config: &BuildConfig) -> MemoryModel {
         // Peak: the collected hashes (8 bytes per key) plus the filter (≈ 1.13 bytes per key).
         MemoryModel::flat(config.expected_keys as f64 * 9.2)

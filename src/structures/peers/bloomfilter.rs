@@ -1,15 +1,12 @@
 //! Peer `bloomfilter` (crates.io `bloomfilter`): a Bloom filter with SipHash, sized by its own
 //! `new_for_fp_rate`; it hashes our 64-bit key hash again. Theory: the standard formula at its m and k.
 
-use super::{peer, peer_kind, PeerFilter};
-use crate::structures::{BuildConfig, Geometry, Kind, Membership, MemoryModel};
+use super::{peer, PeerFilter, PeerKind};
+use crate::structures::{BuildConfig, Geometry, Membership, MemoryModel};
 use crate::theory::{self, BloomSizing};
 
-peer_kind!(
-    BloomfilterKind,
-    "bloomfilter",
-    "peer: bloomfilter crate (SipHash), sized by its own new_for_fp_rate"
-);
+/// Registry entry.
+pub struct BloomfilterKind;
 
 struct Filter(::bloomfilter::Bloom<u64>);
 
@@ -35,16 +32,10 @@ impl PeerFilter for Filter {
     }
 }
 
-impl Kind for BloomfilterKind {
-    fn id(&self) -> &'static str {
-        Self::ID
-    }
-    fn summary(&self) -> &'static str {
-        Self::SUMMARY
-    }
-    fn peer(&self) -> bool {
-        true
-    }
+impl PeerKind for BloomfilterKind {
+    const ID: &'static str = "bloomfilter";
+    const SUMMARY: &'static str =
+        "peer: bloomfilter crate (SipHash), sized by its own new_for_fp_rate";
     fn predicted_memory(&self, config: &BuildConfig) -> MemoryModel {
         MemoryModel::flat(BloomSizing::for_rate(config.expected_keys, config.fpr).bytes() as f64)
     }

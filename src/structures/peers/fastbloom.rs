@@ -2,15 +2,12 @@
 //! double hasher. Built with the same m and k as our `bloom`, fed our hash through `insert_hash`.
 //! Theory: the standard Bloom formula at its m and k.
 
-use super::{peer, peer_kind, PeerFilter};
-use crate::structures::{bloom, BuildConfig, Geometry, Kind, Membership, MemoryModel};
+use super::{peer, PeerFilter, PeerKind};
+use crate::structures::{bloom, BuildConfig, Geometry, Membership, MemoryModel};
 use crate::theory;
 
-peer_kind!(
-    FastBloomKind,
-    "fastbloom",
-    "peer: fastbloom crate, standard Bloom filter (same m, k as bloom)"
-);
+/// Registry entry.
+pub struct FastBloomKind;
 
 struct Filter(::fastbloom::BloomFilter);
 
@@ -37,16 +34,10 @@ impl PeerFilter for Filter {
     }
 }
 
-impl Kind for FastBloomKind {
-    fn id(&self) -> &'static str {
-        Self::ID
-    }
-    fn summary(&self) -> &'static str {
-        Self::SUMMARY
-    }
-    fn peer(&self) -> bool {
-        true
-    }
+impl PeerKind for FastBloomKind {
+    const ID: &'static str = "fastbloom";
+    const SUMMARY: &'static str =
+        "peer: fastbloom crate, standard Bloom filter (same m, k as bloom)";
     fn predicted_memory(&self, config: &BuildConfig) -> MemoryModel {
         MemoryModel::flat(bloom::sizing(config).bytes() as f64)
     }

@@ -2,14 +2,11 @@
 //! peer of our `scalable`. Its slices are not visible, so its "theory" is the bound it promises: the target
 //! rate it was built for. Starts at the same initial capacity as our `scalable`.
 
-use super::{peer, peer_kind, PeerFilter};
+use super::{peer, PeerFilter, PeerKind};
 use crate::structures::{scalable, BuildConfig, Geometry, Kind, Membership, MemoryModel};
 
-peer_kind!(
-    GrowableKind,
-    "growable-bloom",
-    "peer: growable-bloom-filter crate, scalable Bloom (bound = target rate)"
-);
+/// Registry entry.
+pub struct GrowableKind;
 
 struct Filter {
     inner: ::growable_bloom_filter::GrowableBloom,
@@ -46,16 +43,10 @@ impl PeerFilter for Filter {
     }
 }
 
-impl Kind for GrowableKind {
-    fn id(&self) -> &'static str {
-        Self::ID
-    }
-    fn summary(&self) -> &'static str {
-        Self::SUMMARY
-    }
-    fn peer(&self) -> bool {
-        true
-    }
+impl PeerKind for GrowableKind {
+    const ID: &'static str = "growable-bloom";
+    const SUMMARY: &'static str =
+        "peer: growable-bloom-filter crate, scalable Bloom (bound = target rate)";
     fn predicted_memory(&self, config: &BuildConfig) -> MemoryModel {
         MemoryModel::flat(scalable::ScalableKind.predicted_memory(config).heap_bytes * 1.2)
     }

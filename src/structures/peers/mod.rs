@@ -14,7 +14,7 @@ pub mod growable;
 pub mod qfilter;
 pub mod sbbf;
 
-use super::{Geometry, Membership, Removable};
+use super::{BuildConfig, Geometry, Kind, Membership, MemoryModel, Removable};
 use crate::hash::KeyHash;
 
 /// What a peer filter offers, in terms of our 64-bit key hash.
@@ -111,15 +111,37 @@ pub fn peer<F: PeerFilter + 'static>(
     })
 }
 
-/// A fixed kind's boilerplate: id, summary, peer = true.
-macro_rules! peer_kind {
-    ($kind:ident, $id:literal, $summary:literal) => {
-        /// Registry entry.
-        pub struct $kind;
-        impl $kind {
-            pub const ID: &'static str = $id;
-            pub const SUMMARY: &'static str = $summary;
-        }
-    };
+/// A peer's registry entry: its id and summary as constants, the rest as in [`Kind`]; the blanket impl
+/// below makes every `PeerKind` a `Kind` marked as a peer.
+pub trait PeerKind: Sync {
+    const ID: &'static str;
+    const SUMMARY: &'static str;
+    const REMOVABLE: bool = false;
+    fn predicted_memory(&self, config: &BuildConfig) -> MemoryModel;
+    fn predicted_fpr(&self, config: &BuildConfig) -> f64;
+    fn build(&self, config: &BuildConfig) -> crate::Result<Box<dyn Membership>>;
 }
-pub(crate) use peer_kind;
+
+impl<T: PeerKind> Kind for T {
+    fn id(&self) -> &'static str {
+        T::ID
+    }
+    fn summary(&self) -> &'static str {
+        T::SUMMARY
+    }
+    fn removable(&self) -> bool {
+        T::REMOVABLE
+    }
+    fn peer(&self) -> bool {
+        true
+    }
+    fn predicted_memory(&self, config: &BuildConfig) -> MemoryModel {
+        PeerKind::predicted_memory(self, config)
+    }
+    fn predicted_fpr(&self, config: &BuildConfig) -> f64 {
+        PeerKind::predicted_fpr(self, config)
+    }
+    fn build(&self, config: &BuildConfig) -> crate::Result<Box<dyn Membership>> {
+        PeerKind::build(self, config)
+    }
+}

@@ -2,14 +2,11 @@
 //! pays 4× a Bloom filter's memory for deletions). Fed our hash as its fingerprint. Theory: the crate's own
 //! estimate of its current error ratio.
 
-use super::{peer, peer_kind, PeerFilter};
-use crate::structures::{BuildConfig, Geometry, Kind, Membership, MemoryModel};
+use super::{peer, PeerFilter, PeerKind};
+use crate::structures::{BuildConfig, Geometry, Membership, MemoryModel};
 
-peer_kind!(
-    QfilterKind,
-    "qfilter",
-    "peer: qfilter crate, quotient filter with removal"
-);
+/// Registry entry.
+pub struct QfilterKind;
 
 struct Filter(::qfilter::Filter);
 
@@ -34,19 +31,10 @@ impl PeerFilter for Filter {
     }
 }
 
-impl Kind for QfilterKind {
-    fn id(&self) -> &'static str {
-        Self::ID
-    }
-    fn summary(&self) -> &'static str {
-        Self::SUMMARY
-    }
-    fn peer(&self) -> bool {
-        true
-    }
-    fn removable(&self) -> bool {
-        true
-    }
+impl PeerKind for QfilterKind {
+    const ID: &'static str = "qfilter";
+    const SUMMARY: &'static str = "peer: qfilter crate, quotient filter with removal";
+    const REMOVABLE: bool = true;
     fn predicted_memory(&self, config: &BuildConfig) -> MemoryModel {
         // Remainder bits ⌈log2(1/p)⌉ plus ≈ 2.1 metadata bits per slot, slots at ≤ 95% load.
         let remainder = (1.0 / config.fpr).log2().ceil();

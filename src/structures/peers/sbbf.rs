@@ -2,15 +2,12 @@
 //! 32-bit words, one bit per word), the blocked peer of our `blocked`. Bits per key: the fewest whole bits
 //! that meet the target by the split-block formula Σᵢ Pois(i; 256·n/m)·(1 − (1 − 1/32)^i)^8.
 
-use super::{peer, peer_kind, PeerFilter};
-use crate::structures::{BuildConfig, Geometry, Kind, Membership, MemoryModel};
+use super::{peer, PeerFilter, PeerKind};
+use crate::structures::{BuildConfig, Geometry, Membership, MemoryModel};
 use crate::theory;
 
-peer_kind!(
-    SbbfKind,
-    "sbbf",
-    "peer: sbbf-rs-safe crate, split-block Bloom (256-bit blocks, k = 8)"
-);
+/// Registry entry.
+pub struct SbbfKind;
 
 /// The split-block rate for m bits and n keys.
 pub fn split_block_fpr(m: u64, n: u64) -> f64 {
@@ -54,16 +51,10 @@ impl PeerFilter for Filter {
     }
 }
 
-impl Kind for SbbfKind {
-    fn id(&self) -> &'static str {
-        Self::ID
-    }
-    fn summary(&self) -> &'static str {
-        Self::SUMMARY
-    }
-    fn peer(&self) -> bool {
-        true
-    }
+impl PeerKind for SbbfKind {
+    const ID: &'static str = "sbbf";
+    const SUMMARY: &'static str =
+        "peer: sbbf-rs-safe crate, split-block Bloom (256-bit blocks, k = 8)";
     fn predicted_memory(&self, config: &BuildConfig) -> MemoryModel {
         MemoryModel::flat(
             (bits_per_key(config.fpr) * config.expected_keys.max(1)).div_ceil(256) as f64 * 32.0,
