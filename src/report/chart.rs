@@ -63,6 +63,12 @@ pub fn colour(id: &str) -> RGBColor {
         RGBColor(127, 127, 127),
         RGBColor(188, 189, 34),
         RGBColor(23, 190, 207),
+        RGBColor(0, 0, 0),
+        RGBColor(120, 60, 0),
+        RGBColor(0, 90, 90),
+        RGBColor(255, 200, 0),
+        RGBColor(90, 0, 150),
+        RGBColor(0, 150, 100),
     ];
     let index = crate::structures::ids()
         .iter()
