@@ -139,11 +139,18 @@ impl Figure for BytesVsN {
         let ram = header
             .map(|h| h.machine.total_memory_bytes as f64)
             .unwrap_or(0.0);
+        // Projections: the exact sets at their largest measured bytes per key, up to the budget.
+        let crossovers: Vec<(&str, f64, f64)> = ["hashset", "fingerprint"]
+            .iter()
+            .filter_map(|id| exact_crossover(r, id, budget).map(|(n, _)| (*id, n, budget)))
+            .filter(|(_, n, _)| *n > 0.0 && n.is_finite())
+            .collect();
         let ns = r
             .cells
             .iter()
             .map(|c| c.n as f64)
-            .chain(r.skipped.iter().map(|s| s.n as f64));
+            .chain(r.skipped.iter().map(|s| s.n as f64))
+            .chain(crossovers.iter().map(|c| c.1 * 1.5));
         let x = log_range(ns);
         let ys = r
             .cells
@@ -204,6 +211,26 @@ impl Figure for BytesVsN {
                         .iter()
                         .map(|p| Circle::new(*p, 5, c.stroke_width(2))),
                 )?;
+            }
+        }
+        for (id, n_cross, bytes) in &crossovers {
+            if let Some(last) = r
+                .cells
+                .iter()
+                .filter(|c| c.structure == *id)
+                .max_by_key(|c| c.n)
+            {
+                let c = colour(id);
+                let line = vec![
+                    (last.n as f64, last.heap_footprint_bytes as f64),
+                    (*n_cross, *bytes),
+                ];
+                chart.draw_series(DashedLineSeries::new(line, 3, 5, c.stroke_width(1)))?;
+                chart.draw_series(std::iter::once(Circle::new(
+                    (*n_cross, *bytes),
+                    5,
+                    c.stroke_width(2),
+                )))?;
             }
         }
         if let Some((n_cross, _)) = exact_crossover(r, "hashset", budget) {
