@@ -163,10 +163,11 @@ fn print_human(a: &Advice) {
         a.best_hashes_in_budget
     );
     println!(
-        "Memory p = {} needs at n = {}: {} (Bloom filter).",
+        "Memory p = {} needs at n = {}: {} (Bloom filter), {} (cache-blocked filter).",
         w.fpr,
         human_count(w.n_high as f64),
-        human_bytes(a.bloom_bytes_for_target)
+        human_bytes(a.bloom_bytes_for_target),
+        human_bytes(a.blocked_bytes_for_target)
     );
     println!();
     println!("Regime ladder for this budget:");
