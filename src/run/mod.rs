@@ -394,7 +394,8 @@ impl<'a> Runner<'a> {
         let Some(parts) = s.saved_parts() else {
             return Ok(None);
         };
-        let Some(crate::structures::persist::Payload::Words(words)) = parts.payload.first() else {
+        // Only structures whose whole state is one word array (a chain of slices has no single size).
+        let [crate::structures::persist::Payload::Words(words)] = parts.payload.as_slice() else {
             return Ok(None);
         };
         let lines = (words.len() / 8).max(1) as u64;
