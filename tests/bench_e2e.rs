@@ -268,3 +268,36 @@ fn real_url_files_plain_and_gzip_are_the_member_set() {
         assert!(bloom.theory_in_interval, "{name}: {bloom:?}");
     }
 }
+
+#[test]
+fn the_six_billion_url_scenario_keeps_the_articles_ratios_at_small_n() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let status = dedupbench()
+        .args([
+            "bench", "--suite", "seed-6e9", "--scales", "3e6", "--quiet", "--out",
+        ])
+        .arg(&out)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let results = dedupbench::results::read_results(&out).unwrap();
+    let x = &results.scenario[0];
+    assert_eq!(x.n, 3_000_000);
+    let get = |id: &str| x.structures.iter().find(|s| s.structure == id).unwrap();
+    // One bit per URL: 1 − e⁻¹ ≈ 63.2%; the 1 GiB-per-6·10⁹ Bloom filter (k = 1): ≈ 50.3%; blocked at 1%.
+    for (id, expected) in [("bitmap", 0.632), ("bloom", 0.503), ("blocked", 0.01)] {
+        let s = get(id);
+        assert_eq!(s.false_negatives, 0, "{id}");
+        assert!(s.n_queries >= 1_000_000, "{id}");
+        assert!(s.theory_in_interval, "{id}: {s:?}");
+        assert!(
+            (s.expected_fpr - expected).abs() < expected * 0.01,
+            "{id}: {}",
+            s.expected_fpr
+        );
+    }
+    assert_eq!(get("bloom").hashes, 1);
+    let html = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(html.contains("The 6-billion-URL scenario"));
+}

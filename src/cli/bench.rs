@@ -21,7 +21,8 @@ use std::sync::Arc;
 
 #[derive(Args, Debug)]
 pub struct BenchArgs {
-    /// Suite: quick (≤ 3 min, 10⁴…10⁷ keys), standard (to 10⁸), full (to 10⁹).
+    /// Suite: quick (≤ 3 min, 10⁴…10⁷ keys), standard (to 10⁸), full (to 10⁹), seed-6e9 (the second
+    /// article's 6·10⁹-URL scenario; --scales N runs it at N keys with the same ratios).
     #[arg(long, default_value = "quick")]
     suite: String,
     /// Comma-separated key counts, overriding the suite's (e.g. 1e4,1e5,1M).
@@ -147,7 +148,7 @@ pub fn run(args: BenchArgs) -> Result<i32> {
         plan.reps = reps;
         plan.reps_explicit = spec.reps_explicit;
     }
-    if !spec.experiments {
+    if !spec.experiments || spec.suite == Suite::Seed6e9 {
         plan.experiments = None;
     }
     let generator = UrlGenerator::new(profile.clone(), spec.seed);
@@ -226,6 +227,12 @@ pub fn run(args: BenchArgs) -> Result<i32> {
             .iter()
             .map(|c| (c.structure.clone(), c.n))
             .chain(before.skipped.iter().map(|s| (s.structure.clone(), s.n)))
+            .chain(
+                before
+                    .scenario
+                    .iter()
+                    .map(|s| ("seed-6e9 scenario".to_string(), s.n)),
+            )
             .collect();
         eprintln!(
             "resume: {} cells and {} experiments already complete",
@@ -314,6 +321,18 @@ fn run_all(
     done_experiments: &[&str],
 ) -> dedupbench::Result<()> {
     let scales = runner.plan.scales.clone();
+    if runner.plan.suite == Suite::Seed6e9 {
+        for &n in &scales {
+            if !done
+                .iter()
+                .any(|(id, m)| id == "seed-6e9 scenario" && *m == n)
+            {
+                runner.run_seed_scenario(n)?;
+            }
+            bars.cell_done();
+        }
+        return Ok(());
+    }
     let kinds = runner.plan.kinds.clone();
     for &n in &scales {
         for kind in &kinds {

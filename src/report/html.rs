@@ -119,6 +119,7 @@ th{{background:#f3f3f3}}td:first-child,th:first-child{{text-align:left}}.bad{{co
             point_table(&mut s, points);
         }
     }
+    scenario_section(&mut s, r);
     let _ = writeln!(s, "</body></html>");
     s
 }
@@ -271,4 +272,56 @@ fn point_table(s: &mut String, points: &[crate::results::RatePoint]) {
         );
     }
     let _ = writeln!(s, "</table>");
+}
+
+fn scenario_section(s: &mut String, r: &Results) {
+    for x in &r.scenario {
+        let _ = writeln!(
+            s,
+            "<h2 id=\"scenario\">The 6-billion-URL scenario at n = {}</h2><p class=\"verdict\">{}</p>",
+            human_count(x.n as f64),
+            esc(&super::verdicts::scenario(x))
+        );
+        let _ = writeln!(
+            s,
+            "<p>Wall time {:.0} s (build {:.0} s, queries {:.0} s) on {} threads; key generation {:.1} ns and hashing {:.1} ns per key (summed over threads); peak RSS {}.</p>",
+            x.wall_s,
+            x.build_wall_s,
+            x.query_wall_s,
+            x.threads,
+            x.generate_ns_per_key,
+            x.hash_ns_per_key,
+            human_bytes(x.peak_rss_bytes as f64)
+        );
+        let _ = writeln!(
+            s,
+            "<table><tr><th>structure</th><th>role</th><th>bits</th><th>k</th><th>bytes</th><th>insert ns/key (all threads)</th><th>query ns/key</th><th>queries</th><th>false positives</th><th>observed</th><th>95% interval</th><th>theory</th><th>inside</th><th>false negatives (sample)</th></tr>"
+        );
+        for t in &x.structures {
+            let _ = writeln!(
+                s,
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.1}</td><td>{:.1}</td><td>{}</td><td>{}</td><td>{}</td><td>[{}, {}]</td><td>{}</td><td>{}</td>{}</tr>",
+                esc(&t.structure),
+                esc(&t.role),
+                t.bits,
+                t.hashes,
+                human_bytes(t.bytes as f64),
+                t.insert_ns_per_key,
+                t.query_ns_per_key,
+                t.n_queries,
+                t.n_false_positives,
+                sci(t.observed_fpr),
+                sci(t.observed_fpr_wilson95.low),
+                sci(t.observed_fpr_wilson95.high),
+                sci(t.expected_fpr),
+                if t.theory_in_interval { "yes" } else { "no" },
+                if t.false_negatives > 0 {
+                    format!("<td class=\"bad\">{} of {}</td>", t.false_negatives, t.n_members_checked)
+                } else {
+                    format!("<td>0 of {}</td>", t.n_members_checked)
+                }
+            );
+        }
+        let _ = writeln!(s, "</table>");
+    }
 }

@@ -313,3 +313,29 @@ fn regimes(r: &Results) -> String {
         steps.join("; then ")
     )
 }
+
+/// The scenario's findings in plain words.
+pub fn scenario(x: &crate::results::ScenarioRecord) -> String {
+    let get = |id: &str| x.structures.iter().find(|s| s.structure == id);
+    let (Some(bitmap), Some(bloom), Some(blocked)) = (get("bitmap"), get("bloom"), get("blocked"))
+    else {
+        return "Incomplete scenario record.".into();
+    };
+    format!(
+        "{} distinct URLs. The {} budget buys: the raw bitmap ({}) that reports {} of new URLs as already seen (theory {}), or the best Bloom filter of the budget ({}, k = {}) at {} (theory {}): neither deduplicates, both silently drop a large share of new URLs. A rate of {} takes {} in a cache-blocked filter, observed {} (theory {}). The whole run took {:.0} s.",
+        human_count(x.n as f64),
+        human_bytes(x.budget_bytes as f64),
+        human_bytes(bitmap.bytes as f64),
+        pct(bitmap.observed_fpr),
+        pct(bitmap.expected_fpr),
+        human_bytes(bloom.bytes as f64),
+        bloom.hashes,
+        pct(bloom.observed_fpr),
+        pct(bloom.expected_fpr),
+        pct(blocked.expected_fpr.max(0.0)).replace("1.00%", "1%"),
+        human_bytes(blocked.bytes as f64),
+        pct(blocked.observed_fpr),
+        pct(blocked.expected_fpr),
+        x.wall_s
+    )
+}

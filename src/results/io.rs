@@ -48,6 +48,7 @@ pub struct Results {
     pub growth: Vec<RatePoint>,
     pub bitmap_claim: Vec<RatePoint>,
     pub deletion: Vec<DeletionRecord>,
+    pub scenario: Vec<ScenarioRecord>,
     /// Warnings met while reading (e.g. a torn last line).
     pub warnings: Vec<String>,
 }
@@ -138,6 +139,7 @@ pub fn read_results(path: &Path) -> Result<Results> {
             Record::Growth(p) => results.growth.push(p),
             Record::BitmapClaim(p) => results.bitmap_claim.push(p),
             Record::Deletion(d) => results.deletion.push(d),
+            Record::Scenario(x) => results.scenario.push(x),
         }
     }
     if results.header.is_none() {

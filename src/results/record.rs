@@ -27,6 +27,7 @@ pub enum Record {
     Growth(RatePoint),
     BitmapClaim(RatePoint),
     Deletion(DeletionRecord),
+    Scenario(ScenarioRecord),
 }
 
 /// The parameters of a run and the machine it ran on (the first line).
@@ -179,4 +180,46 @@ pub struct DeletionRecord {
     pub counting_bytes: u64,
     pub bloom_bytes: u64,
     pub target_fpr: f64,
+}
+
+/// One structure of the 6-billion-URL scenario.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ScenarioStructure {
+    pub structure: String,
+    /// What it stands for in the article's terms.
+    pub role: String,
+    pub bits: u64,
+    pub hashes: u32,
+    pub bytes: u64,
+    /// Insert cost per key with all threads (the slowest thread's timed probing over n).
+    pub insert_ns_per_key: f64,
+    /// Non-member query cost per key with all threads (probing only).
+    pub query_ns_per_key: f64,
+    pub n_queries: u64,
+    pub n_false_positives: u64,
+    pub observed_fpr: f64,
+    pub observed_fpr_wilson95: Interval,
+    pub expected_fpr: f64,
+    pub theory_in_interval: bool,
+    /// Members checked after the build (a sample) and how many were missing: must be 0.
+    pub n_members_checked: u64,
+    pub false_negatives: u64,
+}
+
+/// The second article's scenario: n distinct URLs into the raw bitmap, the best Bloom filter of a 1 GiB
+/// budget, and a cache-blocked filter sized for 1%.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ScenarioRecord {
+    pub name: String,
+    pub n: u64,
+    pub threads: u32,
+    pub budget_bytes: u64,
+    pub wall_s: f64,
+    pub build_wall_s: f64,
+    pub query_wall_s: f64,
+    /// Key generation and hashing per key, summed over threads.
+    pub generate_ns_per_key: f64,
+    pub hash_ns_per_key: f64,
+    pub structures: Vec<ScenarioStructure>,
+    pub peak_rss_bytes: u64,
 }

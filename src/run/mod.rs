@@ -10,6 +10,7 @@
 pub mod experiments;
 pub mod keys;
 pub mod plan;
+pub mod scenario;
 
 use crate::keys::KeyBatch;
 use crate::measure::{heap_snapshot, machine};

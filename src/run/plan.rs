@@ -12,6 +12,8 @@ pub enum Suite {
     Standard,
     /// Up to 10⁹ keys, for whatever fits the budget.
     Full,
+    /// The second article's 6·10⁹-URL scenario only (see [`crate::run::scenario`]).
+    Seed6e9,
 }
 
 impl Suite {
@@ -21,9 +23,10 @@ impl Suite {
             "quick" => Ok(Suite::Quick),
             "standard" => Ok(Suite::Standard),
             "full" => Ok(Suite::Full),
+            "seed-6e9" => Ok(Suite::Seed6e9),
             other => Err(Error::invalid(
                 "--suite",
-                format!("'{other}' is not one of quick, standard, full"),
+                format!("'{other}' is not one of quick, standard, full, seed-6e9"),
             )),
         }
     }
@@ -34,6 +37,7 @@ impl Suite {
             Suite::Quick => "quick",
             Suite::Standard => "standard",
             Suite::Full => "full",
+            Suite::Seed6e9 => "seed-6e9",
         }
     }
 
@@ -43,6 +47,7 @@ impl Suite {
             Suite::Quick => 7,
             Suite::Standard => 8,
             Suite::Full => 9,
+            Suite::Seed6e9 => return vec![6_000_000_000],
         };
         (4..=top).map(|e| 10u64.pow(e)).collect()
     }
@@ -51,7 +56,7 @@ impl Suite {
     pub fn reps(self) -> u32 {
         match self {
             Suite::Quick | Suite::Standard => 3,
-            Suite::Full => 1,
+            Suite::Full | Suite::Seed6e9 => 1,
         }
     }
 }
@@ -108,7 +113,7 @@ impl RunPlan {
         let (query_cap, query_time_cap_s, scale) = match suite {
             Suite::Quick => (2_000_000, 4.0, 1),
             Suite::Standard => (10_000_000, 20.0, 10),
-            Suite::Full => (100_000_000, 60.0, 10),
+            Suite::Full | Suite::Seed6e9 => (100_000_000, 60.0, 10),
         };
         RunPlan {
             suite,

@@ -1,0 +1,275 @@
+//! The second article's scenario ("deduplicating 6 billion URLs with a 1 GB bitmap"): n distinct generated
+//! URLs go, in one streaming pass on every core, into
+//! 1. the raw bitmap of one bit per URL (6·10⁹ bits = 715 MiB),
+//! 2. the best Bloom filter a 1 GiB budget allows (k chosen optimally for that m and n: k = 1 at 6·10⁹), and
+//! 3. a cache-blocked filter sized for the target rate (1%: ≈ 7.6 GB),
+//!
+//! then every structure answers the same non-members (10⁸ at full size) and its observed rate is set against
+//! its theory. The ratios of the article are kept at any n (bits per key 1, 1 GiB per 6·10⁹ keys, p), so a
+//! small n tests the same code quickly. Keys are never held: each thread generates its index range.
+
+use super::{interrupted_error, Runner, BATCH_KEYS};
+use crate::keys::KeyBatch;
+use crate::measure::machine;
+use crate::results::{Record, ScenarioRecord, ScenarioStructure, SkippedCell};
+use crate::stats::wilson;
+use crate::structures::{find, BuildConfig, Membership};
+use crate::Result;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+/// The article's size: 6·10⁹ URLs.
+pub const ARTICLE_N: u64 = 6_000_000_000;
+/// The article's budget: 1 GiB for 6·10⁹ URLs.
+pub const ARTICLE_BUDGET_BYTES: u64 = 1 << 30;
+
+/// Per-thread timings of one pass.
+#[derive(Default, Clone)]
+struct Timings {
+    generate_ns: u64,
+    hash_ns: u64,
+    probe_ns: [u64; 3],
+    hits: [u64; 3],
+}
+
+impl Runner<'_> {
+    /// Runs the scenario at `n` keys and records it (or records why it could not run).
+    pub fn run_seed_scenario(&mut self, n: u64) -> Result<()> {
+        let started = Instant::now();
+        let budget_bytes = ((ARTICLE_BUDGET_BYTES as f64) * n as f64 / ARTICLE_N as f64)
+            .round()
+            .max(8.0) as u64;
+        let mut bitmap_config = BuildConfig::new(n, self.plan.fpr, self.plan.seed);
+        bitmap_config.bitmap_bits = Some(n);
+        let mut bloom_config = BuildConfig::new(n, self.plan.fpr, self.plan.seed);
+        bloom_config.bloom_bits = Some(budget_bytes * 8);
+        let blocked_config = BuildConfig::new(n, self.plan.fpr, self.plan.seed);
+        let plan = [
+            ("bitmap", "the raw bitmap: one bit per URL", bitmap_config),
+            ("bloom", "the best Bloom filter in the budget", bloom_config),
+            (
+                "blocked",
+                "a cache-blocked filter sized for the target rate",
+                blocked_config,
+            ),
+        ];
+        let predicted: f64 = plan
+            .iter()
+            .map(|(id, _, c)| {
+                find(id)
+                    .map(|k| k.predicted_memory(c).footprint_bytes)
+                    .unwrap_or(0.0)
+            })
+            .sum();
+        let limit = self.memory_limit() as f64;
+        if predicted > limit {
+            return self.record(Record::Skipped(SkippedCell {
+                structure: "seed-6e9 scenario".into(),
+                n,
+                projected_bytes: predicted,
+                budget_bytes: self.plan.memory_budget_bytes,
+                reason: format!(
+                    "needs ≈ {} for the three structures; only {} available",
+                    crate::units::human_bytes(predicted),
+                    crate::units::human_bytes(limit)
+                ),
+            }));
+        }
+        let mut structures: Vec<Box<dyn Membership>> = Vec::new();
+        for (id, _, config) in &plan {
+            structures.push(find(id)?.build(config)?);
+        }
+        let threads = self.plan.threads.max(1) as u64;
+        let seed = self.plan.seed;
+
+        // Build: one pass, every thread generating and hashing its own index range once for all three.
+        let build_started = Instant::now();
+        let build = {
+            let (a, rest) = structures.split_at_mut(1);
+            let (b, c) = rest.split_at_mut(1);
+            let inserters = [
+                a[0].shared_inserter().ok_or_else(|| {
+                    crate::Error::invalid("scenario", "bitmap has no shared inserter")
+                })?,
+                b[0].shared_inserter().ok_or_else(|| {
+                    crate::Error::invalid("scenario", "bloom has no shared inserter")
+                })?,
+                c[0].shared_inserter().ok_or_else(|| {
+                    crate::Error::invalid("scenario", "blocked has no shared inserter")
+                })?,
+            ];
+            self.parallel_pass("seed-6e9: insert", n, threads, false, |batch, t| {
+                for (i, inserter) in inserters.iter().enumerate() {
+                    let t0 = Instant::now();
+                    t.hits[i] += inserter.insert_batch(batch);
+                    t.probe_ns[i] += t0.elapsed().as_nanos() as u64;
+                }
+            })?
+        };
+        for (i, s) in structures.iter_mut().enumerate() {
+            s.add_inserted(build.hits[i]);
+        }
+        let build_wall_s = build_started.elapsed().as_secs_f64();
+
+        // Queries: the same non-members for all three.
+        let queries = (n / 60).clamp(
+            1_000_000.min(n.max(1) * 10),
+            self.plan.query_cap.max(100_000_000),
+        );
+        let query_started = Instant::now();
+        let refs: Vec<&dyn Membership> = structures.iter().map(|s| s.as_ref()).collect();
+        let answers = self.parallel_pass(
+            "seed-6e9: query non-members",
+            queries,
+            threads,
+            true,
+            |batch, t| {
+                for (i, s) in refs.iter().enumerate() {
+                    let t0 = Instant::now();
+                    t.hits[i] += s.contains_batch(batch);
+                    t.probe_ns[i] += t0.elapsed().as_nanos() as u64;
+                }
+            },
+        )?;
+        let query_wall_s = query_started.elapsed().as_secs_f64();
+
+        // False negatives: a strided sample of members, in every structure.
+        let sample = n.min(1_000_000);
+        let stride = (n / sample).max(1);
+        let mut batch = KeyBatch::with_capacity(BATCH_KEYS, 96);
+        let mut missing = [0u64; 3];
+        let mut checked = 0u64;
+        while checked < sample {
+            batch.clear();
+            let end = (checked + BATCH_KEYS as u64).min(sample);
+            for j in checked..end {
+                batch.push_with(|buf| self.source.generator.append_member(j * stride, buf));
+            }
+            batch.hash_all(seed);
+            for (i, s) in structures.iter().enumerate() {
+                missing[i] += batch.len() as u64 - s.contains_batch(&batch);
+            }
+            checked = end;
+        }
+
+        let mut rows = Vec::new();
+        for (i, ((id, role, _), s)) in plan.iter().zip(&structures).enumerate() {
+            let interval = wilson(answers.hits[i], queries, 0.95);
+            let expected = s.expected_fpr(n);
+            let g = s.geometry();
+            if missing[i] > 0 {
+                self.failures.push(format!(
+                    "{id} in the scenario: {} false negatives",
+                    missing[i]
+                ));
+            }
+            rows.push(ScenarioStructure {
+                structure: id.to_string(),
+                role: role.to_string(),
+                bits: g.bits.unwrap_or(0),
+                hashes: g.hashes.unwrap_or(0),
+                bytes: s.bytes_held(),
+                insert_ns_per_key: build.probe_ns[i] as f64 / n as f64,
+                query_ns_per_key: answers.probe_ns[i] as f64 / queries as f64,
+                n_queries: queries,
+                n_false_positives: answers.hits[i],
+                observed_fpr: answers.hits[i] as f64 / queries as f64,
+                observed_fpr_wilson95: interval,
+                expected_fpr: expected,
+                theory_in_interval: interval.contains(expected),
+                n_members_checked: sample,
+                false_negatives: missing[i],
+            });
+        }
+        let (_, peak_rss_bytes) = machine::rss_bytes();
+        self.record(Record::Scenario(ScenarioRecord {
+            name: "seed-6e9".into(),
+            n,
+            threads: threads as u32,
+            budget_bytes,
+            wall_s: started.elapsed().as_secs_f64(),
+            build_wall_s,
+            query_wall_s,
+            generate_ns_per_key: build.generate_ns as f64 / n as f64,
+            hash_ns_per_key: build.hash_ns as f64 / n as f64,
+            structures: rows,
+            peak_rss_bytes,
+        }))
+    }
+
+    /// Splits `[0, count)` over `threads` threads; each generates (members, or non-members when
+    /// `non_members`) and hashes a batch, then calls `work`. Returns timings summed over threads, except the
+    /// probe times, which are the slowest thread's (the pass's wall time for that structure).
+    fn parallel_pass(
+        &mut self,
+        label: &str,
+        count: u64,
+        threads: u64,
+        non_members: bool,
+        work: impl Fn(&KeyBatch, &mut Timings) + Sync,
+    ) -> Result<Timings> {
+        let done = AtomicU64::new(0);
+        let generator = &self.source.generator;
+        let stop = self.stop;
+        let seed = self.plan.seed;
+        self.progress.start(label, count);
+        let per_thread: Vec<Timings> = std::thread::scope(|scope| {
+            let (done, work) = (&done, &work);
+            let workers: Vec<_> = (0..threads)
+                .map(|t| {
+                    scope.spawn(move || {
+                        let mut timings = Timings::default();
+                        let mut batch = KeyBatch::with_capacity(BATCH_KEYS, 96);
+                        let (from, to) = (t * count / threads, (t + 1) * count / threads);
+                        let mut i = from;
+                        while i < to && !stop.load(Ordering::Relaxed) {
+                            batch.clear();
+                            let end = (i + BATCH_KEYS as u64).min(to);
+                            let t0 = Instant::now();
+                            for j in i..end {
+                                if non_members {
+                                    batch.push_with(|buf| generator.append_non_member(j, buf));
+                                } else {
+                                    batch.push_with(|buf| generator.append_member(j, buf));
+                                }
+                            }
+                            let t1 = Instant::now();
+                            batch.hash_all(seed);
+                            timings.generate_ns += (t1 - t0).as_nanos() as u64;
+                            timings.hash_ns += t1.elapsed().as_nanos() as u64;
+                            work(&batch, &mut timings);
+                            done.fetch_add(end - i, Ordering::Relaxed);
+                            i = end;
+                        }
+                        timings
+                    })
+                })
+                .collect();
+            let mut shown = 0;
+            while workers.iter().any(|w| !w.is_finished()) {
+                std::thread::sleep(Duration::from_millis(200));
+                let now = done.load(Ordering::Relaxed);
+                self.progress.advance(now - shown);
+                shown = now;
+            }
+            workers
+                .into_iter()
+                .map(|w| w.join().unwrap_or_default())
+                .collect()
+        });
+        self.progress.finish();
+        if self.stopped() {
+            return Err(interrupted_error());
+        }
+        let mut total = Timings::default();
+        for t in &per_thread {
+            total.generate_ns += t.generate_ns;
+            total.hash_ns += t.hash_ns;
+            for i in 0..3 {
+                total.hits[i] += t.hits[i];
+                total.probe_ns[i] = total.probe_ns[i].max(t.probe_ns[i]);
+            }
+        }
+        Ok(total)
+    }
+}
