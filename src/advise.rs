@@ -35,6 +35,12 @@ impl Workload {
                 format!("{} is outside (0, 1)", self.fpr),
             ));
         }
+        if self.n_high >= crate::keys::NON_MEMBER_BASE {
+            return Err(Error::invalid(
+                "--n",
+                format!("{} is beyond the supported 2^47 keys", self.n_high),
+            ));
+        }
         if self.n_low == 0 || self.n_low > self.n_high {
             return Err(Error::invalid(
                 "--n",

@@ -181,22 +181,39 @@ fn resume_refuses_other_parameters_and_missing_runs() {
             .args(args)
             .output()
             .unwrap()
-            .status
-            .code()
     };
     let missing = dir.path().join("nothing");
-    assert_eq!(
-        run(&["bench", "--resume", missing.to_str().unwrap()]),
-        Some(2)
-    );
-    assert_eq!(
-        run(&[
+    let out = run(&["bench", "--resume", missing.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--resume"));
+    // A real, finished run: resuming it with other parameters is refused by the argument parser.
+    let done = dir.path().join("done");
+    let status = Command::new(env!("CARGO_BIN_EXE_dedupbench"))
+        .args([
             "bench",
-            "--resume",
-            missing.to_str().unwrap(),
-            "--seed",
-            "3"
-        ]),
-        Some(2)
+            "--scales",
+            "1000",
+            "--structures",
+            "bloom",
+            "--reps",
+            "1",
+            "--no-experiments",
+            "--quiet",
+            "--out",
+        ])
+        .arg(&done)
+        .stdout(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let out = run(&["bench", "--resume", done.to_str().unwrap(), "--seed", "3"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("cannot be used with"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
     );
+    // Resuming a finished run has nothing to do and succeeds.
+    let out = run(&["bench", "--quiet", "--resume", done.to_str().unwrap()]);
+    assert!(out.status.success());
 }

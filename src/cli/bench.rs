@@ -155,11 +155,11 @@ pub fn run(args: BenchArgs) -> Result<i32> {
     let members = match &spec.input {
         None => Members::Generated,
         Some(path) => {
-            let (lines, distinct) = count_input(path)?;
+            let (lines, distinct_at) = count_input(path, spec.scales.as_deref().unwrap_or(&[]))?;
             Members::File {
                 path: path.clone(),
                 lines,
-                distinct,
+                distinct_at,
             }
         }
     };
@@ -345,21 +345,34 @@ fn run_all(
     runner.run_experiments(done_experiments)
 }
 
-/// Lines and distinct lines of an input file (validated line by line).
-fn count_input(path: &Path) -> Result<(u64, u64)> {
+/// Lines of an input file (validated line by line) and the distinct keys in each prefix of `scales`
+/// lines and in the whole file, counted in one pass by 64-bit fingerprints.
+fn count_input(path: &Path, scales: &[u64]) -> Result<(u64, Vec<(u64, u64)>)> {
     let lines = UrlFile::count(path)?;
     let mut file = UrlFile::open(path)?;
     let mut seen = hashbrown::HashSet::with_capacity(lines as usize);
     let mut batch = dedupbench::keys::KeyBatch::with_capacity(4096, 80);
-    loop {
-        batch.clear();
-        if file.read_batch(&mut batch, 4096)? == 0 {
-            break;
+    let mut marks: Vec<u64> = scales.iter().copied().filter(|s| *s < lines).collect();
+    marks.push(lines);
+    marks.sort_unstable();
+    marks.dedup();
+    let mut distinct_at = Vec::new();
+    let mut read = 0u64;
+    for mark in marks {
+        while read < mark {
+            batch.clear();
+            let want = (mark - read).min(4096) as usize;
+            let got = file.read_batch(&mut batch, want)?;
+            if got == 0 {
+                break;
+            }
+            batch.hash_all(0);
+            seen.extend(batch.hashes().iter().map(|h| h.h1));
+            read += got as u64;
         }
-        batch.hash_all(0);
-        seen.extend(batch.hashes().iter().map(|h| h.h1));
+        distinct_at.push((mark, seen.len() as u64));
     }
-    Ok((lines, seen.len() as u64))
+    Ok((lines, distinct_at))
 }
 
 /// Creates the output folder (refusing one that already holds results) and points reports/latest at it.

@@ -72,11 +72,20 @@ pub fn run(args: DedupArgs) -> Result<i32> {
         None => {
             let id = args.structure.as_deref().unwrap_or("bloom");
             let kind = find(id)?;
+            if !kind.dynamic() {
+                bail!(Error::invalid(
+                    "--structure",
+                    format!("'{id}' is a static filter (built once from all keys); dedup needs one that takes keys as they come")
+                ));
+            }
             let expected = args
                 .expected
                 .ok_or_else(|| Error::invalid("--expected", "is required without --load"))?;
-            if expected == 0 {
-                bail!(Error::invalid("--expected", "must be at least 1"));
+            if expected == 0 || expected >= dedupbench::keys::NON_MEMBER_BASE {
+                bail!(Error::invalid(
+                    "--expected",
+                    format!("must be in [1, 2^47), got {expected}")
+                ));
             }
             let config =
                 BuildConfig::new(expected, args.fpr, args.seed.unwrap_or_else(rand::random));
@@ -99,8 +108,9 @@ pub fn run(args: DedupArgs) -> Result<i32> {
         bail!(Error::invalid(
             "--save",
             format!(
-                "'{}' cannot be saved; savable: bloom, counting, scalable",
-                structure.id()
+                "'{}' cannot be saved; savable: {}",
+                structure.id(),
+                persist::SAVABLE.join(", ")
             )
         ));
     }
@@ -113,25 +123,45 @@ pub fn run(args: DedupArgs) -> Result<i32> {
     let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
     let mut batch = KeyBatch::with_capacity(4096, 96);
     let (mut read, mut passed) = (0u64, 0u64);
-    loop {
-        batch.clear();
-        if input.read_batch(&mut batch, 4096)? == 0 {
-            break;
-        }
-        batch.hash_all(structure.seed());
-        for (key, hash) in batch.iter() {
-            read += 1;
-            if structure.insert_hashed(key, hash) {
-                passed += 1;
-                out.write_all(key)?;
-                out.write_all(b"\n")?;
+    // Every line that was passed through is in the filter, so the filter is saved whatever stops the
+    // stream: the end of the input, a closed output pipe, or a bad line (then the error follows the save).
+    let outcome = (|| -> Result<()> {
+        loop {
+            batch.clear();
+            if input.read_batch(&mut batch, 4096)? == 0 {
+                return Ok(());
+            }
+            batch.hash_all(structure.seed());
+            for (key, hash) in batch.iter() {
+                read += 1;
+                if structure.insert_hashed(key, hash) {
+                    passed += 1;
+                    out.write_all(key)?;
+                    out.write_all(b"\n")?;
+                }
             }
         }
-    }
-    out.flush()?;
+    })();
+    let flushed = out.flush();
     if let Some(path) = &args.save {
         persist::save(structure.as_ref(), path)
             .with_context(|| format!("--save {}", path.display()))?;
+    }
+    let broken_pipe = |e: &anyhow::Error| {
+        e.chain().any(|c| {
+            c.downcast_ref::<std::io::Error>()
+                .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+        })
+    };
+    if let Err(e) = outcome {
+        if !broken_pipe(&e) {
+            return Err(e);
+        }
+    }
+    if let Err(e) = flushed {
+        if e.kind() != std::io::ErrorKind::BrokenPipe {
+            return Err(e.into());
+        }
     }
     let g = structure.geometry();
     eprintln!(

@@ -34,8 +34,11 @@ pub fn sample_key_lengths(profile: &Profile, seed: u64) -> KeyLengths {
 }
 
 pub fn run(args: SizeArgs) -> Result<i32> {
-    if args.n == 0 {
-        anyhow::bail!(dedupbench::Error::invalid("--n", "must be at least 1"));
+    if args.n == 0 || args.n >= dedupbench::keys::NON_MEMBER_BASE {
+        anyhow::bail!(dedupbench::Error::invalid(
+            "--n",
+            format!("must be in [1, 2^47), got {}", args.n)
+        ));
     }
     let profile = Profile::load(&args.profile)?;
     let mut config = BuildConfig::new(args.n, args.fpr, 0);

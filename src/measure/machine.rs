@@ -78,3 +78,9 @@ pub fn rss_bytes() -> (u64, u64) {
     };
     (field("VmRSS:"), field("VmHWM:"))
 }
+
+/// Resets this process's peak RSS (VmHWM) to its current RSS, so the next reading is the peak of what
+/// follows (Linux `clear_refs` value 5; best effort).
+pub fn reset_peak_rss() {
+    let _ = std::fs::write("/proc/self/clear_refs", b"5");
+}

@@ -165,7 +165,7 @@ fn rates(r: &Results) -> String {
         .collect();
     let negatives: u64 = r.cells.iter().map(|c| c.false_negatives).sum();
     let mut text = format!(
-        "Theory lies inside the observed 95% interval in {inside} of {} filter cells (about 1 in 20 may fall outside by chance).",
+        "Theory lies inside the observed 95% interval in {inside} of {} filter cells. The interval covers the sampling error of the one filter that was built; theory is the mean over all filters, so small arrays (a few thousand bits), whose fill varies from filter to filter, fall outside more often than 1 in 20.",
         filters.len()
     );
     if !outside.is_empty() {

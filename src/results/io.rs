@@ -161,8 +161,11 @@ pub fn rewrite_without(dir: &Path, drop: impl Fn(&Record) -> bool) -> Result<usi
         Some(last) => &text[..=last],
         None => &text[..0],
     };
-    let mut kept = Vec::with_capacity(complete.len());
-    let mut dropped = usize::from(complete.len() != text.len());
+    let tail = &text[complete.len()..];
+    let mut kept = Vec::with_capacity(text.len() + 1);
+    // A last record written whole but for its newline is kept (with the newline); a torn one is dropped.
+    let tail_is_whole = !tail.is_empty() && serde_json::from_slice::<Line>(tail).is_ok();
+    let mut dropped = usize::from(!tail.is_empty() && !tail_is_whole);
     for raw in complete.split_inclusive(|b| *b == b'\n') {
         let line: Line = serde_json::from_slice(raw)?;
         if drop(&line.record) {
@@ -171,7 +174,16 @@ pub fn rewrite_without(dir: &Path, drop: impl Fn(&Record) -> bool) -> Result<usi
             kept.extend_from_slice(raw);
         }
     }
-    if dropped > 0 {
+    if tail_is_whole {
+        let line: Line = serde_json::from_slice(tail)?;
+        if drop(&line.record) {
+            dropped += 1;
+        } else {
+            kept.extend_from_slice(tail);
+            kept.push(b'\n');
+        }
+    }
+    if dropped > 0 || tail_is_whole {
         write_atomic(&path, &kept)?;
     }
     Ok(dropped)

@@ -98,7 +98,7 @@ pub struct CellRecord {
     pub rss_before_bytes: u64,
     pub rss_after_bytes: u64,
     pub rss_peak_bytes: u64,
-    /// 8 · heap footprint / n.
+    /// 8 · heap footprint / distinct keys.
     pub bits_per_key: f64,
     pub wall_s: f64,
     /// Threads of the parallel build (1: not run in parallel).

@@ -11,11 +11,12 @@ use std::path::PathBuf;
 pub enum Members {
     /// Generated members `[0, n)`.
     Generated,
-    /// The first n lines of a URL file, which holds `lines` keys of which `distinct` are distinct.
+    /// The first n lines of a URL file of `lines` keys; `distinct_at` holds (prefix length, distinct keys
+    /// in that prefix) for every scale of the run and for the whole file.
     File {
         path: PathBuf,
         lines: u64,
-        distinct: u64,
+        distinct_at: Vec<(u64, u64)>,
     },
 }
 
@@ -47,18 +48,20 @@ impl KeySource {
         Ok(KeyLengths::from_lengths(lengths))
     }
 
-    /// Distinct members among the first n (all of them for generated keys; counted once for a file).
+    /// Distinct members among the first n (all of them for generated keys; counted in one pass over the
+    /// file for each scale of the run, otherwise n as an upper bound).
     pub fn distinct_members(&self, n: u64) -> u64 {
         match &self.members {
             Members::Generated => n,
             Members::File {
-                distinct, lines, ..
+                distinct_at, lines, ..
             } => {
-                if n >= *lines {
-                    *distinct
-                } else {
-                    n
-                }
+                let n = n.min(*lines);
+                distinct_at
+                    .iter()
+                    .find(|(prefix, _)| *prefix == n)
+                    .map(|(_, d)| *d)
+                    .unwrap_or(n)
             }
         }
     }

@@ -137,10 +137,11 @@ impl<'a> Runner<'a> {
 
     /// Runs one grid cell and records it (measured or skipped). `done` says which cells to skip (resume).
     pub fn run_cell(&mut self, kind: &dyn Kind, n: u64) -> Result<()> {
-        let config = self.config(n);
+        // Structures are sized for the distinct keys they will hold (a file's lines may repeat).
+        let config = self.config(self.source.distinct_members(n));
         let model = kind.predicted_memory(&config);
-        // hashbrown keeps the old table while it grows into the new one: allow half a table more.
-        let peak = model.footprint_bytes * 1.1;
+        // The peak while building (hashbrown holds its old table as it grows), plus 5% for allocator slack.
+        let peak = kind.predicted_peak_bytes(&config) * 1.05;
         let limit = self.memory_limit();
         if peak > limit as f64 {
             let reason = if limit < self.plan.memory_budget_bytes {
@@ -195,6 +196,7 @@ impl<'a> Runner<'a> {
         let mut floor = None;
         let mut huge_pages = 0;
         let mut outcome = None;
+        machine::reset_peak_rss();
         let (rss_before, _) = machine::rss_bytes();
         for rep in 0..reps {
             let label = format!(
@@ -316,7 +318,7 @@ impl<'a> Runner<'a> {
             rss_before_bytes: rss_before,
             rss_after_bytes: rss_after,
             rss_peak_bytes: rss_peak,
-            bits_per_key: heap.footprint_bytes as f64 * 8.0 / n.max(1) as f64,
+            bits_per_key: heap.footprint_bytes as f64 * 8.0 / n_distinct.max(1) as f64,
             wall_s: started.elapsed().as_secs_f64(),
             threads: if parallel.is_empty() {
                 1
@@ -377,7 +379,9 @@ impl<'a> Runner<'a> {
             workers
                 .into_iter()
                 .fold((0u64, 0u64), |(slowest, total), w| {
-                    let (ns, new) = w.join().unwrap_or((0, 0));
+                    let (ns, new) = w
+                        .join()
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
                     (slowest.max(ns), total + new)
                 })
         });

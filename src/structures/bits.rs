@@ -87,7 +87,9 @@ impl BitArray {
 /// Views words as atomics. Sound: `AtomicU64` has the size and alignment of `u64`, and the exclusive borrow
 /// guarantees no non-atomic access while the view lives.
 pub fn as_atomic(words: &mut [u64]) -> &[AtomicU64] {
-    // SAFETY: same layout (AtomicU64 is repr(C, align(8)) over u64 on every target with 64-bit atomics);
+    const _: () = assert!(std::mem::align_of::<AtomicU64>() == std::mem::align_of::<u64>());
+    const _: () = assert!(std::mem::size_of::<AtomicU64>() == std::mem::size_of::<u64>());
+    // SAFETY: same size and alignment (asserted above at compile time);
     // the `&mut` borrow makes the atomic view the only access for its lifetime.
     unsafe { &*(words as *mut [u64] as *const [AtomicU64]) }
 }

@@ -3,7 +3,8 @@
 //! m 4-bit counters packed two per byte, with the same m and k as `bloom` at the same rate, so 4× its memory
 //! and the same false-positive rate. Invariants:
 //! 1. A counter that reaches 15 sticks there: it is never decremented and never wraps (P(any counter ≥ 16)
-//!    ≤ m·(e·ln 2/16)^16 ≈ 1.4·10⁻¹⁵·m, so sticking is rare and only costs a little extra rate).
+//!    ≤ m·(e·ln 2/15)^15 ≈ 3·10⁻¹⁴·m at the optimal k (Fan et al.'s bound with the sticky value 15), so
+//!    sticking is rare and only costs a little extra rate).
 //! 2. `remove` of a key any of whose counters is too low (zero, or lower than the number of its probes that
 //!    land there) returns `false` and changes nothing.
 

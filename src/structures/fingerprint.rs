@@ -29,6 +29,11 @@ impl Kind for FingerprintKind {
     fn predicted_memory(&self, config: &BuildConfig) -> MemoryModel {
         MemoryModel::flat(theory::hashbrown_table_bytes(config.expected_keys, 8) as f64)
     }
+    /// While hashbrown grows into its last table, the previous one (half its size) is still allocated.
+    fn predicted_peak_bytes(&self, config: &BuildConfig) -> f64 {
+        self.predicted_memory(config).footprint_bytes
+            + theory::hashbrown_table_bytes(config.expected_keys, 8) as f64 / 2.0
+    }
     fn predicted_fpr(&self, config: &BuildConfig) -> f64 {
         theory::fingerprint_fpr(config.expected_keys)
     }

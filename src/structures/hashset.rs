@@ -31,6 +31,11 @@ impl Kind for HashSetKind {
     fn predicted_memory(&self, config: &BuildConfig) -> MemoryModel {
         model(config.expected_keys, config.key_lengths)
     }
+    /// While hashbrown grows into its last table, the previous one (half its size) is still allocated.
+    fn predicted_peak_bytes(&self, config: &BuildConfig) -> f64 {
+        self.predicted_memory(config).footprint_bytes
+            + theory::hashbrown_table_bytes(config.expected_keys, SLOT_BYTES) as f64 / 2.0
+    }
     fn predicted_fpr(&self, _config: &BuildConfig) -> f64 {
         0.0
     }

@@ -226,6 +226,14 @@ pub trait Kind: Sync {
     }
     /// Predicted memory after `config.expected_keys` distinct inserts.
     fn predicted_memory(&self, config: &BuildConfig) -> MemoryModel;
+    /// Predicted peak bytes while building (by default the final footprint).
+    fn predicted_peak_bytes(&self, config: &BuildConfig) -> f64 {
+        self.predicted_memory(config).footprint_bytes
+    }
+    /// Whether the structure takes inserts one by one and answers at once (static filters do not).
+    fn dynamic(&self) -> bool {
+        true
+    }
     /// Theoretical false-positive rate after the expected number of distinct inserts.
     fn predicted_fpr(&self, config: &BuildConfig) -> f64;
     /// Builds an empty structure for `config`.

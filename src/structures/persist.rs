@@ -428,6 +428,12 @@ mod tests {
                 bytes[n - 8..].copy_from_slice(&sum.to_le_bytes());
             }
             if let Ok(filter) = decode(&bytes) {
+                // Only a mutation that was given a fresh checksum can pass the checksum check.
+                assert_eq!(
+                    case % 2,
+                    1,
+                    "case {case}: a mutated file loaded without a fresh checksum"
+                );
                 loaded += 1;
                 // Whatever loads must answer without panicking.
                 let _ = filter.contains(b"https://example.com/");

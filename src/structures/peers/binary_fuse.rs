@@ -58,6 +58,7 @@ impl PeerFilter for Filter {
 }
 
 impl PeerKind for BinaryFuseKind {
+    const DYNAMIC: bool = false;
     const ID: &'static str = "binary-fuse8";
     const SUMMARY: &'static str =
         "peer: xorf BinaryFuse8, static filter near the space bound (rate 1/256)";

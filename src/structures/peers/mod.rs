@@ -117,6 +117,8 @@ pub trait PeerKind: Sync {
     const ID: &'static str;
     const SUMMARY: &'static str;
     const REMOVABLE: bool = false;
+    /// Static filters (built once from all keys) are not dynamic.
+    const DYNAMIC: bool = true;
     fn predicted_memory(&self, config: &BuildConfig) -> MemoryModel;
     fn predicted_fpr(&self, config: &BuildConfig) -> f64;
     fn build(&self, config: &BuildConfig) -> crate::Result<Box<dyn Membership>>;
@@ -134,6 +136,9 @@ impl<T: PeerKind> Kind for T {
     }
     fn peer(&self) -> bool {
         true
+    }
+    fn dynamic(&self) -> bool {
+        T::DYNAMIC
     }
     fn predicted_memory(&self, config: &BuildConfig) -> MemoryModel {
         PeerKind::predicted_memory(self, config)

@@ -12,7 +12,8 @@ struct Filter(::qfilter::Filter);
 
 impl PeerFilter for Filter {
     fn insert(&mut self, hash: u64) -> bool {
-        self.0.insert_fingerprint(false, hash).unwrap_or(false)
+        // A full filter cannot insert: it reports the key new rather than claim a key it never stored.
+        self.0.insert_fingerprint(false, hash).unwrap_or(true)
     }
     fn contains(&self, hash: u64) -> bool {
         self.0.contains_fingerprint(hash)
