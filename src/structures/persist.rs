@@ -428,11 +428,11 @@ mod tests {
                 bytes[n - 8..].copy_from_slice(&sum.to_le_bytes());
             }
             if let Ok(filter) = decode(&bytes) {
-                // Only a mutation that was given a fresh checksum can pass the checksum check.
-                assert_eq!(
-                    case % 2,
-                    1,
-                    "case {case}: a mutated file loaded without a fresh checksum"
+                // Only a mutation that was given a fresh checksum can pass the checksum check (or one that
+                // happened to leave the file as it was, e.g. a byte overwritten with its own value).
+                assert!(
+                    case % 2 == 1 || bytes == seeds[case % seeds.len()],
+                    "case {case}: a changed file loaded without a fresh checksum"
                 );
                 loaded += 1;
                 // Whatever loads must answer without panicking.
