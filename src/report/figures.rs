@@ -440,7 +440,7 @@ where
 /// (x, observed, low, high, expected) of rate points.
 fn rate_tuples(
     points: &[&RatePoint],
-    x: impl Fn(&RatePoint) -> f64,
+    x: &impl Fn(&RatePoint) -> f64,
 ) -> Vec<(f64, f64, f64, f64, f64)> {
     points
         .iter()
@@ -454,6 +454,42 @@ fn rate_tuples(
             )
         })
         .collect()
+}
+
+/// Draws the rate points of each structure in `ids` (observed with 95% bars, theory dashed).
+fn rate_point_series<
+    'a,
+    DB: DrawingBackend + 'a,
+    X: Ranged<ValueType = f64>,
+    Y: Ranged<ValueType = f64>,
+>(
+    chart: &mut ChartContext<'a, DB, Cartesian2d<X, Y>>,
+    points: &[RatePoint],
+    ids: &[&str],
+    x_of: impl Fn(&RatePoint) -> f64,
+    floor: f64,
+) -> DrawResult
+where
+    DB::ErrorType: 'static,
+{
+    for id in ids {
+        let mine: Vec<&RatePoint> = points.iter().filter(|p| p.structure == *id).collect();
+        if !mine.is_empty() {
+            rate_series(chart, id, colour(id), &rate_tuples(&mine, &x_of), floor)?;
+        }
+    }
+    Ok(())
+}
+
+/// A log y range covering the rate points' upper interval bounds and theory, never below `floor`.
+fn rate_y_range(points: &[RatePoint], floor: f64) -> std::ops::Range<f64> {
+    log_range(points.iter().flat_map(|p| {
+        [
+            p.observed_fpr_wilson95.high.max(floor),
+            p.expected_fpr.max(floor),
+            floor,
+        ]
+    }))
 }
 
 pub struct RateVsN;
@@ -564,19 +600,13 @@ impl Figure for Saturation {
             0.0..max_ratio * 1.05,
             r.saturation[0].target_fpr,
         )?;
-        for id in ["bloom", "scalable"] {
-            let points: Vec<&RatePoint> =
-                r.saturation.iter().filter(|p| p.structure == id).collect();
-            if !points.is_empty() {
-                rate_series(
-                    &mut chart,
-                    id,
-                    colour(id),
-                    &rate_tuples(&points, ratio),
-                    floor,
-                )?;
-            }
-        }
+        rate_point_series(
+            &mut chart,
+            &r.saturation,
+            &["bloom", "scalable"],
+            ratio,
+            floor,
+        )?;
         legend(&mut chart, SeriesLabelPosition::LowerRight)
     }
 }
@@ -599,13 +629,7 @@ impl Figure for Growth {
         }
         let x = log_range(r.growth.iter().map(|p| p.n_inserted as f64));
         let floor = 1e-6;
-        let y = log_range(r.growth.iter().flat_map(|p| {
-            [
-                p.observed_fpr_wilson95.high.max(floor),
-                p.expected_fpr.max(floor),
-                floor,
-            ]
-        }));
+        let y = rate_y_range(&r.growth, floor);
         let mut chart = log_log_chart(
             area,
             self.title(),
@@ -614,18 +638,13 @@ impl Figure for Growth {
             axis_label,
         )?;
         target_line(&mut chart, x, r.growth[0].target_fpr)?;
-        for id in ["bloom", "scalable"] {
-            let points: Vec<&RatePoint> = r.growth.iter().filter(|p| p.structure == id).collect();
-            if !points.is_empty() {
-                rate_series(
-                    &mut chart,
-                    id,
-                    colour(id),
-                    &rate_tuples(&points, |p| p.n_inserted as f64),
-                    floor,
-                )?;
-            }
-        }
+        rate_point_series(
+            &mut chart,
+            &r.growth,
+            &["bloom", "scalable"],
+            |p| p.n_inserted as f64,
+            floor,
+        )?;
         legend(&mut chart, SeriesLabelPosition::LowerRight)
     }
 }
@@ -662,22 +681,13 @@ impl Figure for BitmapClaim {
             axis_label,
         )?;
         target_line(&mut chart, x, r.bitmap_claim[0].target_fpr)?;
-        for id in ["bitmap", "bloom"] {
-            let points: Vec<&RatePoint> = r
-                .bitmap_claim
-                .iter()
-                .filter(|p| p.structure == id)
-                .collect();
-            if !points.is_empty() {
-                rate_series(
-                    &mut chart,
-                    id,
-                    colour(id),
-                    &rate_tuples(&points, bpk),
-                    floor,
-                )?;
-            }
-        }
+        rate_point_series(
+            &mut chart,
+            &r.bitmap_claim,
+            &["bitmap", "bloom"],
+            bpk,
+            floor,
+        )?;
         if let Some(p) = r
             .bitmap_claim
             .iter()
