@@ -171,6 +171,17 @@ fn rates(r: &Results) -> String {
     if !outside.is_empty() {
         text.push_str(&format!(" Outside: {}.", outside.join("; ")));
     }
+    let with_fill: Vec<&&CellRecord> = filters
+        .iter()
+        .filter(|c| c.fill_fpr_in_interval.is_some())
+        .collect();
+    if !with_fill.is_empty() {
+        text.push_str(&format!(
+            " Against the rate implied by each filter's actual fill (bitmap, bloom), the interval holds it in {} of {} cells.",
+            with_fill.iter().filter(|c| c.fill_fpr_in_interval == Some(true)).count(),
+            with_fill.len()
+        ));
+    }
     let missed = super::speed::missed_targets(r);
     if !missed.is_empty() {
         text.push_str(&format!(" Missing their target: {}.", missed.join("; ")));

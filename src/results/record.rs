@@ -87,6 +87,11 @@ pub struct CellRecord {
     pub observed_fpr_wilson95: Interval,
     pub expected_fpr: f64,
     pub theory_in_interval: bool,
+    /// The rate implied by this filter's actual fill (bitmap, Bloom), and whether the interval holds it.
+    #[serde(default)]
+    pub fill_fpr: Option<f64>,
+    #[serde(default)]
+    pub fill_fpr_in_interval: Option<bool>,
     /// The structure's own byte count.
     pub bytes_held: u64,
     /// Heap bytes requested during the build, by the counting allocator.

@@ -195,6 +195,7 @@ impl<'a> Runner<'a> {
         let mut parallel = Vec::new();
         let mut floor = None;
         let mut huge_pages = 0;
+        let mut fill_fpr = None;
         let mut outcome = None;
         machine::reset_peak_rss();
         let (rss_before, _) = machine::rss_bytes();
@@ -251,6 +252,7 @@ impl<'a> Runner<'a> {
             member_query.push(members.total_per_key());
             non_member_query.push(non_members.total_per_key());
             if rep == 0 {
+                fill_fpr = structure.fill_fpr();
                 huge_pages = crate::structures::bits::anon_huge_page_bytes();
                 if n >= 1_000_000 {
                     floor = self.memory_floor(structure.as_ref(), timing_queries.min(n))?;
@@ -310,6 +312,8 @@ impl<'a> Runner<'a> {
             observed_fpr_wilson95: interval,
             expected_fpr,
             theory_in_interval: interval.contains(expected_fpr),
+            fill_fpr,
+            fill_fpr_in_interval: fill_fpr.map(|f| interval.contains(f)),
             bytes_held,
             heap_requested_bytes: heap.requested_bytes,
             heap_footprint_bytes: heap.footprint_bytes,

@@ -109,6 +109,10 @@ impl Membership for Bitmap {
             slices: None,
         }
     }
+    /// Exact: a non-member's one probe hits a set bit with probability fill.
+    fn fill_fpr(&self) -> Option<f64> {
+        Some(self.fill_ratio())
+    }
     fn shared_inserter(&mut self) -> Option<Box<dyn SharedInsert + '_>> {
         let m = self.bits.len();
         Some(Box::new(SharedBitmap {

@@ -171,6 +171,10 @@ impl Membership for Bloom {
         }
         found
     }
+    /// fill^k: exact for k independent probes, and close for double hashing at these sizes.
+    fn fill_fpr(&self) -> Option<f64> {
+        Some(self.fill_ratio().powi(self.hashes as i32))
+    }
     fn shared_inserter(&mut self) -> Option<Box<dyn SharedInsert + '_>> {
         let (m, hashes) = (self.bits.len(), self.hashes);
         Some(Box::new(SharedBloom {

@@ -39,6 +39,12 @@ pub trait Membership: Send + Sync {
     fn expected_fpr(&self, n_distinct: u64) -> f64;
     /// Geometry for reports: bits (or counters) and probes per key, where they apply.
     fn geometry(&self) -> Geometry;
+    /// The rate of this very filter, from its actual fill (the share of bits set, to the power of the
+    /// probes), where that is exact or close: it removes the filter-to-filter spread that the
+    /// average-case theory of [`Membership::expected_fpr`] carries for small arrays.
+    fn fill_fpr(&self) -> Option<f64> {
+        None
+    }
     /// The removal interface, for structures that support it.
     fn as_removable(&mut self) -> Option<&mut dyn Removable> {
         None
