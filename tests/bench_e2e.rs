@@ -7,6 +7,19 @@ fn dedupbench() -> Command {
     Command::new(env!("CARGO_BIN_EXE_dedupbench"))
 }
 
+/// Runs `bench ARGS --out OUT` to completion and reads its results.
+fn bench_into(out: &Path, args: &[&str]) -> dedupbench::results::Results {
+    let status = dedupbench()
+        .arg("bench")
+        .args(args)
+        .arg("--out")
+        .arg(out)
+        .status()
+        .unwrap();
+    assert!(status.success(), "bench {args:?} exited with {status}");
+    dedupbench::results::read_results(out).expect("results.jsonl parses with the schema")
+}
+
 fn image_sources(html: &str) -> Vec<String> {
     html.split("src=\"")
         .skip(1)
@@ -34,23 +47,7 @@ fn assert_valid_png(path: &Path) {
 fn tiny_bench_writes_results_and_a_report_that_report_regenerates() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("run");
-    let status = dedupbench()
-        .args([
-            "bench",
-            "--scales",
-            "2000,20000",
-            "--reps",
-            "2",
-            "--quiet",
-            "--out",
-        ])
-        .arg(&out)
-        .status()
-        .unwrap();
-    assert!(status.success(), "bench exited with {status}");
-
-    let results =
-        dedupbench::results::read_results(&out).expect("results.jsonl parses with the schema");
+    let results = bench_into(&out, &["--scales", "2000,20000", "--reps", "2", "--quiet"]);
     assert!(results.warnings.is_empty(), "{:?}", results.warnings);
     let header = results.header.as_ref().unwrap();
     assert_eq!(header.scales, vec![2000, 20000]);
@@ -102,9 +99,9 @@ fn tiny_bench_writes_results_and_a_report_that_report_regenerates() {
 fn cells_over_the_memory_budget_are_skipped_with_a_projection() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("run");
-    let status = dedupbench()
-        .args([
-            "bench",
+    let results = bench_into(
+        &out,
+        &[
             "--scales",
             "1000,100000",
             "--structures",
@@ -115,13 +112,8 @@ fn cells_over_the_memory_budget_are_skipped_with_a_projection() {
             "1",
             "--no-experiments",
             "--quiet",
-            "--out",
-        ])
-        .arg(&out)
-        .status()
-        .unwrap();
-    assert!(status.success());
-    let results = dedupbench::results::read_results(&out).unwrap();
+        ],
+    );
     let skipped: Vec<_> = results
         .skipped
         .iter()
@@ -177,22 +169,17 @@ fn a_run_far_beyond_the_machine_completes_with_those_cells_skipped() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("run");
     // 10^12 keys: every structure would need far more than this machine's memory (a terabit at least).
-    let status = dedupbench()
-        .args([
-            "bench",
+    let results = bench_into(
+        &out,
+        &[
             "--scales",
             "1000,1e12",
             "--reps",
             "1",
             "--no-experiments",
             "--quiet",
-            "--out",
-        ])
-        .arg(&out)
-        .status()
-        .unwrap();
-    assert!(status.success());
-    let results = dedupbench::results::read_results(&out).unwrap();
+        ],
+    );
     let registered = dedupbench::structures::ids().len();
     assert_eq!(
         results.cells.len(),
@@ -230,9 +217,10 @@ fn real_url_files_plain_and_gzip_are_the_member_set() {
     std::fs::write(&gz, e.finish().unwrap()).unwrap();
     for (name, input) in [("plain", &plain), ("gz", &gz)] {
         let out = dir.path().join(name);
-        let status = dedupbench()
-            .args([
-                "bench",
+        let input = input.to_str().unwrap();
+        let results = bench_into(
+            &out,
+            &[
                 "--structures",
                 "hashset,bloom",
                 "--reps",
@@ -240,14 +228,9 @@ fn real_url_files_plain_and_gzip_are_the_member_set() {
                 "--no-experiments",
                 "--quiet",
                 "--input",
-            ])
-            .arg(input)
-            .arg("--out")
-            .arg(&out)
-            .status()
-            .unwrap();
-        assert!(status.success(), "{name}");
-        let results = dedupbench::results::read_results(&out).unwrap();
+                input,
+            ],
+        );
         let hashset = results
             .cells
             .iter()
@@ -273,15 +256,7 @@ fn real_url_files_plain_and_gzip_are_the_member_set() {
 fn the_six_billion_url_scenario_keeps_the_articles_ratios_at_small_n() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("run");
-    let status = dedupbench()
-        .args([
-            "bench", "--suite", "seed-6e9", "--scales", "3e6", "--quiet", "--out",
-        ])
-        .arg(&out)
-        .status()
-        .unwrap();
-    assert!(status.success());
-    let results = dedupbench::results::read_results(&out).unwrap();
+    let results = bench_into(&out, &["--suite", "seed-6e9", "--scales", "3e6", "--quiet"]);
     let x = &results.scenario[0];
     assert_eq!(x.n, 3_000_000);
     let get = |id: &str| x.structures.iter().find(|s| s.structure == id).unwrap();

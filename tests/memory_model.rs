@@ -26,10 +26,7 @@ fn bytes_held_matches_the_allocator_and_the_model() {
         let mut s = kind.build(&config).unwrap();
         for start in (0..n).step_by(4096) {
             batch.clear();
-            for i in start..(start + 4096).min(n) {
-                g.member(i, &mut scratch);
-                batch.push(&scratch);
-            }
+            g.fill_members(start..(start + 4096).min(n), &mut batch);
             batch.hash_all(s.seed());
             s.insert_batch(&batch);
         }

@@ -14,6 +14,7 @@
 //! length drawn from the profile's quantile table (the generator pads the slug or drops parts to meet it).
 
 use super::profile::Profile;
+use super::KeyBatch;
 
 /// Indices below this limit give distinct URLs (2^48).
 pub const INDEX_LIMIT: u64 = 1 << 48;
@@ -192,6 +193,20 @@ impl UrlGenerator {
     pub fn append_non_member(&self, j: u64, buf: &mut Vec<u8>) {
         debug_assert!(j < NON_MEMBER_BASE);
         self.append(NON_MEMBER_BASE + j, buf);
+    }
+
+    /// Appends members `range` to `batch`, back to back (one key per index).
+    pub fn fill_members(&self, range: std::ops::Range<u64>, batch: &mut KeyBatch) {
+        for i in range {
+            batch.push_with(|buf| self.append_member(i, buf));
+        }
+    }
+
+    /// Appends non-members `range` to `batch`.
+    pub fn fill_non_members(&self, range: std::ops::Range<u64>, batch: &mut KeyBatch) {
+        for j in range {
+            batch.push_with(|buf| self.append_non_member(j, buf));
+        }
     }
 
     /// Appends the URL of raw index `index` to `buf`.

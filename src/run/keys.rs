@@ -88,9 +88,7 @@ impl KeySource {
         match cursor {
             MemberCursor::Generated { next, end } => {
                 let stop = (*next + max as u64).min(*end);
-                for i in *next..stop {
-                    batch.push_with(|buf| self.generator.append_member(i, buf));
-                }
+                self.generator.fill_members(*next..stop, batch);
                 let added = (stop - *next) as usize;
                 *next = stop;
                 Ok(added)
@@ -107,8 +105,6 @@ impl KeySource {
     /// Appends non-members `[from, to)`.
     #[inline]
     pub fn fill_non_members(&self, from: u64, to: u64, batch: &mut KeyBatch) {
-        for j in from..to {
-            batch.push_with(|buf| self.generator.append_non_member(j, buf));
-        }
+        self.generator.fill_non_members(from..to, batch);
     }
 }

@@ -367,9 +367,7 @@ impl<'a> Runner<'a> {
                         while i < to && !stop.load(Ordering::Relaxed) {
                             batch.clear();
                             let end = (i + BATCH_KEYS as u64).min(to);
-                            for j in i..end {
-                                batch.push_with(|buf| generator.append_member(j, buf));
-                            }
+                            generator.fill_members(i..end, &mut batch);
                             let t0 = Instant::now();
                             batch.hash_all(seed);
                             new += inserter.insert_batch(&batch);
@@ -540,10 +538,7 @@ impl<'a> Runner<'a> {
             }
             self.batch.clear();
             let end = (i + BATCH_KEYS as u64).min(to);
-            for j in i..end {
-                self.batch
-                    .push_with(|buf| self.source.generator.append_member(j, buf));
-            }
+            self.source.generator.fill_members(i..end, &mut self.batch);
             self.batch.hash_all(seed);
             total += op(&self.batch);
             i = end;

@@ -226,12 +226,10 @@ impl Runner<'_> {
                             batch.clear();
                             let end = (i + BATCH_KEYS as u64).min(to);
                             let t0 = Instant::now();
-                            for j in i..end {
-                                if non_members {
-                                    batch.push_with(|buf| generator.append_non_member(j, buf));
-                                } else {
-                                    batch.push_with(|buf| generator.append_member(j, buf));
-                                }
+                            if non_members {
+                                generator.fill_non_members(i..end, &mut batch);
+                            } else {
+                                generator.fill_members(i..end, &mut batch);
                             }
                             let t1 = Instant::now();
                             batch.hash_all(seed);

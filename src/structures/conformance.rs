@@ -13,6 +13,32 @@ fn generator() -> UrlGenerator {
     UrlGenerator::new(Profile::default_profile(), 42)
 }
 
+/// Runs `op` over keys `[from, to)` (members, or non-members when `non_members`) a hashed batch at a
+/// time; returns the sum of what `op` returns.
+fn over_keys(
+    g: &UrlGenerator,
+    seed: u64,
+    from: u64,
+    to: u64,
+    non_members: bool,
+    mut op: impl FnMut(&KeyBatch) -> u64,
+) -> u64 {
+    let mut batch = KeyBatch::with_capacity(BATCH, 80);
+    let mut total = 0;
+    for start in (from..to).step_by(BATCH) {
+        batch.clear();
+        let end = (start + BATCH as u64).min(to);
+        if non_members {
+            g.fill_non_members(start..end, &mut batch);
+        } else {
+            g.fill_members(start..end, &mut batch);
+        }
+        batch.hash_all(seed);
+        total += op(&batch);
+    }
+    total
+}
+
 /// Counts members of `[from, to)` reported present, or non-members of `[from, to)` when `non_members`.
 fn count_present(
     s: &dyn Membership,
@@ -21,44 +47,13 @@ fn count_present(
     to: u64,
     non_members: bool,
 ) -> u64 {
-    let mut batch = KeyBatch::with_capacity(BATCH, 80);
-    let mut scratch = Vec::with_capacity(256);
-    let mut found = 0;
-    let mut i = from;
-    while i < to {
-        batch.clear();
-        let end = (i + BATCH as u64).min(to);
-        for j in i..end {
-            if non_members {
-                g.non_member(j, &mut scratch);
-            } else {
-                g.member(j, &mut scratch);
-            }
-            batch.push(&scratch);
-        }
-        batch.hash_all(s.seed());
-        found += s.contains_batch(&batch);
-        i = end;
-    }
-    found
+    over_keys(g, s.seed(), from, to, non_members, |batch| {
+        s.contains_batch(batch)
+    })
 }
 
 fn insert_range(s: &mut dyn Membership, g: &UrlGenerator, from: u64, to: u64) -> u64 {
-    let mut batch = KeyBatch::with_capacity(BATCH, 80);
-    let mut scratch = Vec::with_capacity(256);
-    let mut new = 0;
-    let mut i = from;
-    while i < to {
-        batch.clear();
-        let end = (i + BATCH as u64).min(to);
-        for j in i..end {
-            g.member(j, &mut scratch);
-            batch.push(&scratch);
-        }
-        batch.hash_all(s.seed());
-        new += s.insert_batch(&batch);
-        i = end;
-    }
+    let new = over_keys(g, s.seed(), from, to, false, |batch| s.insert_batch(batch));
     s.finish_build();
     new
 }
@@ -186,18 +181,10 @@ fn counting_remove_forgets_keys_without_false_negatives_for_others() {
     insert_range(s.as_mut(), &g, 0, n);
     let fp_before = count_present(s.as_ref(), &g, 0, 1_000_000, true);
     // Remove the first half.
-    let mut batch = KeyBatch::with_capacity(BATCH, 80);
-    let mut scratch = Vec::new();
-    let mut removed = 0;
-    for start in (0..n / 2).step_by(BATCH) {
-        batch.clear();
-        for j in start..(start + BATCH as u64).min(n / 2) {
-            g.member(j, &mut scratch);
-            batch.push(&scratch);
-        }
-        batch.hash_all(SEED);
-        removed += s.as_removable().unwrap().remove_batch(&batch);
-    }
+    let removable = s.as_removable().unwrap();
+    let removed = over_keys(&g, SEED, 0, n / 2, false, |batch| {
+        removable.remove_batch(batch)
+    });
     assert_eq!(removed, n / 2, "every inserted key can be removed");
     assert_eq!(
         count_present(s.as_ref(), &g, n / 2, n, false),
@@ -325,18 +312,9 @@ fn parallel_builds_are_bit_identical_to_single_threaded_ones() {
             let workers: Vec<_> = (0..2u64)
                 .map(|t| {
                     scope.spawn(move || {
-                        let mut batch = KeyBatch::with_capacity(BATCH, 80);
-                        let mut new = 0;
-                        let (from, to) = (t * n / 2, (t + 1) * n / 2);
-                        for start in (from..to).step_by(BATCH) {
-                            batch.clear();
-                            for i in start..(start + BATCH as u64).min(to) {
-                                batch.push_with(|buf| g.append_member(i, buf));
-                            }
-                            batch.hash_all(SEED);
-                            new += inserter.insert_batch(&batch);
-                        }
-                        new
+                        over_keys(g, SEED, t * n / 2, (t + 1) * n / 2, false, |batch| {
+                            inserter.insert_batch(batch)
+                        })
                     })
                 })
                 .collect();
