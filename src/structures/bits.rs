@@ -94,6 +94,18 @@ pub fn as_atomic(words: &mut [u64]) -> &[AtomicU64] {
     unsafe { &*(words as *mut [u64] as *const [AtomicU64]) }
 }
 
+/// Sets `mask`'s bits in a shared word; returns whether any of them was clear.
+///
+/// A plain load comes first and the locked read-modify-write only runs when a bit is missing: a locked
+/// instruction drains the store buffer and stalls the core even when the line is cached, and at a filter's
+/// working fill about half the words it would touch already hold their bit. The result stays exact: the
+/// `fetch_or` reports what it found, so two threads racing on one bit never both count it as new.
+#[inline(always)]
+pub fn or_shared(word: &AtomicU64, mask: u64) -> bool {
+    use std::sync::atomic::Ordering::Relaxed;
+    word.load(Relaxed) & mask != mask && word.fetch_or(mask, Relaxed) & mask != mask
+}
+
 /// Arrays at least this large ask the kernel for transparent huge pages.
 pub const HUGE_PAGE_MIN_BYTES: usize = 4 << 20;
 

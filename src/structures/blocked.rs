@@ -308,13 +308,20 @@ impl SharedInsert for SharedBlocked<'_> {
             }
             let (block, masks) = locate(*hash, self.blocks, self.hashes);
             let base = self.offset + block * 8;
-            let mut fresh = false;
-            for (w, m) in self.words[base..base + 8].iter().zip(masks) {
-                if m != 0 {
-                    fresh |= w.fetch_or(m, Relaxed) & m != m;
+            // Plain loads decide "was it new?" branch-free; the locked ors then need no result, so each is
+            // one `lock or` instead of a compare-exchange loop. Two threads inserting into the same block at
+            // the same instant may both count their key as new: a miscount, never a wrong bit.
+            let words = &self.words[base..base + 8];
+            let mut missing = 0u64;
+            for (w, m) in words.iter().zip(masks) {
+                missing |= !w.load(Relaxed) & m;
+            }
+            if missing != 0 {
+                for (w, m) in words.iter().zip(masks) {
+                    w.fetch_or(m, Relaxed);
                 }
             }
-            new += fresh as u64;
+            new += (missing != 0) as u64;
         }
         new
     }

@@ -3,13 +3,13 @@
 //! Probe i of a key is `reduce(h1 + i·h2, m)` (Kirsch & Mitzenmacher 2006 double hashing, multiply-high range
 //! reduction). Rate at fill n: (1 − (1 − 1/m)^(k·n))^k ([`crate::theory::bloom_fpr`]).
 
-use super::bits::BitArray;
+use super::bits::{or_shared, BitArray};
 use super::persist::{corrupt, Loaded, Payload, SavedParts};
 use super::{BuildConfig, Geometry, Kind, Membership, MemoryModel, SharedInsert};
 use crate::hash::{reduce, KeyHash};
 use crate::keys::KeyBatch;
 use crate::theory::{self, BloomSizing};
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::AtomicU64;
 
 /// Registry entry.
 pub struct BloomKind;
@@ -220,7 +220,7 @@ impl SharedInsert for SharedBloom<'_> {
             for i in 0..self.hashes {
                 let pos = reduce(hash.probe(i), self.m);
                 let mask = 1u64 << (pos & 63);
-                fresh |= self.words[(pos >> 6) as usize].fetch_or(mask, Relaxed) & mask == 0;
+                fresh |= or_shared(&self.words[(pos >> 6) as usize], mask);
             }
             new += fresh as u64;
         }
