@@ -32,3 +32,21 @@ ci:
 reference:
     rm -rf reports/reference
     cargo run --release -- bench --out reports/reference
+
+# Fetch the RedisBloom module (never committed: RSALv2/SSPL) into target/redis-modules/.
+redis-module:
+    bash scripts/fetch-redisbloom.sh
+
+# Start a throwaway loopback Redis server (free port, no persistence; the module if fetched).
+redis-up:
+    bash scripts/redis.sh up
+
+# Stop it.
+redis-down:
+    bash scripts/redis.sh down
+
+# The shared-filter sweep: every Redis backend at batch sizes 1, 16, 128, 1024 next to in-process bloom.
+bench-redis *ARGS:
+    bash scripts/fetch-redisbloom.sh
+    bash scripts/redis.sh up
+    cargo run --release -- bench --suite redis --redis "$(cat target/redis/url)" {{ARGS}}; status=$?; bash scripts/redis.sh down; exit $status

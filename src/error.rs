@@ -25,6 +25,9 @@ pub enum Error {
     /// JSON (de)serialisation failed.
     #[error("json: {0}")]
     Json(#[from] serde_json::Error),
+    /// A Redis server failed or went away; `addr` is its `host:port`.
+    #[error("redis at {addr}: {message}")]
+    Remote { addr: String, message: String },
     /// Drawing a chart failed.
     #[error("chart {chart}: {message}")]
     Chart { chart: String, message: String },

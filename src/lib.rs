@@ -11,6 +11,7 @@ pub mod error;
 pub mod hash;
 pub mod keys;
 pub mod measure;
+pub mod redis;
 pub mod report;
 pub mod results;
 pub mod run;

@@ -47,7 +47,12 @@ pub fn bitmap_fpr(m: u64, n: u64) -> f64 {
 
 /// Expected false-positive rate of a set of `n` uniform 64-bit fingerprints: 1 − (1 − 2⁻⁶⁴)ⁿ.
 pub fn fingerprint_fpr(n: u64) -> f64 {
-    -(n as f64 * (-(2f64.powi(-64))).ln_1p()).exp_m1()
+    fingerprint_fpr_bits(n, 64)
+}
+
+/// The same for `bits`-bit fingerprints: 1 − (1 − 2^−bits)ⁿ.
+pub fn fingerprint_fpr_bits(n: u64, bits: i32) -> f64 {
+    -(n as f64 * (-(2f64.powi(-bits))).ln_1p()).exp_m1()
 }
 
 /// Expected false-positive rate of a blocked Bloom filter with blocks of `block_bits` bits, k probes inside

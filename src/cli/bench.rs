@@ -8,11 +8,12 @@ use clap::Args;
 use dedupbench::keys::file::UrlFile;
 use dedupbench::keys::{Profile, UrlGenerator};
 use dedupbench::measure::machine::{self, MachineInfo};
+use dedupbench::redis::{Client, RedisUrl};
 use dedupbench::results::{Record, ResultsWriter, RunHeader};
 use dedupbench::run::experiments::{expected_records, experiment_of, EXPERIMENTS};
 use dedupbench::run::keys::{KeySource, Members};
-use dedupbench::run::{RunPlan, Runner, Suite};
-use dedupbench::structures::{parse_list, REGISTRY};
+use dedupbench::run::{RunPlan, Runner, SharedPlan, Suite};
+use dedupbench::structures::{parse_list, remote_kinds, REGISTRY};
 use dedupbench::units::{count_arg, fpr_arg, human_bytes, human_count, size_arg};
 use dedupbench::Error;
 use std::path::{Path, PathBuf};
@@ -58,8 +59,18 @@ pub struct BenchArgs {
     /// No progress bars.
     #[arg(long)]
     quiet: bool,
+    /// A Redis server for the shared-filter sweep (redis://host:port[/db]); its backends run next to an
+    /// in-process `bloom` at every --redis-batches size.
+    #[arg(long)]
+    redis: Option<String>,
+    /// Keys per point of the shared-filter sweep.
+    #[arg(long, value_parser = count_arg)]
+    redis_keys: Option<u64>,
+    /// Keys per round trip the sweep tries (comma-separated).
+    #[arg(long, value_delimiter = ',')]
+    redis_batches: Option<Vec<usize>>,
     /// Continue an interrupted run in DIR with its own parameters: completed cells are kept, the rest run.
-    #[arg(long, conflicts_with_all = ["suite", "scales", "structures", "fpr", "memory_budget", "seed", "reps", "profile", "input", "out", "no_experiments"])]
+    #[arg(long, conflicts_with_all = ["suite", "scales", "structures", "fpr", "memory_budget", "seed", "reps", "profile", "input", "out", "no_experiments", "redis", "redis_keys", "redis_batches"])]
     resume: Option<PathBuf>,
 }
 
@@ -76,6 +87,61 @@ struct Spec {
     input: Option<PathBuf>,
     scales: Option<Vec<u64>>,
     experiments: bool,
+    redis: Option<RedisUrl>,
+    remote_kinds: Vec<&'static dyn dedupbench::structures::Kind>,
+    redis_keys: u64,
+    redis_batches: Vec<usize>,
+}
+
+/// A list of registered kinds.
+type Kinds = Vec<&'static dyn dedupbench::structures::Kind>;
+
+/// Splits the structures into the grid's (in-process) and the sweep's (Redis), checking that a Redis
+/// backend comes with a server and a `redis` suite with one.
+fn split_kinds(
+    suite: Suite,
+    kinds: Kinds,
+    listed_all: bool,
+    redis: Option<&RedisUrl>,
+) -> Result<(Kinds, Kinds)> {
+    let (remote, mut local): (Vec<_>, Vec<_>) = kinds.into_iter().partition(|k| k.remote());
+    let remote = if listed_all {
+        remote_kinds().collect()
+    } else {
+        remote
+    };
+    if redis.is_none() {
+        if suite == Suite::Redis {
+            bail!(Error::invalid(
+                "--suite",
+                "redis needs a server: give --redis redis://host:port"
+            ));
+        }
+        if let Some(k) = remote.first().filter(|_| !listed_all) {
+            bail!(Error::invalid(
+                "--structures",
+                format!(
+                    "{} lives on a Redis server; give one with --redis redis://host:port",
+                    k.id()
+                )
+            ));
+        }
+        return Ok((local, Vec::new()));
+    }
+    if suite == Suite::Redis {
+        local.clear();
+    }
+    Ok((local, remote))
+}
+
+fn check_batches(batches: &[usize]) -> Result<()> {
+    if batches.is_empty() || batches.iter().any(|b| *b == 0 || *b > 100_000) {
+        bail!(Error::invalid(
+            "--redis-batches",
+            "each must be between 1 and 100000 keys"
+        ));
+    }
+    Ok(())
 }
 
 impl Spec {
@@ -83,9 +149,37 @@ impl Spec {
         if args.reps == Some(0) || args.reps.is_some_and(|r| r > 100) {
             bail!(Error::invalid("--reps", "must be between 1 and 100"));
         }
+        let suite = Suite::parse(&args.suite)?;
+        let redis = args.redis.as_deref().map(RedisUrl::parse).transpose()?;
+        if redis.is_none() && (args.redis_keys.is_some() || args.redis_batches.is_some()) {
+            bail!(Error::invalid(
+                "--redis-keys/--redis-batches",
+                "need --redis redis://host:port"
+            ));
+        }
+        let listed_all = args.structures.trim() == "all";
+        let (kinds, remote_kinds) = split_kinds(
+            suite,
+            parse_list(&args.structures)?,
+            listed_all,
+            redis.as_ref(),
+        )?;
+        let redis_keys = args.redis_keys.unwrap_or(SharedPlan::DEFAULT_KEYS);
+        if redis_keys == 0 || redis_keys >= dedupbench::keys::NON_MEMBER_BASE {
+            bail!(Error::invalid("--redis-keys", "must be in [1, 2^47)"));
+        }
+        let redis_batches = args
+            .redis_batches
+            .clone()
+            .unwrap_or_else(|| SharedPlan::DEFAULT_BATCHES.to_vec());
+        check_batches(&redis_batches)?;
         Ok(Spec {
-            suite: Suite::parse(&args.suite)?,
-            kinds: parse_list(&args.structures)?,
+            suite,
+            kinds,
+            redis,
+            remote_kinds,
+            redis_keys,
+            redis_batches,
             fpr: args.fpr,
             budget: args
                 .memory_budget
@@ -101,9 +195,30 @@ impl Spec {
     }
 
     fn from_header(h: &RunHeader) -> Result<Spec> {
+        let suite = Suite::parse(&h.suite)?;
+        let redis = h.redis.as_deref().map(RedisUrl::parse).transpose()?;
+        let all: Vec<_> = h
+            .structures
+            .iter()
+            .chain(&h.redis_structures)
+            .cloned()
+            .collect();
+        let kinds = if all.is_empty() {
+            Vec::new()
+        } else {
+            parse_list(&all.join(","))?
+        };
+        let (kinds, remote_kinds) = split_kinds(suite, kinds, false, redis.as_ref())?;
         Ok(Spec {
-            suite: Suite::parse(&h.suite)?,
-            kinds: parse_list(&h.structures.join(","))?,
+            suite,
+            kinds,
+            redis,
+            remote_kinds,
+            redis_keys: h.redis_keys.unwrap_or(SharedPlan::DEFAULT_KEYS),
+            redis_batches: h
+                .redis_batches
+                .clone()
+                .unwrap_or_else(|| SharedPlan::DEFAULT_BATCHES.to_vec()),
             fpr: h.fpr,
             budget: h.memory_budget_bytes,
             seed: h.seed,
@@ -148,8 +263,19 @@ pub fn run(args: BenchArgs) -> Result<i32> {
         plan.reps = reps;
         plan.reps_explicit = spec.reps_explicit;
     }
-    if !spec.experiments || spec.suite == Suite::Seed6e9 {
+    if !spec.experiments || matches!(spec.suite, Suite::Seed6e9 | Suite::Redis) {
         plan.experiments = None;
+    }
+    if let Some(url) = &spec.redis {
+        // A wrong address fails here, before anything is written.
+        let mut client = Client::connect(url)?;
+        client.call(&[b"PING"])?;
+        plan.shared = Some(SharedPlan {
+            url: url.clone(),
+            kinds: spec.remote_kinds.clone(),
+            keys: spec.redis_keys,
+            batches: spec.redis_batches.clone(),
+        });
     }
     let generator = UrlGenerator::new(profile.clone(), spec.seed);
     let members = match &spec.input {
@@ -211,8 +337,10 @@ pub fn run(args: BenchArgs) -> Result<i32> {
             .copied()
             .filter(|e| count(e) > 0 && count(e) < expected_records(e))
             .collect();
+        // Unmeasured sweep points run again (the server may be back, or have its module now).
         let dropped = dedupbench::results::rewrite_without(&out, |r| {
             experiment_of(r).is_some_and(|e| incomplete.contains(&e))
+                || matches!(r, Record::SharedSkipped(_))
         })?;
         if dropped > 0 {
             eprintln!("resume: dropped {dropped} records of unfinished work (a torn line or a partial experiment)");
@@ -233,6 +361,7 @@ pub fn run(args: BenchArgs) -> Result<i32> {
                     .iter()
                     .map(|s| ("seed-6e9 scenario".to_string(), s.n)),
             )
+            .chain(before.shared.iter().map(|s| (s.cell_id(), s.n)))
             .collect();
         eprintln!(
             "resume: {} cells and {} experiments already complete",
@@ -267,6 +396,14 @@ pub fn run(args: BenchArgs) -> Result<i32> {
             profile: profile.name.clone(),
             input: spec.input.as_ref().map(|p| p.display().to_string()),
             experiments: plan.experiments.is_some(),
+            redis: spec.redis.as_ref().map(|u| u.to_string()),
+            redis_structures: spec
+                .remote_kinds
+                .iter()
+                .map(|k| k.id().to_string())
+                .collect(),
+            redis_keys: plan.shared.as_ref().map(|s| s.keys),
+            redis_batches: plan.shared.as_ref().map(|s| s.batches.clone()),
             started_unix_s: std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
                 .map(|d| d.as_secs())
@@ -306,7 +443,7 @@ pub fn run(args: BenchArgs) -> Result<i32> {
     let negatives: u64 = results.cells.iter().map(|c| c.false_negatives).sum();
     if !runner.failures.is_empty() || negatives > 0 {
         return Err(RunFailed(format!(
-            "false negatives found: {}",
+            "the run found failures (false negatives or a lost server): {}",
             runner.failures.join("; ")
         ))
         .into());
@@ -342,7 +479,8 @@ fn run_all(
             bars.cell_done();
         }
     }
-    runner.run_experiments(done_experiments)
+    runner.run_experiments(done_experiments)?;
+    runner.run_shared(done)
 }
 
 /// Lines of an input file (validated line by line) and the distinct keys in each prefix of `scales`
@@ -480,6 +618,24 @@ fn print_summary(results: &dedupbench::results::Results, wall_s: f64) {
             human_count(s.n as f64),
             s.reason
         );
+    }
+    for p in &results.shared {
+        println!(
+            "{:<24} batch {:>5}: insert {:>10.0} keys/s, lookups {:>10.0} keys/s, {:.2} bytes/key, rate {:.2e} (theory {:.2e}){}",
+            p.series,
+            p.batch_keys,
+            p.insert_keys_per_s,
+            p.non_member_query_keys_per_s,
+            p.bytes_per_key,
+            p.observed_fpr,
+            p.expected_fpr,
+            p.raw_insert_keys_per_s
+                .map(|raw| format!(", raw pipeline {raw:.0} keys/s"))
+                .unwrap_or_default()
+        );
+    }
+    for s in &results.shared_skipped {
+        println!("{}: not measured: {}", s.structure, s.reason);
     }
     let _ = REGISTRY;
     println!("wall time {wall_s:.1} s");

@@ -6,6 +6,7 @@ mod dedup;
 mod gen;
 mod progress;
 mod report;
+mod shared;
 mod size;
 
 use clap::{Parser, Subcommand};
@@ -38,6 +39,8 @@ enum Command {
     Dedup(dedup::DedupArgs),
     /// Regenerate the report of a results folder without running anything.
     Report(report::ReportArgs),
+    /// One worker of a filter shared through Redis: insert, check or probe a range of generated keys.
+    Shared(shared::SharedArgs),
 }
 
 /// A failure that is not the user's input: the run itself found something wrong.
@@ -70,6 +73,7 @@ pub fn main() -> i32 {
         Command::Report(args) => report::run(args),
         Command::Advise(args) => advise::run(args),
         Command::Dedup(args) => dedup::run(args),
+        Command::Shared(args) => shared::run(args),
     };
     match result {
         Ok(code) => code,

@@ -56,6 +56,7 @@ pub fn run(args: SizeArgs) -> Result<i32> {
                 "footprint_bytes": memory.footprint_bytes.round(),
                 "bits_per_key": memory.footprint_bytes * 8.0 / args.n as f64,
                 "expected_fpr": kind.predicted_fpr(&config),
+                "on_redis_server": kind.remote(),
             })
         })
         .collect();

@@ -91,6 +91,13 @@ th{{background:#f3f3f3}}td:first-child,th:first-child{{text-align:left}}.bad{{co
             esc(&verdict(f.stem, r))
         );
     }
+    if !r.shared.is_empty() {
+        let _ = writeln!(
+            s,
+            "<li><a href=\"#shared\">Shared filter</a>: {}</li>",
+            esc(&super::shared::verdict(r))
+        );
+    }
     let _ = writeln!(s, "</ul>");
     for f in figures {
         let _ = writeln!(
@@ -120,6 +127,16 @@ th{{background:#f3f3f3}}td:first-child,th:first-child{{text-align:left}}.bad{{co
         }
     }
     scenario_section(&mut s, r);
+    {
+        use super::chart::Figure;
+        let f = super::shared::SharedThroughput;
+        let figure = format!(
+            "<figure id=\"{0}\"><img src=\"{0}.png\" alt=\"{1}\"><figcaption><a href=\"{0}.svg\">SVG</a></figcaption></figure>",
+            f.stem(),
+            esc(f.title())
+        );
+        super::shared::section(&mut s, r, &figure);
+    }
     let _ = writeln!(s, "</body></html>");
     s
 }

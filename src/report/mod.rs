@@ -7,6 +7,7 @@
 mod chart;
 mod figures;
 mod html;
+mod shared;
 mod speed;
 mod verdicts;
 
@@ -39,6 +40,9 @@ fn register_font() -> Result<()> {
 pub fn write_report(dir: &Path, results: &Results) -> Result<()> {
     register_font()?;
     let figures = figures::render_all(dir, results)?;
+    if !results.shared.is_empty() {
+        chart::render(dir, &shared::SharedThroughput, results)?;
+    }
     let page = html::page(results, &figures);
     write_atomic(&dir.join("index.html"), page.as_bytes())
 }

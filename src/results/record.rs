@@ -28,6 +28,9 @@ pub enum Record {
     BitmapClaim(RatePoint),
     Deletion(DeletionRecord),
     Scenario(ScenarioRecord),
+    Shared(SharedRecord),
+    /// A sweep point not measured: the server lacks a module, or it failed (then the run exits 1).
+    SharedSkipped(SkippedCell),
 }
 
 /// The parameters of a run and the machine it ran on (the first line).
@@ -48,6 +51,16 @@ pub struct RunHeader {
     /// Whether the experiments beyond the grid were asked for.
     #[serde(default)]
     pub experiments: bool,
+    /// The Redis server of the shared-filter sweep (`redis://host:port/db`).
+    #[serde(default)]
+    pub redis: Option<String>,
+    /// The Redis backends the sweep runs.
+    #[serde(default)]
+    pub redis_structures: Vec<String>,
+    #[serde(default)]
+    pub redis_keys: Option<u64>,
+    #[serde(default)]
+    pub redis_batches: Option<Vec<usize>>,
     pub started_unix_s: u64,
     pub key_lengths: KeyLengths,
     pub machine: MachineInfo,
@@ -133,6 +146,55 @@ impl CellRecord {
     pub fn query_keys_per_s(&self) -> f64 {
         1e9 / self.member_query_ns_per_key.median
     }
+}
+
+/// One point of the shared-filter sweep: a Redis backend (or the in-process reference) at one batch size.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SharedRecord {
+    /// `redis-bloom`, `redis-bitmap/bitfield`, …, or `bloom (in-process)`.
+    pub series: String,
+    /// The registry id.
+    pub structure: String,
+    /// Keys per round trip (0 for the in-process reference).
+    pub batch_keys: u64,
+    /// `host:port` of the server ("" in-process).
+    pub server: String,
+    pub n: u64,
+    pub n_reported_new: u64,
+    pub geometry: Geometry,
+    /// Keys per second, hashing included, key generation excluded.
+    pub insert_keys_per_s: f64,
+    pub member_query_keys_per_s: f64,
+    pub non_member_query_keys_per_s: f64,
+    /// The same inserts as pre-encoded commands on a raw socket, replies skimmed (redis-bloom only).
+    pub raw_insert_keys_per_s: Option<f64>,
+    /// `MEMORY USAGE … SAMPLES 0` of the structure's keys (in-process: its own bytes).
+    pub server_bytes: u64,
+    /// Change of the server's `used_memory` from before creation to after the inserts.
+    pub used_memory_delta_bytes: i64,
+    pub bytes_per_key: f64,
+    pub n_member_queries: u64,
+    pub false_negatives: u64,
+    pub n_non_member_queries: u64,
+    pub n_false_positives: u64,
+    pub observed_fpr: f64,
+    pub observed_fpr_wilson95: Interval,
+    pub expected_fpr: f64,
+    pub theory_in_interval: bool,
+    pub fill_fpr: Option<f64>,
+    pub wall_s: f64,
+}
+
+impl SharedRecord {
+    /// The id resume uses to find this point.
+    pub fn cell_id(&self) -> String {
+        shared_cell_id(&self.series, self.batch_keys)
+    }
+}
+
+/// The id of a sweep point (also the `structure` of its skipped record).
+pub fn shared_cell_id(series: &str, batch_keys: u64) -> String {
+    format!("{series} batch={batch_keys}")
 }
 
 /// A cell not run because its predicted bytes exceed the budget; drawn as a projection.

@@ -11,6 +11,7 @@ pub mod experiments;
 pub mod keys;
 pub mod plan;
 pub mod scenario;
+pub mod shared;
 
 use crate::keys::KeyBatch;
 use crate::measure::{heap_snapshot, machine};
@@ -19,7 +20,7 @@ use crate::stats::{summarize, wilson};
 use crate::structures::{BuildConfig, KeyLengths, Kind, Membership};
 use crate::{Error, Result};
 use keys::KeySource;
-pub use plan::{RunPlan, Suite};
+pub use plan::{RunPlan, SharedPlan, Suite};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 

@@ -14,6 +14,8 @@ pub enum Suite {
     Full,
     /// The second article's 6·10⁹-URL scenario only (see [`crate::run::scenario`]).
     Seed6e9,
+    /// The shared-filter sweep only: Redis backends against in-process `bloom` (needs `--redis`).
+    Redis,
 }
 
 impl Suite {
@@ -24,9 +26,10 @@ impl Suite {
             "standard" => Ok(Suite::Standard),
             "full" => Ok(Suite::Full),
             "seed-6e9" => Ok(Suite::Seed6e9),
+            "redis" => Ok(Suite::Redis),
             other => Err(Error::invalid(
                 "--suite",
-                format!("'{other}' is not one of quick, standard, full, seed-6e9"),
+                format!("'{other}' is not one of quick, standard, full, seed-6e9, redis"),
             )),
         }
     }
@@ -38,6 +41,7 @@ impl Suite {
             Suite::Standard => "standard",
             Suite::Full => "full",
             Suite::Seed6e9 => "seed-6e9",
+            Suite::Redis => "redis",
         }
     }
 
@@ -48,6 +52,7 @@ impl Suite {
             Suite::Standard => 8,
             Suite::Full => 9,
             Suite::Seed6e9 => return vec![6_000_000_000],
+            Suite::Redis => return Vec::new(),
         };
         (4..=top).map(|e| 10u64.pow(e)).collect()
     }
@@ -56,7 +61,7 @@ impl Suite {
     pub fn reps(self) -> u32 {
         match self {
             Suite::Quick | Suite::Standard => 3,
-            Suite::Full | Suite::Seed6e9 => 1,
+            Suite::Full | Suite::Seed6e9 | Suite::Redis => 1,
         }
     }
 }
@@ -94,6 +99,27 @@ pub struct RunPlan {
     pub experiments: Option<ExperimentSizes>,
     /// Threads of the parallel builds (1: none).
     pub threads: u32,
+    /// The shared-filter sweep, when a Redis server was given.
+    pub shared: Option<SharedPlan>,
+}
+
+/// The shared-filter sweep: every Redis backend at every batch size, on the same keys, next to `bloom`.
+#[derive(Clone)]
+pub struct SharedPlan {
+    pub url: crate::redis::RedisUrl,
+    /// The Redis backends to run.
+    pub kinds: Vec<&'static dyn Kind>,
+    /// Keys inserted per point.
+    pub keys: u64,
+    /// Keys per round trip.
+    pub batches: Vec<usize>,
+}
+
+impl SharedPlan {
+    /// Default keys per point: 10⁵ (a batch of 1 costs one round trip per key).
+    pub const DEFAULT_KEYS: u64 = 100_000;
+    /// Default batch sizes.
+    pub const DEFAULT_BATCHES: [usize; 4] = [1, 16, 128, 1024];
 }
 
 impl RunPlan {
@@ -111,7 +137,7 @@ impl RunPlan {
         seed: u64,
     ) -> Self {
         let (query_cap, query_time_cap_s, scale) = match suite {
-            Suite::Quick => (2_000_000, 4.0, 1),
+            Suite::Quick | Suite::Redis => (2_000_000, 4.0, 1),
             Suite::Standard => (10_000_000, 20.0, 10),
             Suite::Full | Suite::Seed6e9 => (100_000_000, 60.0, 10),
         };
@@ -136,6 +162,7 @@ impl RunPlan {
             threads: std::thread::available_parallelism()
                 .map(|n| n.get() as u32)
                 .unwrap_or(1),
+            shared: None,
         }
     }
 

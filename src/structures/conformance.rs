@@ -96,12 +96,12 @@ fn fewest_new(kind: &dyn Kind, n: u64, p: f64) -> (u64, u64) {
 fn no_structure_has_false_negatives_over_a_million_keys() {
     let g = generator();
     let n = 1_000_000;
-    for kind in REGISTRY {
+    for kind in local_kinds() {
         let mut config = BuildConfig::new(n, 0.01, SEED);
         config.scalable_initial_capacity = Some(20_000);
         let mut s = kind.build(&config).unwrap();
         let new = insert_range(s.as_mut(), &g, 0, n);
-        let (low, high) = fewest_new(*kind, n, 0.01);
+        let (low, high) = fewest_new(kind, n, 0.01);
         assert!(
             (low..=high).contains(&new),
             "{}: {new} new of {n}, expected {low}..={high}",
@@ -264,7 +264,7 @@ fn registry_ids_are_unique_kebab_case_and_removability_is_truthful() {
         );
         assert!(!ids[..i].contains(id), "duplicate {id}");
     }
-    for kind in REGISTRY {
+    for kind in local_kinds() {
         let mut s = kind.build(&BuildConfig::new(1000, 0.01, SEED)).unwrap();
         assert_eq!(
             kind.removable(),
@@ -314,7 +314,7 @@ fn blocked_rate_matches_theory_below_and_above_capacity() {
 fn parallel_builds_are_bit_identical_to_single_threaded_ones() {
     let g = generator();
     let n = 300_000u64;
-    for kind in REGISTRY {
+    for kind in local_kinds() {
         let config = BuildConfig::new(n, 0.01, SEED);
         let mut single = kind.build(&config).unwrap();
         let mut shared = kind.build(&config).unwrap();
@@ -355,7 +355,7 @@ fn parallel_builds_are_bit_identical_to_single_threaded_ones() {
             "{}",
             kind.id()
         );
-        let (low, high) = fewest_new(*kind, n, 0.01);
+        let (low, high) = fewest_new(kind, n, 0.01);
         assert!(
             (low..=high).contains(&new),
             "{}: {new} new of {n}, expected {low}..={high}",

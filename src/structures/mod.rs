@@ -15,6 +15,9 @@ pub mod hashset;
 #[cfg(feature = "peers")]
 pub mod peers;
 pub mod persist;
+pub mod redis_bitmap;
+pub mod redis_bloom;
+pub mod redis_set;
 pub mod scalable;
 
 use crate::hash::{hash_key, KeyHash};
@@ -43,6 +46,11 @@ pub trait Membership: Send + Sync {
     /// probes), where that is exact or close: it removes the filter-to-filter spread that the
     /// average-case theory of [`Membership::expected_fpr`] carries for small arrays.
     fn fill_fpr(&self) -> Option<f64> {
+        None
+    }
+    /// For a structure on a server: the first error that left it incomplete (the server went away, say).
+    /// The harness checks it after every pass and reports the cell as failed instead of measured.
+    fn failure(&self) -> Option<String> {
         None
     }
     /// The removal interface, for structures that support it.
@@ -171,6 +179,39 @@ pub struct BuildConfig {
     pub scalable_tightening: f64,
     /// Key lengths, for the exact set's model.
     pub key_lengths: KeyLengths,
+    /// The server and options of a shared (Redis) structure; `None` for in-process ones.
+    pub remote: Option<RemoteConfig>,
+}
+
+/// How a shared structure on a Redis server is reached and driven.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RemoteConfig {
+    pub url: crate::redis::RedisUrl,
+    /// The Redis key (or key prefix) of the structure.
+    pub key: String,
+    /// Keys per round trip (one command of that many keys, or a pipeline of their commands).
+    pub batch_keys: usize,
+    /// How `redis-bitmap` writes and reads its bits.
+    pub bitmap_mode: redis_bitmap::Mode,
+    /// The largest Redis string of `redis-bitmap`, in bits (Redis allows 2³²).
+    pub bits_per_string: u64,
+    /// Workers share an existing structure (and check its parameters); otherwise the structure is created
+    /// afresh, replacing what was under `key`, and deleted when dropped.
+    pub shared: bool,
+}
+
+impl RemoteConfig {
+    /// Defaults: batches of 1024 keys, `BITFIELD`, strings of 2³² bits, a fresh structure.
+    pub fn new(url: crate::redis::RedisUrl, key: impl Into<String>) -> Self {
+        RemoteConfig {
+            url,
+            key: key.into(),
+            batch_keys: 1024,
+            bitmap_mode: redis_bitmap::Mode::Bitfield,
+            bits_per_string: 1 << 32,
+            shared: false,
+        }
+    }
 }
 
 impl BuildConfig {
@@ -189,6 +230,7 @@ impl BuildConfig {
                 mean_bytes: 77.0,
                 mean_chunk_bytes: 96.0,
             },
+            remote: None,
         }
     }
 }
@@ -224,6 +266,15 @@ pub trait Kind: Sync {
     }
     /// Whether the answers are exact (no false positives beyond hash collisions of the key itself).
     fn exact(&self) -> bool {
+        false
+    }
+    /// Whether the structure lives on a server (it needs [`BuildConfig::remote`]; the grid leaves it to the
+    /// shared-filter sweep).
+    fn remote(&self) -> bool {
+        false
+    }
+    /// Whether the server hashes the keys itself (our hash is then not part of its cost).
+    fn hashed_by_server(&self) -> bool {
         false
     }
     /// Whether this is a peer crate's structure, kept for comparison.
@@ -267,6 +318,11 @@ pub const REGISTRY: &[&dyn Kind] = &[
     &peers::binary_fuse::BinaryFuseKind,
     #[cfg(feature = "peers")]
     &peers::qfilter::QfilterKind,
+    &redis_bloom::RedisBloomKind,
+    &redis_bloom::RedisBloomScalingKind,
+    &redis_bitmap::RedisBitmapKind,
+    &redis_set::RedisSetKind,
+    &redis_set::RedisSetFingerprintKind,
 ];
 
 /// The kind registered under `id`.
@@ -288,10 +344,21 @@ pub fn ids() -> Vec<&'static str> {
     REGISTRY.iter().map(|k| k.id()).collect()
 }
 
-/// Parses a comma-separated list of ids (or `all`).
+/// The in-process kinds (every kind but the Redis backends).
+pub fn local_kinds() -> impl Iterator<Item = &'static dyn Kind> {
+    REGISTRY.iter().copied().filter(|k| !k.remote())
+}
+
+/// The Redis backends.
+pub fn remote_kinds() -> impl Iterator<Item = &'static dyn Kind> {
+    REGISTRY.iter().copied().filter(|k| k.remote())
+}
+
+/// Parses a comma-separated list of ids, or `all` (every in-process kind; the Redis backends run when
+/// `--redis` names a server).
 pub fn parse_list(list: &str) -> Result<Vec<&'static dyn Kind>> {
     if list.trim() == "all" {
-        return Ok(REGISTRY.to_vec());
+        return Ok(local_kinds().collect());
     }
     let mut kinds: Vec<&'static dyn Kind> = Vec::new();
     for id in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {

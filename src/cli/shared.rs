@@ -1,0 +1,150 @@
+//! `dedupbench shared`: one worker's view of a filter shared through Redis. Several processes started with
+//! the same `--name`, `--expected`, `--fpr` and `--seed` use one filter; `redis-bitmap` stores its
+//! parameters on the server and refuses a worker whose parameters differ. Prints one JSON line.
+
+use super::RunFailed;
+use anyhow::{bail, Result};
+use clap::Args;
+use dedupbench::keys::{KeyBatch, Profile, UrlGenerator};
+use dedupbench::redis::RedisUrl;
+use dedupbench::structures::redis_bitmap::Mode;
+use dedupbench::structures::{find, BuildConfig, RemoteConfig};
+use dedupbench::units::{count_arg, fpr_arg};
+use dedupbench::Error;
+
+#[derive(Args, Debug)]
+pub struct SharedArgs {
+    /// The Redis server (redis://host:port[/db]).
+    #[arg(long)]
+    redis: String,
+    /// Backend: redis-bitmap, redis-bloom, redis-bloom-scaling, redis-set or redis-set-fp.
+    #[arg(long, default_value = "redis-bitmap")]
+    structure: String,
+    /// The Redis key (prefix) of the shared filter.
+    #[arg(long)]
+    name: String,
+    /// Keys the filter is sized for (every worker must give the same).
+    #[arg(long, value_parser = count_arg)]
+    expected: u64,
+    /// Target false-positive rate.
+    #[arg(long, default_value = "0.01", value_parser = fpr_arg)]
+    fpr: f64,
+    /// Seed of the keys and of the hash.
+    #[arg(long, default_value_t = 42)]
+    seed: u64,
+    /// How redis-bitmap moves bits: bitfield, setbit or script.
+    #[arg(long, default_value = "bitfield")]
+    mode: String,
+    /// Keys per round trip.
+    #[arg(long, default_value_t = 1024)]
+    batch: usize,
+    /// The largest Redis string of redis-bitmap, in bits (at most 2^32).
+    #[arg(long, value_parser = count_arg)]
+    bits_per_string: Option<u64>,
+    /// Insert generated members A..B (indices, end excluded).
+    #[arg(long, value_parser = range_arg, group = "op")]
+    insert: Option<(u64, u64)>,
+    /// Count how many of members A..B the filter finds.
+    #[arg(long, value_parser = range_arg, group = "op")]
+    check: Option<(u64, u64)>,
+    /// Count how many of non-members A..B the filter reports present.
+    #[arg(long, value_parser = range_arg, group = "op")]
+    non_members: Option<(u64, u64)>,
+}
+
+fn range_arg(text: &str) -> std::result::Result<(u64, u64), String> {
+    let (a, b) = text
+        .split_once("..")
+        .ok_or_else(|| format!("'{text}' is not a range A..B (e.g. 0..50000)"))?;
+    let (a, b) = (count_arg_or_zero(a)?, count_arg(b)?);
+    if a >= b || b >= dedupbench::keys::NON_MEMBER_BASE {
+        return Err(format!("'{text}' must have A < B < 2^47"));
+    }
+    Ok((a, b))
+}
+
+fn count_arg_or_zero(text: &str) -> std::result::Result<u64, String> {
+    if text.trim() == "0" {
+        Ok(0)
+    } else {
+        count_arg(text)
+    }
+}
+
+pub fn run(args: SharedArgs) -> Result<i32> {
+    let kind = find(&args.structure)?;
+    if !kind.remote() {
+        bail!(Error::invalid(
+            "--structure",
+            format!("{} is in-process; shared filters are redis-bitmap, redis-bloom, redis-bloom-scaling, redis-set, redis-set-fp", kind.id())
+        ));
+    }
+    if args.batch == 0 || args.batch > 100_000 {
+        bail!(Error::invalid(
+            "--batch",
+            "must be between 1 and 100000 keys"
+        ));
+    }
+    let (op, (from, to)) = match (args.insert, args.check, args.non_members) {
+        (Some(r), None, None) => ("insert", r),
+        (None, Some(r), None) => ("check", r),
+        (None, None, Some(r)) => ("non-members", r),
+        _ => bail!(Error::invalid(
+            "operation",
+            "give exactly one of --insert, --check, --non-members"
+        )),
+    };
+    let mut remote = RemoteConfig::new(RedisUrl::parse(&args.redis)?, args.name.clone());
+    remote.shared = true;
+    remote.batch_keys = args.batch;
+    remote.bitmap_mode = Mode::parse(&args.mode)?;
+    if let Some(bits) = args.bits_per_string {
+        if !(64..=1u64 << 32).contains(&bits) {
+            bail!(Error::invalid(
+                "--bits-per-string",
+                "must be between 64 and 2^32"
+            ));
+        }
+        remote.bits_per_string = bits;
+    }
+    let mut config = BuildConfig::new(args.expected, args.fpr, args.seed);
+    config.remote = Some(remote);
+    let mut filter = kind.build(&config)?;
+    let generator = UrlGenerator::new(
+        Profile::load(dedupbench::keys::profile::DEFAULT_PROFILE)?,
+        args.seed,
+    );
+    let mut batch = KeyBatch::with_capacity(4096, 96);
+    let mut answered = 0u64;
+    let mut i = from;
+    while i < to {
+        batch.clear();
+        let end = (i + 4096).min(to);
+        match op {
+            "non-members" => generator.fill_non_members(i..end, &mut batch),
+            _ => generator.fill_members(i..end, &mut batch),
+        }
+        batch.hash_all(args.seed);
+        answered += match op {
+            "insert" => filter.insert_batch(&batch),
+            _ => filter.contains_batch(&batch),
+        };
+        i = end;
+    }
+    if let Some(failure) = filter.failure() {
+        return Err(RunFailed(format!("{op} of {from}..{to} did not complete: {failure}")).into());
+    }
+    let geometry = filter.geometry();
+    let line = serde_json::json!({
+        "op": op,
+        "structure": kind.id(),
+        "name": args.name,
+        "keys": to - from,
+        "answered": answered,
+        "bits": geometry.bits,
+        "hashes": geometry.hashes,
+        "expected_fpr": filter.expected_fpr(args.expected),
+    });
+    println!("{line}");
+    Ok(0)
+}

@@ -1,0 +1,567 @@
+//! A minimal RESP2 client over one TCP connection: commands are encoded straight into an output buffer
+//! (no per-argument allocation), sent as one write per round trip, and replies of the shapes the backends
+//! need (integer arrays, integers, bulk strings) are read without building a value tree. Everything else
+//! goes through the general [`Reply`] reader.
+//!
+//! Errors name the server's address and what failed (connect, send, read, or the server's own error
+//! reply). A server that answers `-LOADING` (still loading its data set) is waited for at connect time.
+
+use crate::{Error, Result};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpStream, ToSocketAddrs};
+use std::time::{Duration, Instant};
+
+/// How long a connect attempt may take.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long one reply may take before the server is declared gone.
+const READ_TIMEOUT: Duration = Duration::from_secs(60);
+/// How long a `LOADING` server is waited for.
+const LOADING_WAIT: Duration = Duration::from_secs(120);
+
+/// Where a server is: `redis://host[:port][/db]` (or `host:port`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RedisUrl {
+    pub host: String,
+    pub port: u16,
+    pub db: u32,
+}
+
+impl RedisUrl {
+    /// Parses `redis://host[:port][/db]`, `host:port` or `host` (port 6379, db 0).
+    pub fn parse(text: &str) -> Result<RedisUrl> {
+        let bad = |why: &str| {
+            Error::invalid(
+                "--redis",
+                format!("'{text}' {why}; expected redis://host[:port][/db], e.g. redis://127.0.0.1:6379"),
+            )
+        };
+        let rest = match text.split_once("://") {
+            Some(("redis", rest)) => rest,
+            Some((scheme, _)) => {
+                return Err(bad(&format!(
+                    "has scheme '{scheme}' (only redis:// is supported)"
+                )))
+            }
+            None => text,
+        };
+        let (authority, db) = match rest.split_once('/') {
+            Some((a, "")) => (a, 0),
+            Some((a, db)) => (
+                a,
+                db.parse::<u32>()
+                    .map_err(|_| bad("has a database that is not a number"))?,
+            ),
+            None => (rest, 0),
+        };
+        if authority.contains('@') {
+            return Err(bad("carries credentials, which this client does not send"));
+        }
+        let (host, port) = match authority.rsplit_once(':') {
+            Some((h, p)) => (
+                h,
+                p.parse::<u16>()
+                    .map_err(|_| bad("has a port that is not in 1..65535"))?,
+            ),
+            None => (authority, 6379),
+        };
+        if host.is_empty() || port == 0 {
+            return Err(bad("has no host or port 0"));
+        }
+        Ok(RedisUrl {
+            host: host.to_string(),
+            port,
+            db,
+        })
+    }
+
+    /// `host:port`, as errors name it.
+    pub fn addr(&self) -> String {
+        format!("{}:{}", self.host, self.port)
+    }
+}
+
+impl std::fmt::Display for RedisUrl {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "redis://{}:{}/{}", self.host, self.port, self.db)
+    }
+}
+
+/// A reply, for commands read through the general path.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Reply {
+    Status(String),
+    Error(String),
+    Int(i64),
+    Bulk(Option<Vec<u8>>),
+    Array(Option<Vec<Reply>>),
+}
+
+impl Reply {
+    /// The integer of an integer reply.
+    pub fn int(&self) -> Option<i64> {
+        match self {
+            Reply::Int(v) => Some(*v),
+            _ => None,
+        }
+    }
+    /// The bytes of a bulk or status reply.
+    pub fn bytes(&self) -> Option<&[u8]> {
+        match self {
+            Reply::Bulk(Some(b)) => Some(b),
+            Reply::Status(s) => Some(s.as_bytes()),
+            _ => None,
+        }
+    }
+}
+
+/// One connection.
+pub struct Client {
+    addr: String,
+    stream: TcpStream,
+    reader: BufReader<TcpStream>,
+    out: Vec<u8>,
+    line: Vec<u8>,
+}
+
+impl Client {
+    /// Connects, waits out `LOADING`, and selects the database.
+    pub fn connect(url: &RedisUrl) -> Result<Client> {
+        let addr = url.addr();
+        let remote = |message: String| Error::Remote {
+            addr: addr.clone(),
+            message,
+        };
+        let target = (url.host.as_str(), url.port)
+            .to_socket_addrs()
+            .map_err(|e| remote(format!("cannot resolve the host: {e}")))?
+            .next()
+            .ok_or_else(|| remote("the host resolves to no address".into()))?;
+        let stream = TcpStream::connect_timeout(&target, CONNECT_TIMEOUT)
+            .map_err(|e| remote(format!("cannot connect: {e}")))?;
+        stream
+            .set_nodelay(true)
+            .and_then(|_| stream.set_read_timeout(Some(READ_TIMEOUT)))
+            .map_err(|e| remote(format!("cannot configure the socket: {e}")))?;
+        let reader = BufReader::with_capacity(
+            1 << 16,
+            stream
+                .try_clone()
+                .map_err(|e| remote(format!("cannot clone the socket: {e}")))?,
+        );
+        let mut client = Client {
+            addr,
+            stream,
+            reader,
+            out: Vec::with_capacity(1 << 16),
+            line: Vec::with_capacity(64),
+        };
+        client.wait_until_loaded()?;
+        if url.db != 0 {
+            client.call(&[b"SELECT", url.db.to_string().as_bytes()])?;
+        }
+        Ok(client)
+    }
+
+    /// `host:port` of the server.
+    pub fn addr(&self) -> &str {
+        &self.addr
+    }
+
+    /// An error about this server.
+    pub fn error(&self, message: impl Into<String>) -> Error {
+        Error::Remote {
+            addr: self.addr.clone(),
+            message: message.into(),
+        }
+    }
+
+    /// PINGs until the server stops answering `-LOADING` (at most [`LOADING_WAIT`]).
+    fn wait_until_loaded(&mut self) -> Result<()> {
+        let started = Instant::now();
+        loop {
+            self.command(&[b"PING"]);
+            self.send()?;
+            match self.read_reply()? {
+                Reply::Error(e) if e.starts_with("LOADING") => {
+                    if started.elapsed() > LOADING_WAIT {
+                        return Err(self.error(format!(
+                            "still loading its data set after {} s",
+                            LOADING_WAIT.as_secs()
+                        )));
+                    }
+                    std::thread::sleep(Duration::from_millis(100));
+                }
+                Reply::Error(e) => return Err(self.error(format!("PING failed: {e}"))),
+                _ => return Ok(()),
+            }
+        }
+    }
+
+    /// Starts a command of `argc` arguments in the output buffer.
+    #[inline]
+    pub fn begin(&mut self, argc: usize) {
+        self.out.push(b'*');
+        push_decimal(&mut self.out, argc as u64);
+        self.out.extend_from_slice(b"\r\n");
+    }
+
+    /// Appends one argument to the command being written.
+    #[inline]
+    pub fn arg(&mut self, bytes: &[u8]) {
+        self.out.push(b'$');
+        push_decimal(&mut self.out, bytes.len() as u64);
+        self.out.extend_from_slice(b"\r\n");
+        self.out.extend_from_slice(bytes);
+        self.out.extend_from_slice(b"\r\n");
+    }
+
+    /// Appends an unsigned integer argument.
+    #[inline]
+    pub fn arg_u64(&mut self, value: u64) {
+        let mut digits = [0u8; 20];
+        let len = decimal(value, &mut digits);
+        self.arg(&digits[20 - len..]);
+    }
+
+    /// Writes a whole command into the buffer (not sent yet).
+    pub fn command(&mut self, args: &[&[u8]]) {
+        self.begin(args.len());
+        for a in args {
+            self.arg(a);
+        }
+    }
+
+    /// Bytes waiting to be sent.
+    pub fn pending_bytes(&self) -> usize {
+        self.out.len()
+    }
+
+    /// Sends the buffered commands in one write.
+    pub fn send(&mut self) -> Result<()> {
+        let result = self.stream.write_all(&self.out);
+        self.out.clear();
+        result.map_err(|e| self.error(format!("sending a command failed: {e}")))
+    }
+
+    /// Runs `count` round trips of one command each, keeping one command in flight: command i + 1 is
+    /// encoded while the server works on command i, then sent once i's reply is read. The batching is the
+    /// caller's; only the client's encoding time is hidden.
+    pub fn round_trips(
+        &mut self,
+        count: usize,
+        mut encode: impl FnMut(&mut Client, usize),
+        mut read: impl FnMut(&mut Client, usize) -> Result<()>,
+    ) -> Result<()> {
+        if count == 0 {
+            return Ok(());
+        }
+        encode(self, 0);
+        self.send()?;
+        for i in 1..count {
+            encode(self, i);
+            read(self, i - 1)?;
+            self.send()?;
+        }
+        read(self, count - 1)
+    }
+
+    /// Sends raw, already encoded bytes (the baseline "raw pipeline").
+    pub fn send_raw(&mut self, bytes: &[u8]) -> Result<()> {
+        self.stream
+            .write_all(bytes)
+            .map_err(|e| self.error(format!("sending a command failed: {e}")))
+    }
+
+    /// Sends one command and reads its reply; an error reply becomes an error.
+    pub fn call(&mut self, args: &[&[u8]]) -> Result<Reply> {
+        self.command(args);
+        self.send()?;
+        match self.read_reply()? {
+            Reply::Error(e) => {
+                Err(self.error(format!("{} failed: {e}", String::from_utf8_lossy(args[0]))))
+            }
+            reply => Ok(reply),
+        }
+    }
+
+    /// Reads one reply line (without its CRLF) into `self.line`.
+    fn read_line(&mut self) -> Result<()> {
+        self.line.clear();
+        match self.reader.read_until(b'\n', &mut self.line) {
+            Ok(0) => Err(self.error("the server closed the connection")),
+            Ok(_) if self.line.len() >= 3 && self.line.ends_with(b"\r\n") => {
+                self.line.truncate(self.line.len() - 2);
+                Ok(())
+            }
+            Ok(_) => Err(self.error("the connection ended in the middle of a reply")),
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) =>
+            {
+                Err(self.error(format!("no reply within {} s", READ_TIMEOUT.as_secs())))
+            }
+            Err(e) => Err(self.error(format!("reading a reply failed: {e}"))),
+        }
+    }
+
+    fn line_int(&self) -> Result<i64> {
+        std::str::from_utf8(&self.line[1..])
+            .ok()
+            .and_then(|s| s.parse::<i64>().ok())
+            .ok_or_else(|| {
+                self.error(format!(
+                    "malformed reply line '{}'",
+                    String::from_utf8_lossy(&self.line)
+                ))
+            })
+    }
+
+    fn line_error(&self) -> String {
+        String::from_utf8_lossy(&self.line[1..]).into_owned()
+    }
+
+    /// Reads any reply.
+    pub fn read_reply(&mut self) -> Result<Reply> {
+        self.read_line()?;
+        match self.line[0] {
+            b'+' => Ok(Reply::Status(self.line_error())),
+            b'-' => Ok(Reply::Error(self.line_error())),
+            b':' => Ok(Reply::Int(self.line_int()?)),
+            b'$' => {
+                let len = self.line_int()?;
+                if len < 0 {
+                    return Ok(Reply::Bulk(None));
+                }
+                let mut body = vec![0u8; len as usize + 2];
+                self.reader
+                    .read_exact(&mut body)
+                    .map_err(|e| self.error(format!("reading a reply failed: {e}")))?;
+                body.truncate(len as usize);
+                Ok(Reply::Bulk(Some(body)))
+            }
+            b'*' => {
+                let len = self.line_int()?;
+                if len < 0 {
+                    return Ok(Reply::Array(None));
+                }
+                let mut items = Vec::with_capacity(len as usize);
+                for _ in 0..len {
+                    items.push(self.read_reply()?);
+                }
+                Ok(Reply::Array(Some(items)))
+            }
+            _ => Err(self.error(format!(
+                "unexpected reply '{}'",
+                String::from_utf8_lossy(&self.line)
+            ))),
+        }
+    }
+
+    /// Reads an integer reply; an error reply becomes an error naming `what`.
+    pub fn read_int(&mut self, what: &str) -> Result<i64> {
+        self.read_line()?;
+        match self.line[0] {
+            b':' => self.line_int(),
+            b'-' => Err(self.error(format!("{what} failed: {}", self.line_error()))),
+            _ => Err(self.error(format!(
+                "{what}: expected an integer, got '{}'",
+                String::from_utf8_lossy(&self.line)
+            ))),
+        }
+    }
+
+    /// Reads an array of integers, calling `each` on every element in order; returns the count. Nil
+    /// elements (BITFIELD's overflow answer) are not expected and are an error.
+    pub fn read_int_array(&mut self, what: &str, mut each: impl FnMut(i64)) -> Result<usize> {
+        self.read_line()?;
+        match self.line[0] {
+            b'*' => {
+                let len = self.line_int()?.max(0) as usize;
+                for _ in 0..len {
+                    self.read_line()?;
+                    match self.line[0] {
+                        b':' => each(self.line_int()?),
+                        b'-' => {
+                            return Err(self.error(format!("{what} failed: {}", self.line_error())))
+                        }
+                        _ => {
+                            return Err(self.error(format!(
+                                "{what}: expected integers, got '{}'",
+                                String::from_utf8_lossy(&self.line)
+                            )))
+                        }
+                    }
+                }
+                Ok(len)
+            }
+            b'-' => Err(self.error(format!("{what} failed: {}", self.line_error()))),
+            _ => Err(self.error(format!(
+                "{what}: expected an array, got '{}'",
+                String::from_utf8_lossy(&self.line)
+            ))),
+        }
+    }
+
+    /// Reads and drops `lines` reply lines without parsing them (the raw-pipeline baseline's reader).
+    pub fn skim_lines(&mut self, mut lines: usize) -> Result<()> {
+        while lines > 0 {
+            let buf = match self.reader.fill_buf() {
+                Ok([]) => return Err(self.error("the server closed the connection")),
+                Ok(buf) => buf,
+                Err(e) => return Err(self.error(format!("reading a reply failed: {e}"))),
+            };
+            let mut used = 0;
+            for &b in buf {
+                used += 1;
+                if b == b'\n' {
+                    lines -= 1;
+                    if lines == 0 {
+                        break;
+                    }
+                }
+            }
+            self.reader.consume(used);
+        }
+        Ok(())
+    }
+
+    /// Takes the encoded commands out of the buffer without sending them (to send later, raw).
+    pub fn take_encoded(&mut self) -> Vec<u8> {
+        std::mem::take(&mut self.out)
+    }
+
+    /// A field of `INFO <section>` (e.g. `used_memory`), as an integer.
+    pub fn info_field(&mut self, section: &str, field: &str) -> Result<u64> {
+        let reply = self.call(&[b"INFO", section.as_bytes()])?;
+        let text = String::from_utf8_lossy(reply.bytes().unwrap_or_default()).into_owned();
+        text.lines()
+            .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))
+            .and_then(|v| v.trim().parse::<u64>().ok())
+            .ok_or_else(|| self.error(format!("INFO {section} has no field {field}")))
+    }
+
+    /// `MEMORY USAGE key SAMPLES 0` (every element counted); 0 for a missing key.
+    pub fn memory_usage(&mut self, key: &[u8]) -> Result<u64> {
+        match self.call(&[b"MEMORY", b"USAGE", key, b"SAMPLES", b"0"])? {
+            Reply::Int(v) => Ok(v.max(0) as u64),
+            _ => Ok(0),
+        }
+    }
+
+    /// Whether the server has a module named `name` (`MODULE LIST`).
+    pub fn has_module(&mut self, name: &str) -> Result<bool> {
+        let reply = self.call(&[b"MODULE", b"LIST"])?;
+        let Reply::Array(Some(modules)) = reply else {
+            return Ok(false);
+        };
+        Ok(modules.iter().any(|m| match m {
+            Reply::Array(Some(fields)) => fields.chunks(2).any(|kv| {
+                kv[0].bytes() == Some(b"name")
+                    && kv.get(1).and_then(Reply::bytes) == Some(name.as_bytes())
+            }),
+            _ => false,
+        }))
+    }
+}
+
+/// Writes `value` in decimal at the end of `out`.
+#[inline]
+fn push_decimal(out: &mut Vec<u8>, value: u64) {
+    let mut digits = [0u8; 20];
+    let len = decimal(value, &mut digits);
+    out.extend_from_slice(&digits[20 - len..]);
+}
+
+/// `value` in decimal, right-aligned in `digits`; returns the digit count.
+#[inline]
+fn decimal(mut value: u64, digits: &mut [u8; 20]) -> usize {
+    let mut i = 20;
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (value % 10) as u8;
+        value /= 10;
+        if value == 0 {
+            return 20 - i;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::net::TcpListener;
+
+    #[test]
+    fn urls_parse_and_bad_ones_say_what_is_allowed() {
+        let u = RedisUrl::parse("redis://127.0.0.1:7001/2").unwrap();
+        assert_eq!((u.host.as_str(), u.port, u.db), ("127.0.0.1", 7001, 2));
+        assert_eq!(RedisUrl::parse("localhost").unwrap().port, 6379);
+        assert_eq!(RedisUrl::parse("h:1").unwrap().port, 1);
+        for bad in [
+            "http://x:1",
+            "redis://x:99999",
+            "redis://:1",
+            "redis://x:1/db",
+            "redis://u:p@x:1",
+        ] {
+            let e = RedisUrl::parse(bad).unwrap_err().to_string();
+            assert!(e.contains("expected redis://host"), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn decimals_are_written_exactly() {
+        for v in [0u64, 7, 10, 4096, u64::MAX] {
+            let mut out = Vec::new();
+            push_decimal(&mut out, v);
+            assert_eq!(out, v.to_string().as_bytes());
+        }
+    }
+
+    /// A fake server that answers `-LOADING` twice before `+PONG`: the client must wait, not fail.
+    #[test]
+    fn a_loading_server_is_waited_for() {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let server = std::thread::spawn(move || {
+            let (mut s, _) = listener.accept().unwrap();
+            let mut reader = BufReader::new(s.try_clone().unwrap());
+            for answer in [
+                "-LOADING Redis is loading the dataset in memory\r\n",
+                "-LOADING Redis is loading the dataset in memory\r\n",
+                "+PONG\r\n",
+                ":42\r\n",
+            ] {
+                // Each command is "*1\r\n$4\r\nPING\r\n" (3 lines) or a 2-argument command (5 lines).
+                let mut line = String::new();
+                reader.read_line(&mut line).unwrap();
+                let argc: usize = line.trim()[1..].parse().unwrap();
+                for _ in 0..argc * 2 {
+                    line.clear();
+                    reader.read_line(&mut line).unwrap();
+                }
+                s.write_all(answer.as_bytes()).unwrap();
+            }
+        });
+        let url = RedisUrl::parse(&format!("redis://127.0.0.1:{port}")).unwrap();
+        let mut client = Client::connect(&url).unwrap();
+        assert_eq!(client.call(&[b"INCR", b"x"]).unwrap(), Reply::Int(42));
+        server.join().unwrap();
+    }
+
+    #[test]
+    fn a_refused_connection_names_the_address() {
+        let port = {
+            let l = TcpListener::bind("127.0.0.1:0").unwrap();
+            l.local_addr().unwrap().port()
+        };
+        let url = RedisUrl::parse(&format!("127.0.0.1:{port}")).unwrap();
+        let e = Client::connect(&url).err().unwrap().to_string();
+        assert!(
+            e.contains(&format!("127.0.0.1:{port}")) && e.contains("cannot connect"),
+            "{e}"
+        );
+    }
+}

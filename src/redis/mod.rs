@@ -1,0 +1,69 @@
+//! Redis: a small RESP2 client, a throwaway server for tests and `just redis-up`, and the connection
+//! latch the shared-filter backends use ([`crate::structures::redis_bloom`], `redis_bitmap`, `redis_set`).
+//!
+//! The client is hand-rolled on purpose: the harness compares it against a raw pipeline of the same bytes
+//! (the "≥ 90% of what the module sustains"), so commands are encoded straight from a key batch
+//! into the socket buffer and integer-array replies are read without building a value tree.
+
+pub mod client;
+pub mod server;
+
+pub use client::{Client, RedisUrl, Reply};
+
+use crate::Result;
+use std::sync::Mutex;
+
+/// A connection shared by a backend's `&self` and `&mut self` methods, with a latch for the first error.
+///
+/// The [`crate::structures::Membership`] trait answers counts, not results, so a backend that loses its
+/// server records the error here, answers 0 from then on, and the harness reads
+/// [`crate::structures::Membership::failure`] after every pass: a cell built on a partial filter is reported
+/// as failed, never as a measurement.
+pub struct Link {
+    client: Mutex<Client>,
+    failure: Mutex<Option<String>>,
+}
+
+impl Link {
+    /// Wraps a connected client.
+    pub fn new(client: Client) -> Self {
+        Link {
+            client: Mutex::new(client),
+            failure: Mutex::new(None),
+        }
+    }
+
+    /// Runs `work` on the connection unless an earlier call failed; a failure is latched and gives
+    /// `T::default()`.
+    pub fn run<T: Default>(&self, work: impl FnOnce(&mut Client) -> Result<T>) -> T {
+        let mut failure = self.failure.lock().unwrap_or_else(|p| p.into_inner());
+        if failure.is_some() {
+            return T::default();
+        }
+        let mut client = self.client.lock().unwrap_or_else(|p| p.into_inner());
+        match work(&mut client) {
+            Ok(v) => v,
+            Err(e) => {
+                *failure = Some(e.to_string());
+                T::default()
+            }
+        }
+    }
+
+    /// The first error, if any call failed.
+    pub fn failure(&self) -> Option<String> {
+        self.failure
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    /// The server's `host:port`.
+    pub fn addr(&self) -> String {
+        self.client
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .addr()
+            .to_string()
+    }
+}

