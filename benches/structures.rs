@@ -5,7 +5,7 @@
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use dedupbench::keys::{KeyBatch, Profile, UrlGenerator};
-use dedupbench::structures::{BuildConfig, REGISTRY};
+use dedupbench::structures::{local_kinds, BuildConfig};
 use std::hint::black_box;
 
 const LOOKUP_KEYS: u64 = 4096;
@@ -28,7 +28,7 @@ fn structures(c: &mut Criterion) {
         let lookups = members(&g, (0..pool).map(|i| i * (n / pool)));
         let mut group = c.benchmark_group(format!("n={n}"));
         group.sample_size(10);
-        for kind in REGISTRY {
+        for kind in local_kinds() {
             let config = BuildConfig::new(n, 0.01, SEED);
             group.throughput(Throughput::Elements(n));
             group.bench_function(format!("{}/insert", kind.id()), |b| {

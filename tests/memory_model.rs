@@ -3,7 +3,7 @@
 
 use dedupbench::keys::{KeyBatch, Profile, UrlGenerator};
 use dedupbench::measure::{heap_snapshot, CountingAllocator};
-use dedupbench::structures::{BuildConfig, KeyLengths, REGISTRY};
+use dedupbench::structures::{local_kinds, BuildConfig, KeyLengths};
 
 #[global_allocator]
 static COUNTING: CountingAllocator = CountingAllocator;
@@ -19,7 +19,7 @@ fn bytes_held_matches_the_allocator_and_the_model() {
     }));
     let mut batch = KeyBatch::with_capacity(4096, 80);
     // Our own structures' accounting; peers' bytes come from their crates and are measured by the harness.
-    for kind in REGISTRY.iter().filter(|k| !k.peer()) {
+    for kind in local_kinds().filter(|k| !k.peer()) {
         let mut config = BuildConfig::new(n, 0.01, 7);
         config.key_lengths = lengths;
         let before = heap_snapshot();

@@ -28,8 +28,20 @@ pub struct KeySource {
 
 /// A reader over one pass of the members.
 pub enum MemberCursor {
-    Generated { next: u64, end: u64 },
-    File { file: Box<UrlFile>, left: u64 },
+    Generated {
+        next: u64,
+        end: u64,
+    },
+    /// Every `stride`-th generated member: indices `j·stride` for j in `[next, end)`.
+    Strided {
+        next: u64,
+        end: u64,
+        stride: u64,
+    },
+    File {
+        file: Box<UrlFile>,
+        left: u64,
+    },
 }
 
 impl KeySource {
@@ -77,6 +89,22 @@ impl KeySource {
         })
     }
 
+    /// A cursor over `count` of the first `n` members spread evenly over them (every ⌊n/count⌋-th generated
+    /// member; a file's first `count` lines, since a file has no random access).
+    pub fn member_sample_cursor(&self, n: u64, count: u64) -> Result<MemberCursor> {
+        if count >= n {
+            return self.member_cursor(n);
+        }
+        Ok(match &self.members {
+            Members::Generated => MemberCursor::Strided {
+                next: 0,
+                end: count,
+                stride: n / count.max(1),
+            },
+            Members::File { .. } => self.member_cursor(count)?,
+        })
+    }
+
     /// Appends up to `max` members from `cursor`; returns how many.
     #[inline]
     pub fn fill_members(
@@ -89,6 +117,15 @@ impl KeySource {
             MemberCursor::Generated { next, end } => {
                 let stop = (*next + max as u64).min(*end);
                 self.generator.fill_members(*next..stop, batch);
+                let added = (stop - *next) as usize;
+                *next = stop;
+                Ok(added)
+            }
+            MemberCursor::Strided { next, end, stride } => {
+                let stop = (*next + max as u64).min(*end);
+                for j in *next..stop {
+                    batch.push_with(|buf| self.generator.append_member(j * *stride, buf));
+                }
                 let added = (stop - *next) as usize;
                 *next = stop;
                 Ok(added)

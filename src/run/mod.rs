@@ -77,10 +77,44 @@ impl PassTiming {
 /// Which keys a pass touches.
 enum Keys {
     Members(u64),
+    /// `count` of the first n members, spread evenly (the false-negative check of very large cells).
+    MemberSample {
+        n: u64,
+        count: u64,
+    },
     NonMembers {
         count: u64,
         deadline: Option<Instant>,
     },
+}
+
+/// Above this many keys, the first repetition checks an evenly spread sample of this many members for
+/// false negatives instead of all of them (a pass over 10⁹ members costs minutes of key generation).
+pub const MEMBER_CHECK_CAP: u64 = 20_000_000;
+
+/// Makes the batches of one pass: members from a cursor, or non-members `[0, total)`.
+struct KeyProducer<'a> {
+    source: &'a KeySource,
+    cursor: Option<keys::MemberCursor>,
+    next_non_member: u64,
+    total: u64,
+}
+
+impl KeyProducer<'_> {
+    /// Fills `batch` with the next keys; returns how many (0: the pass is done).
+    fn fill(&mut self, batch: &mut KeyBatch) -> Result<usize> {
+        match self.cursor.as_mut() {
+            Some(cursor) => self.source.fill_members(cursor, batch, BATCH_KEYS),
+            None => {
+                let to = (self.next_non_member + BATCH_KEYS as u64).min(self.total);
+                self.source
+                    .fill_non_members(self.next_non_member, to, batch);
+                let added = (to - self.next_non_member) as usize;
+                self.next_non_member = to;
+                Ok(added)
+            }
+        }
+    }
 }
 
 /// The harness.
@@ -140,6 +174,8 @@ impl<'a> Runner<'a> {
     pub fn run_cell(&mut self, kind: &dyn Kind, n: u64) -> Result<()> {
         // Structures are sized for the distinct keys they will hold (a file's lines may repeat).
         let config = self.config(self.source.distinct_members(n));
+        // What earlier cells freed must not count against this one.
+        machine::release_free_heap();
         let model = kind.predicted_memory(&config);
         // The peak while building (hashbrown holds its old table as it grows), plus 5% for allocator slack.
         let peak = kind.predicted_peak_bytes(&config) * 1.05;
@@ -198,6 +234,7 @@ impl<'a> Runner<'a> {
         let mut huge_pages = 0;
         let mut fill_fpr = None;
         let mut outcome = None;
+        machine::release_free_heap();
         machine::reset_peak_rss();
         let (rss_before, _) = machine::rss_bytes();
         for rep in 0..reps {
@@ -222,18 +259,22 @@ impl<'a> Runner<'a> {
             )?;
             build.probe_ns += construct_ns;
             let heap = heap_snapshot().since(&heap_before);
-            // Every member is checked in the first repetition; later ones time a prefix.
-            let member_count = if rep == 0 {
-                n
+            // The first repetition checks every member (an even sample above MEMBER_CHECK_CAP); later ones
+            // time a prefix.
+            let member_keys = if rep == 0 {
+                Keys::MemberSample {
+                    n,
+                    count: n.min(MEMBER_CHECK_CAP),
+                }
             } else {
-                n.min(self.plan.timing_queries_cap * 5)
+                Keys::Members(n.min(self.plan.timing_queries_cap * 5))
             };
             let members = self.pass(
                 &label,
                 "query members",
                 None,
                 Some(structure.as_ref()),
-                Keys::Members(member_count),
+                member_keys,
             )?;
             // The first repetition counts every non-member; later ones time a prefix of them.
             let count = if rep == 0 { queries } else { timing_queries };
@@ -272,6 +313,7 @@ impl<'a> Runner<'a> {
                 ));
             }
             drop(structure);
+            machine::release_free_heap();
             if self.plan.threads > 1 && rep == 0 {
                 if let Some(ns) = self.parallel_build(kind, config, n)? {
                     parallel.push(ns);
@@ -429,6 +471,10 @@ impl<'a> Runner<'a> {
     }
 
     /// One timed pass: keys are made untimed, then hashed (timed) and inserted or queried (timed).
+    ///
+    /// With more than one core, a second thread makes the keys while this one hashes and probes (batches
+    /// go back and forth over two channels), so a pass costs max(generation, work) of wall time instead of
+    /// their sum. Generation is never inside the timed region either way.
     fn pass(
         &mut self,
         label: &str,
@@ -444,54 +490,93 @@ impl<'a> Runner<'a> {
             .unwrap_or(0);
         let (total, deadline) = match &keys {
             Keys::Members(n) => (*n, None),
+            Keys::MemberSample { count, .. } => (*count, None),
             Keys::NonMembers { count, deadline } => (*count, *deadline),
         };
         self.progress.start(&format!("{label}: {phase}"), total);
-        let mut cursor = match keys {
+        let cursor = match keys {
             Keys::Members(n) => Some(self.source.member_cursor(n)?),
+            Keys::MemberSample { n, count } => Some(self.source.member_sample_cursor(n, count)?),
             Keys::NonMembers { .. } => None,
         };
         let mut timing = PassTiming::default();
-        let mut next_non_member = 0u64;
-        loop {
-            if self.stop.load(Ordering::Relaxed) {
-                self.progress.finish();
-                return Err(interrupted_error());
-            }
-            self.batch.clear();
-            let added = match cursor.as_mut() {
-                Some(cursor) => self
-                    .source
-                    .fill_members(cursor, &mut self.batch, BATCH_KEYS)?,
-                None => {
-                    let to = (next_non_member + BATCH_KEYS as u64).min(total);
-                    self.source
-                        .fill_non_members(next_non_member, to, &mut self.batch);
-                    let added = (to - next_non_member) as usize;
-                    next_non_member = to;
-                    added
-                }
-            };
-            if added == 0 {
-                break;
-            }
+        let stop = self.stop;
+        let source = &self.source;
+        let progress = self.progress;
+        let mut work = |batch: &mut KeyBatch, timing: &mut PassTiming| -> bool {
             let t0 = Instant::now();
-            self.batch.hash_all(seed);
+            batch.hash_all(seed);
             let t1 = Instant::now();
             let hits = match (insert_into.as_deref_mut(), query) {
-                (Some(s), _) => s.insert_batch(&self.batch),
-                (None, Some(s)) => s.contains_batch(&self.batch),
+                (Some(s), _) => s.insert_batch(batch),
+                (None, Some(s)) => s.contains_batch(batch),
                 (None, None) => 0,
             };
             let t2 = Instant::now();
-            timing.keys += added as u64;
+            timing.keys += batch.len() as u64;
             timing.hits += hits;
             timing.hash_ns += (t1 - t0).as_nanos() as u64;
             timing.probe_ns += (t2 - t1).as_nanos() as u64;
-            self.progress.advance(added as u64);
-            if deadline.is_some_and(|d| t2 > d) {
-                break;
+            progress.advance(batch.len() as u64);
+            deadline.is_none_or(|d| t2 <= d) && !stop.load(Ordering::Relaxed)
+        };
+        let mut producer = KeyProducer {
+            source,
+            cursor,
+            next_non_member: 0,
+            total,
+        };
+        let made: Result<()> = if self.plan.threads > 1 {
+            use std::sync::mpsc::{channel, sync_channel};
+            std::thread::scope(|scope| {
+                let (full_tx, full_rx) = sync_channel::<Result<KeyBatch>>(2);
+                let (empty_tx, empty_rx) = channel::<KeyBatch>();
+                for _ in 0..3 {
+                    let _ = empty_tx.send(KeyBatch::with_capacity(BATCH_KEYS, 96));
+                }
+                scope.spawn(move || {
+                    while let Ok(mut batch) = empty_rx.recv() {
+                        if stop.load(Ordering::Relaxed) {
+                            return;
+                        }
+                        batch.clear();
+                        match producer.fill(&mut batch) {
+                            Ok(0) => return,
+                            Ok(_) => {
+                                if full_tx.send(Ok(batch)).is_err() {
+                                    return;
+                                }
+                            }
+                            Err(e) => {
+                                let _ = full_tx.send(Err(e));
+                                return;
+                            }
+                        }
+                    }
+                });
+                for batch in full_rx.iter() {
+                    let mut batch = batch?;
+                    if !work(&mut batch, &mut timing) {
+                        break;
+                    }
+                    let _ = empty_tx.send(batch);
+                }
+                Ok(())
+            })
+        } else {
+            let mut batch = KeyBatch::with_capacity(BATCH_KEYS, 96);
+            loop {
+                batch.clear();
+                if producer.fill(&mut batch)? == 0 || !work(&mut batch, &mut timing) {
+                    break;
+                }
             }
+            Ok(())
+        };
+        made?;
+        if self.stop.load(Ordering::Relaxed) {
+            self.progress.finish();
+            return Err(interrupted_error());
         }
         if let Some(s) = insert_into {
             // Static filters build themselves once all keys are in: part of the insert cost.
