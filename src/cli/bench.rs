@@ -362,6 +362,12 @@ pub fn run(args: BenchArgs) -> Result<i32> {
                     .map(|s| ("seed-6e9 scenario".to_string(), s.n)),
             )
             .chain(before.shared.iter().map(|s| (s.cell_id(), s.n)))
+            .chain(
+                before
+                    .memory_probe
+                    .iter()
+                    .map(|_| ("memory probe".to_string(), 0)),
+            )
             .collect();
         eprintln!(
             "resume: {} cells and {} experiments already complete",
@@ -458,6 +464,11 @@ fn run_all(
     done_experiments: &[&str],
 ) -> dedupbench::Result<()> {
     let scales = runner.plan.scales.clone();
+    // The page-size probe matters where structures outgrow the caches (runs reaching 10⁷ keys).
+    let probe_wanted = runner.plan.suite != Suite::Redis && scales.iter().any(|n| *n >= 10_000_000);
+    if probe_wanted && !done.iter().any(|(id, _)| id == "memory probe") {
+        runner.run_memory_probe()?;
+    }
     if runner.plan.suite == Suite::Seed6e9 {
         for &n in &scales {
             if !done

@@ -51,6 +51,7 @@ pub struct Results {
     pub scenario: Vec<ScenarioRecord>,
     pub shared: Vec<SharedRecord>,
     pub shared_skipped: Vec<SkippedCell>,
+    pub memory_probe: Vec<crate::measure::floor::PageProbe>,
     /// Warnings met while reading (e.g. a torn last line).
     pub warnings: Vec<String>,
 }
@@ -144,6 +145,7 @@ pub fn read_results(path: &Path) -> Result<Results> {
             Record::Scenario(x) => results.scenario.push(x),
             Record::Shared(x) => results.shared.push(x),
             Record::SharedSkipped(x) => results.shared_skipped.push(x),
+            Record::MemoryProbe(x) => results.memory_probe.push(x),
         }
     }
     if results.header.is_none() {

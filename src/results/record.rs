@@ -29,6 +29,8 @@ pub enum Record {
     Deletion(DeletionRecord),
     Scenario(ScenarioRecord),
     Shared(SharedRecord),
+    /// Random-read costs of this machine by access pattern and page size.
+    MemoryProbe(crate::measure::floor::PageProbe),
     /// A sweep point not measured: the server lacks a module, or it failed (then the run exits 1).
     SharedSkipped(SkippedCell),
 }

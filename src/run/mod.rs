@@ -653,6 +653,22 @@ impl<'a> Runner<'a> {
         self.over_members(seed, from, to, |batch| removable.remove_batch(batch))
     }
 
+    /// Measures random-read costs over 1 GiB arrays (4 KiB vs huge pages, dependent vs independent) and
+    /// records them; skipped when less than 3 GiB is available.
+    pub fn run_memory_probe(&mut self) -> Result<()> {
+        const PROBE_BYTES: u64 = 1 << 30;
+        if self.memory_limit() < 3 * PROBE_BYTES {
+            return Ok(());
+        }
+        self.progress
+            .start("memory probe: 1 GiB, 4 KiB vs huge pages", 1);
+        let probe = crate::measure::floor::probe_pages(PROBE_BYTES as usize, 4_000_000);
+        self.progress.advance(1);
+        self.progress.finish();
+        machine::release_free_heap();
+        self.record(Record::MemoryProbe(probe))
+    }
+
     /// Whether a stop was requested.
     pub fn stopped(&self) -> bool {
         self.stop.load(Ordering::Relaxed)
