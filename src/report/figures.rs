@@ -107,8 +107,62 @@ where
     Ok(chart)
 }
 
-/// Exact-set crossover: where the largest measured `hashset` cell's bytes per key reach `budget`.
+/// A straight line bytes = intercept + per_key·n fitted (least squares) to a structure's measured cells.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BytesFit {
+    pub intercept_bytes: f64,
+    pub bytes_per_key: f64,
+    /// Measured cells the line is fitted to.
+    pub points: usize,
+}
+
+impl BytesFit {
+    /// Projected bytes at n keys.
+    pub fn at(&self, n: f64) -> f64 {
+        self.intercept_bytes + self.bytes_per_key * n
+    }
+    /// Keys at which the projection reaches `bytes`.
+    pub fn keys_at(&self, bytes: f64) -> f64 {
+        (bytes - self.intercept_bytes) / self.bytes_per_key
+    }
+}
+
+/// Fits bytes against n over a structure's measured cells of at least 10⁵ keys (smaller ones are all
+/// constant overhead); `None` with fewer than two such cells. With one cell, use its ratio instead.
+pub fn fit_bytes(results: &Results, id: &str) -> Option<BytesFit> {
+    let points: Vec<(f64, f64)> = results
+        .cells
+        .iter()
+        .filter(|c| c.structure == id && c.n >= 100_000)
+        .map(|c| (c.n as f64, c.heap_footprint_bytes as f64))
+        .collect();
+    if points.len() < 2 {
+        return None;
+    }
+    let k = points.len() as f64;
+    let (mx, my) = (
+        points.iter().map(|p| p.0).sum::<f64>() / k,
+        points.iter().map(|p| p.1).sum::<f64>() / k,
+    );
+    let sxx: f64 = points.iter().map(|p| (p.0 - mx).powi(2)).sum();
+    let sxy: f64 = points.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
+    if sxx <= 0.0 {
+        return None;
+    }
+    let slope = sxy / sxx;
+    (slope > 0.0).then_some(BytesFit {
+        intercept_bytes: my - slope * mx,
+        bytes_per_key: slope,
+        points: points.len(),
+    })
+}
+
+/// Exact-set crossover: the n at which a structure's bytes reach `budget`, from the line fitted to its
+/// measured cells (or, with one cell, from that cell's bytes per key). Returns (n, bytes per key).
 pub fn exact_crossover(results: &Results, id: &str, budget: f64) -> Option<(f64, f64)> {
+    if let Some(fit) = fit_bytes(results, id) {
+        return Some((fit.keys_at(budget), fit.bytes_per_key));
+    }
     let cell = results
         .cells
         .iter()
@@ -156,7 +210,11 @@ impl Figure for BytesVsN {
             .cells
             .iter()
             .map(|c| c.heap_footprint_bytes as f64)
-            .chain(r.skipped.iter().map(|s| s.projected_bytes))
+            .chain(r.skipped.iter().map(|s| {
+                fit_bytes(r, &s.structure)
+                    .map(|f| f.at(s.n as f64))
+                    .unwrap_or(s.projected_bytes)
+            }))
             .chain([budget, ram]);
         let y = log_range(ys);
         let mut chart = log_log_chart(
@@ -188,11 +246,16 @@ impl Figure for BytesVsN {
                 .map(|cell| (cell.n as f64, cell.heap_footprint_bytes as f64))
                 .collect();
             measured.sort_by(|a, b| a.0.total_cmp(&b.0));
+            // Projections from the line fitted to this run's measured cells; the size model otherwise.
+            let fit = fit_bytes(r, &id);
             let mut projected: Vec<(f64, f64)> = r
                 .skipped
                 .iter()
                 .filter(|s| s.structure == id)
-                .map(|s| (s.n as f64, s.projected_bytes))
+                .map(|s| {
+                    let n = s.n as f64;
+                    (n, fit.map(|f| f.at(n)).unwrap_or(s.projected_bytes))
+                })
                 .collect();
             projected.sort_by(|a, b| a.0.total_cmp(&b.0));
             chart

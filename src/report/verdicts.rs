@@ -67,7 +67,23 @@ fn memory(r: &Results) -> String {
         ("hashset", "exact set of URLs"),
         ("fingerprint", "64-bit fingerprint set"),
     ] {
-        if let Some((n, bytes_per_key)) = exact_crossover(r, id, budget) {
+        let ram = r
+            .header
+            .as_ref()
+            .map(|h| h.machine.total_memory_bytes as f64)
+            .unwrap_or(0.0);
+        if let Some(fit) = super::figures::fit_bytes(r, id) {
+            out.push(format!(
+                "Fitted to its {} measured cells of ≥ 10⁵ keys, the {name} takes {:.1} bytes per key (+ {}); it outgrows the {} budget at n ≈ {} and this machine's {} of RAM at n ≈ {} (projections from this run's measurements; the table grows in doubling steps, so the real edge can come earlier).",
+                fit.points,
+                fit.bytes_per_key,
+                human_bytes(fit.intercept_bytes.max(0.0)),
+                human_bytes(budget),
+                human_count(fit.keys_at(budget)),
+                human_bytes(ram),
+                human_count(fit.keys_at(ram))
+            ));
+        } else if let Some((n, bytes_per_key)) = exact_crossover(r, id, budget) {
             out.push(format!(
                 "With the measured {:.1} bytes per key, the {name} outgrows the {} budget at n ≈ {} (a projection from the largest measured cell).",
                 bytes_per_key,
