@@ -16,9 +16,13 @@ bench-standard *ARGS:
 test:
     cargo test --release
 
-# Criterion micro-benchmarks.
+# Criterion micro-benchmarks (ends with the speed-target ratios of the `targets` group).
 criterion:
     cargo bench --bench structures
+
+# Only the speed-target group: bloom, blocked, fastbloom and sbbf at 10^7 keys, with the ratios.
+criterion-targets:
+    cargo bench --bench structures -- targets
 
 # Regenerate the report of a results folder.
 report DIR:

@@ -2,8 +2,12 @@
 //! DRAM-resident (10⁷) size, hashing alone and generating alone. Keys are prepared outside the timed loops;
 //! lookups cycle through min(n, 2^20) distinct members spread over the whole key range, so at 10⁷ keys
 //! they touch far more cache lines than the caches hold.
+//!
+//! The `targets` group puts the compared structures side by side at 10⁷ keys, p = 1%, each on its
+//! best path (batched, hashing included, the same xxh3-128 for all), and prints the target ratios from
+//! criterion's own estimates when the run ends.
 
-use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
+use criterion::{criterion_group, BatchSize, Criterion, Throughput};
 use dedupbench::keys::{KeyBatch, Profile, UrlGenerator};
 use dedupbench::structures::{local_kinds, BuildConfig};
 use std::hint::black_box;
@@ -88,5 +92,160 @@ fn hashing_and_generating(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, hashing_and_generating, structures);
-criterion_main!(benches);
+/// Structures compared by the speed targets.
+const TARGET_IDS: [&str; 4] = ["bloom", "blocked", "fastbloom", "sbbf"];
+/// Keys of the targets group.
+const TARGET_N: u64 = 10_000_000;
+
+/// Batches of 4096 keys: members spread over [0, n), or non-members.
+fn lookup_batches(g: &UrlGenerator, n: u64, non_members: bool) -> Vec<KeyBatch> {
+    let pool = n.min(MAX_LOOKUP_POOL);
+    (0..pool / LOOKUP_KEYS)
+        .map(|b| {
+            let mut batch = KeyBatch::with_capacity(LOOKUP_KEYS as usize, 80);
+            for i in b * LOOKUP_KEYS..(b + 1) * LOOKUP_KEYS {
+                if non_members {
+                    batch.push_with(|buf| g.append_non_member(i, buf));
+                } else {
+                    batch.push_with(|buf| g.append_member(i * (n / pool), buf));
+                }
+            }
+            batch
+        })
+        .collect()
+}
+
+fn targets(c: &mut Criterion) {
+    let g = UrlGenerator::new(Profile::default_profile(), SEED);
+    let n = TARGET_N;
+    let mut inserts: Vec<KeyBatch> = (0..n.div_ceil(LOOKUP_KEYS))
+        .map(|b| members(&g, b * LOOKUP_KEYS..((b + 1) * LOOKUP_KEYS).min(n)))
+        .collect();
+    let mut member_batches = lookup_batches(&g, n, false);
+    let mut non_member_batches = lookup_batches(&g, n, true);
+    let mut group = c.benchmark_group("targets");
+    group.sample_size(10);
+    for id in TARGET_IDS {
+        let Ok(kind) = dedupbench::structures::find(id) else {
+            continue; // a peer missing without the `peers` feature
+        };
+        let config = BuildConfig::new(n, 0.01, SEED);
+        group.throughput(Throughput::Elements(n));
+        group.bench_function(format!("{id}-insert"), |b| {
+            b.iter_batched(
+                || kind.build(&config).expect("builds"),
+                |mut s| {
+                    for batch in inserts.iter_mut() {
+                        batch.hash_all(SEED);
+                        s.insert_batch(batch);
+                    }
+                    s
+                },
+                BatchSize::PerIteration,
+            )
+        });
+        let mut built = kind.build(&config).expect("builds");
+        for batch in inserts.iter_mut() {
+            batch.hash_all(SEED);
+            built.insert_batch(batch);
+        }
+        for (name, batches) in [
+            ("member-lookup", &mut member_batches),
+            ("non-member-lookup", &mut non_member_batches),
+        ] {
+            group.throughput(Throughput::Elements(LOOKUP_KEYS));
+            let mut next = 0usize;
+            group.bench_function(format!("{id}-{name}"), |b| {
+                b.iter(|| {
+                    let count = batches.len();
+                    let batch = &mut batches[next];
+                    next = (next + 1) % count;
+                    batch.hash_all(SEED);
+                    built.contains_batch(black_box(batch))
+                })
+            });
+        }
+    }
+    group.finish();
+}
+
+/// Criterion's mean time of `targets/<bench>`, in ns per iteration, from its estimates file.
+fn estimate_ns(bench: &str) -> Option<f64> {
+    let root = std::env::var_os("CARGO_TARGET_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target"));
+    let path = root
+        .join("criterion/targets")
+        .join(bench)
+        .join("new/estimates.json");
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()?;
+    v["mean"]["point_estimate"].as_f64()
+}
+
+/// Prints the target ratios (throughput of ours over the peer's, from the same run).
+fn print_target_ratios() {
+    let ratio = |ours: &str, peer: &str| Some(estimate_ns(peer)? / estimate_ns(ours)?);
+    println!(
+        "\nSpeed targets at n = 10^7, p = 1% (throughput ratios from this run's criterion means):"
+    );
+    for (what, ours, peer, target) in [
+        (
+            "bloom / fastbloom, insert",
+            "bloom-insert",
+            "fastbloom-insert",
+            1.0,
+        ),
+        (
+            "bloom / fastbloom, member lookup",
+            "bloom-member-lookup",
+            "fastbloom-member-lookup",
+            1.0,
+        ),
+        (
+            "bloom / fastbloom, non-member lookup",
+            "bloom-non-member-lookup",
+            "fastbloom-non-member-lookup",
+            1.0,
+        ),
+        (
+            "blocked / fastbloom, member lookup",
+            "blocked-member-lookup",
+            "fastbloom-member-lookup",
+            2.5,
+        ),
+        (
+            "blocked / fastbloom, non-member lookup",
+            "blocked-non-member-lookup",
+            "fastbloom-non-member-lookup",
+            2.5,
+        ),
+        (
+            "blocked / sbbf, member lookup",
+            "blocked-member-lookup",
+            "sbbf-member-lookup",
+            1.0,
+        ),
+        (
+            "blocked / sbbf, non-member lookup",
+            "blocked-non-member-lookup",
+            "sbbf-non-member-lookup",
+            1.0,
+        ),
+    ] {
+        match ratio(ours, peer) {
+            Some(r) => println!(
+                "  {what:<40} {r:>5.2}×  target ≥ {target}: {}",
+                if r >= target { "met" } else { "NOT met" }
+            ),
+            None => println!("  {what:<40} not measured in this run"),
+        }
+    }
+}
+
+criterion_group!(benches, hashing_and_generating, targets, structures);
+
+fn main() {
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+    print_target_ratios();
+}

@@ -12,13 +12,14 @@ use std::fmt::Write;
 
 type DrawResult = std::result::Result<(), Box<dyn std::error::Error>>;
 
-/// The in-process reference's series name.
+/// The in-process references' series names.
 const REFERENCE: &str = crate::run::shared::REFERENCE_SERIES;
+const SCALABLE_REFERENCE: &str = crate::run::shared::SCALABLE_REFERENCE_SERIES;
 
 /// Series in the order they were measured.
 fn series(r: &Results) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
-    for p in r.shared.iter().filter(|p| p.series != REFERENCE) {
+    for p in r.shared.iter().filter(|p| p.batch_keys > 0) {
         if !names.contains(&p.series) {
             names.push(p.series.clone());
         }
@@ -71,7 +72,7 @@ impl Figure for SharedThroughput {
         "shared_throughput"
     }
     fn title(&self) -> &'static str {
-        "Shared filter: keys/s vs keys per round trip (Redis backends; dashed: in-process bloom)"
+        "Shared filter: keys/s vs keys per round trip (Redis backends; dashed: in-process bloom and scalable)"
     }
     fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>, r: &Results) -> DrawResult
     where
@@ -130,18 +131,20 @@ where
         .y_label_formatter(&|v| axis_label(*v))
         .label_style(("sans-serif", 13))
         .draw()?;
-    if let Some(reference) = point(r, REFERENCE, 0) {
-        let v = value(reference);
-        let c = colour("bloom");
-        chart
-            .draw_series(DashedLineSeries::new(
-                vec![(x.start, v), (x.end, v)],
-                8,
-                6,
-                c.stroke_width(2),
-            ))?
-            .label(format!("in-process bloom {}", axis_label(v)))
-            .legend(move |(a, b)| PathElement::new(vec![(a, b), (a + 20, b)], c));
+    for (series, id) in [(REFERENCE, "bloom"), (SCALABLE_REFERENCE, "scalable")] {
+        if let Some(reference) = point(r, series, 0) {
+            let v = value(reference);
+            let c = colour(id);
+            chart
+                .draw_series(DashedLineSeries::new(
+                    vec![(x.start, v), (x.end, v)],
+                    8,
+                    6,
+                    c.stroke_width(2),
+                ))?
+                .label(format!("in-process {id} {}", axis_label(v)))
+                .legend(move |(a, b)| PathElement::new(vec![(a, b), (a + 20, b)], c));
+        }
     }
     for name in series(r) {
         let c = colour(&name);
@@ -196,6 +199,20 @@ pub fn verdict(r: &Results) -> String {
                 reference.bytes_per_key
             ));
         }
+    }
+    if let (Some(ours), Some(theirs)) = (
+        point(r, SCALABLE_REFERENCE, 0),
+        point(r, "redis-bloom-scaling", top),
+    ) {
+        parts.push(format!(
+            "grown from n/64 through {} links, redis-bloom-scaling holds {:.2} bytes per key at rate {:.3}% against our scalable's {:.2} bytes per key and {:.3}% in {} slices",
+            theirs.geometry.slices.unwrap_or(1),
+            theirs.bytes_per_key,
+            100.0 * theirs.observed_fpr,
+            ours.bytes_per_key,
+            100.0 * ours.observed_fpr,
+            ours.geometry.slices.unwrap_or(1)
+        ));
     }
     let (bitmap, client) = target_ratios(r, top);
     if let (Some(ratio), Some(best)) = (bitmap, best_bitmap(r, top)) {

@@ -5,8 +5,9 @@ use crate::stats::{Interval, Summary};
 use crate::structures::{Geometry, KeyLengths};
 use serde::{Deserialize, Serialize};
 
-/// The version of the record schema written by this build.
-pub const SCHEMA_VERSION: u32 = 1;
+/// The version of the record schema written by this build. 2 added the `shared`, `shared_skipped` and
+/// `memory_probe` records and the header's `redis*` fields; version-1 files read unchanged.
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// One line of `results.jsonl`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -18,6 +18,8 @@ use std::time::{Duration, Instant};
 
 /// The series of the in-process reference.
 pub const REFERENCE_SERIES: &str = "bloom (in-process)";
+/// The in-process scalable filter, the reference of `redis-bloom-scaling`.
+pub const SCALABLE_REFERENCE_SERIES: &str = "scalable (in-process)";
 
 /// Turns a backend's latched failure into an error naming the server and the phase.
 fn check(s: &dyn Membership, url: &RedisUrl, phase: &str) -> Result<()> {
@@ -46,9 +48,14 @@ impl Runner<'_> {
         };
         let n = plan.keys;
         let is_done = |id: &str| done.iter().any(|(d, m)| d == id && *m == n);
-        if !is_done(&shared_cell_id(REFERENCE_SERIES, 0)) {
-            let config = self.config(n);
-            self.shared_point(REFERENCE_SERIES, find("bloom")?, &config, None)?;
+        for (series, id) in [
+            (REFERENCE_SERIES, "bloom"),
+            (SCALABLE_REFERENCE_SERIES, "scalable"),
+        ] {
+            if !is_done(&shared_cell_id(series, 0)) {
+                let config = self.config(n);
+                self.shared_point(series, find(id)?, &config, None)?;
+            }
         }
         let has_module = Client::connect(&plan.url)?.has_module("bf")?;
         for kind in &plan.kinds {

@@ -1,7 +1,8 @@
 //! `redis-bloom` and `redis-bloom-scaling`: the RedisBloom module's filter, shared by every worker that
 //! talks to the server. `BF.RESERVE key p n NONSCALING` makes one fixed filter (RedisBloom sizes it
 //! m = n·(−ln p / ln²2), k = ⌈ln 2 · m/n⌉, MurmurHash64A double hashing); without `NONSCALING` it is a
-//! scalable chain (first link at p/2, each next link 2× larger at half the rate, Almeida et al. 2007).
+//! scalable chain (first link at p/2, each next link 2× larger at half the rate, Almeida et al. 2007),
+//! reserved here for max(1000, n/64) keys like our `scalable`, so both grow through the same links.
 //! Inserts are `BF.MADD` of `batch_keys` keys per round trip, lookups `BF.MEXISTS`.
 //!
 //! Geometry and theory come from the server itself (`BF.DEBUG`: bits, hashes and items of every link), so
@@ -118,7 +119,16 @@ impl RedisBloom {
             client.call(&[b"DEL", &key])?;
         }
         let fpr = format!("{}", config.fpr);
-        let capacity = config.expected_keys.max(1).to_string();
+        // The scaling filter starts where our `scalable` does (max(1000, n/64)) and grows 2× per link, so
+        // both face the same unknown growth; the fixed one is reserved for all n.
+        let capacity = if scaling {
+            config
+                .scalable_initial_capacity
+                .unwrap_or((config.expected_keys / 64).max(1000))
+        } else {
+            config.expected_keys.max(1)
+        }
+        .to_string();
         let mut args: Vec<&[u8]> = vec![b"BF.RESERVE", &key, fpr.as_bytes(), capacity.as_bytes()];
         if scaling {
             args.extend([b"EXPANSION".as_slice(), b"2".as_slice()]);
