@@ -7,15 +7,21 @@
 //! then every structure answers the same non-members (10⁸ at full size) and its observed rate is set against
 //! its theory. The ratios of the article are kept at any n (bits per key 1, 1 GiB per 6·10⁹ keys, p), so a
 //! small n tests the same code quickly. Keys are never held: each thread generates its index range.
+//!
+//! The build is partitioned: in each round every thread generates and hashes one batch of its range; after
+//! a barrier, thread t sets, in every structure, the bits of *all* threads' batches that fall in the t-th
+//! part of the array, with plain loads and stores; after a second barrier the next round begins. No locked
+//! instruction is needed, and the arrays are bit for bit those of a single-threaded build (a test checks).
 
 use super::{interrupted_error, Runner, BATCH_KEYS};
 use crate::keys::KeyBatch;
 use crate::measure::machine;
 use crate::results::{Record, ScenarioRecord, ScenarioStructure, SkippedCell};
 use crate::stats::wilson;
-use crate::structures::{find, BuildConfig, Membership};
+use crate::structures::{find, BuildConfig, Membership, SharedInsert};
 use crate::Result;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Barrier, RwLock};
 use std::time::{Duration, Instant};
 
 /// The article's size: 6·10⁹ URLs.
@@ -98,13 +104,7 @@ impl Runner<'_> {
                     crate::Error::invalid("scenario", "blocked has no shared inserter")
                 })?,
             ];
-            self.parallel_pass("seed-6e9: insert", n, threads, false, |batch, t| {
-                for (i, inserter) in inserters.iter().enumerate() {
-                    let t0 = Instant::now();
-                    t.hits[i] += inserter.insert_batch(batch);
-                    t.probe_ns[i] += t0.elapsed().as_nanos() as u64;
-                }
-            })?
+            self.partitioned_build(n, threads, &inserters)?
         };
         for (i, s) in structures.iter_mut().enumerate() {
             s.add_inserted(build.hits[i]);
@@ -197,6 +197,112 @@ impl Runner<'_> {
         }))
     }
 
+    /// The partitioned build (see the module docs); returns timings summed over threads, except the
+    /// per-structure insert times, which are the slowest thread's.
+    fn partitioned_build(
+        &mut self,
+        n: u64,
+        threads: u64,
+        inserters: &[Box<dyn SharedInsert + '_>; 3],
+    ) -> Result<Timings> {
+        let generator = &self.source.generator;
+        let stop = self.stop;
+        let seed = self.plan.seed;
+        let parts = threads as usize;
+        let batches: Vec<RwLock<KeyBatch>> = (0..parts)
+            .map(|_| RwLock::new(KeyBatch::with_capacity(BATCH_KEYS, 96)))
+            .collect();
+        // fresh[t][s][b][i]: thread t found a clear bit of key i of batch b in structure s.
+        let fresh: Vec<RwLock<Vec<Vec<Vec<bool>>>>> = (0..parts)
+            .map(|_| RwLock::new(vec![vec![Vec::new(); parts]; inserters.len()]))
+            .collect();
+        let barrier = Barrier::new(parts);
+        let halt = AtomicBool::new(false);
+        let done = AtomicU64::new(0);
+        let rounds = n.div_ceil(threads).div_ceil(BATCH_KEYS as u64);
+        self.progress.start("seed-6e9: insert (partitioned)", n);
+        let per_thread: Vec<Timings> = std::thread::scope(|scope| {
+            let (batches, fresh, barrier, halt, done) = (&batches, &fresh, &barrier, &halt, &done);
+            let workers: Vec<_> = (0..parts)
+                .map(|t| {
+                    scope.spawn(move || {
+                        let mut timings = Timings::default();
+                        let (from, to) = (t as u64 * n / threads, (t as u64 + 1) * n / threads);
+                        for round in 0..rounds {
+                            let start = (from + round * BATCH_KEYS as u64).min(to);
+                            let end = (start + BATCH_KEYS as u64).min(to);
+                            {
+                                let mut batch =
+                                    batches[t].write().unwrap_or_else(|p| p.into_inner());
+                                batch.clear();
+                                let t0 = Instant::now();
+                                generator.fill_members(start..end, &mut batch);
+                                let t1 = Instant::now();
+                                batch.hash_all(seed);
+                                timings.generate_ns += (t1 - t0).as_nanos() as u64;
+                                timings.hash_ns += t1.elapsed().as_nanos() as u64;
+                            }
+                            if barrier.wait().is_leader() {
+                                halt.store(stop.load(Ordering::Relaxed), Ordering::Relaxed);
+                            }
+                            {
+                                let guards: Vec<_> = batches
+                                    .iter()
+                                    .map(|b| b.read().unwrap_or_else(|p| p.into_inner()))
+                                    .collect();
+                                let all: Vec<&KeyBatch> = guards.iter().map(|g| &**g).collect();
+                                let mut mine = fresh[t].write().unwrap_or_else(|p| p.into_inner());
+                                for (s, inserter) in inserters.iter().enumerate() {
+                                    let t0 = Instant::now();
+                                    inserter.insert_partition(&all, t, parts, &mut mine[s]);
+                                    timings.probe_ns[s] += t0.elapsed().as_nanos() as u64;
+                                }
+                            }
+                            barrier.wait();
+                            // New keys of this thread's own batch: a clear bit in any partition.
+                            let flags: Vec<_> = fresh
+                                .iter()
+                                .map(|f| f.read().unwrap_or_else(|p| p.into_inner()))
+                                .collect();
+                            for s in 0..inserters.len() {
+                                let keys = flags[0][s][t].len();
+                                timings.hits[s] += (0..keys)
+                                    .filter(|i| flags.iter().any(|f| f[s][t][*i]))
+                                    .count()
+                                    as u64;
+                            }
+                            drop(flags);
+                            done.fetch_add(end - start, Ordering::Relaxed);
+                            if halt.load(Ordering::Relaxed) {
+                                break;
+                            }
+                        }
+                        timings
+                    })
+                })
+                .collect();
+            let mut shown = 0;
+            while workers.iter().any(|w| !w.is_finished()) {
+                std::thread::sleep(Duration::from_millis(200));
+                let now = done.load(Ordering::Relaxed);
+                self.progress.advance(now - shown);
+                shown = now;
+            }
+            workers
+                .into_iter()
+                .map(|w| {
+                    w.join()
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+                })
+                .collect()
+        });
+        self.progress.finish();
+        if self.stopped() {
+            return Err(interrupted_error());
+        }
+        Ok(sum_timings(&per_thread))
+    }
+
     /// Splits `[0, count)` over `threads` threads; each generates (members, or non-members when
     /// `non_members`) and hashes a batch, then calls `work`. Returns timings summed over threads, except the
     /// probe times, which are the slowest thread's (the pass's wall time for that structure).
@@ -259,15 +365,20 @@ impl Runner<'_> {
         if self.stopped() {
             return Err(interrupted_error());
         }
-        let mut total = Timings::default();
-        for t in &per_thread {
-            total.generate_ns += t.generate_ns;
-            total.hash_ns += t.hash_ns;
-            for i in 0..3 {
-                total.hits[i] += t.hits[i];
-                total.probe_ns[i] = total.probe_ns[i].max(t.probe_ns[i]);
-            }
-        }
-        Ok(total)
+        Ok(sum_timings(&per_thread))
     }
+}
+
+/// Generation, hashing and hits summed over threads; each structure's probe time is the slowest thread's.
+fn sum_timings(per_thread: &[Timings]) -> Timings {
+    let mut total = Timings::default();
+    for t in per_thread {
+        total.generate_ns += t.generate_ns;
+        total.hash_ns += t.hash_ns;
+        for i in 0..3 {
+            total.hits[i] += t.hits[i];
+            total.probe_ns[i] = total.probe_ns[i].max(t.probe_ns[i]);
+        }
+    }
+    total
 }

@@ -370,6 +370,92 @@ fn parallel_builds_are_bit_identical_to_single_threaded_ones() {
     }
 }
 
+/// Partitioned inserts (two threads, each owning half of the array between barriers, as the 6·10⁹
+/// scenario builds) give the single-threaded array bit for bit, and every key counted new at most once.
+#[test]
+fn partitioned_builds_are_bit_identical_to_single_threaded_ones() {
+    let g = generator();
+    let n = 300_000u64;
+    let parts = 2usize;
+    for kind in local_kinds() {
+        let config = BuildConfig::new(n, 0.01, SEED);
+        let mut single = kind.build(&config).unwrap();
+        let mut shared = kind.build(&config).unwrap();
+        let Some(inserter) = shared.shared_inserter() else {
+            continue;
+        };
+        insert_range(single.as_mut(), &g, 0, n);
+        let barrier = std::sync::Barrier::new(parts);
+        let batches: Vec<Vec<KeyBatch>> = (0..parts as u64)
+            .map(|t| {
+                let (from, to) = (t * n / 2, (t + 1) * n / 2);
+                (from..to)
+                    .step_by(4096)
+                    .map(|start| {
+                        let mut b = KeyBatch::with_capacity(4096, 96);
+                        g.fill_members(start..(start + 4096).min(to), &mut b);
+                        b.hash_all(SEED);
+                        b
+                    })
+                    .collect()
+            })
+            .collect();
+        let rounds = batches[0].len().max(batches[1].len());
+        let empty = KeyBatch::with_capacity(0, 0);
+        let flags: Vec<Vec<Vec<Vec<bool>>>> = std::thread::scope(|scope| {
+            let workers: Vec<_> = (0..parts)
+                .map(|t| {
+                    let (inserter, barrier, batches, empty) =
+                        (&inserter, &barrier, &batches, &empty);
+                    scope.spawn(move || {
+                        let mut per_round = Vec::new();
+                        for r in 0..rounds {
+                            let all: Vec<&KeyBatch> =
+                                batches.iter().map(|b| b.get(r).unwrap_or(empty)).collect();
+                            let mut fresh = vec![Vec::new(); parts];
+                            barrier.wait();
+                            assert!(inserter.insert_partition(&all, t, parts, &mut fresh));
+                            barrier.wait();
+                            per_round.push(fresh);
+                        }
+                        per_round
+                    })
+                })
+                .collect();
+            workers.into_iter().map(|w| w.join().unwrap()).collect()
+        });
+        let mut new = 0u64;
+        for r in 0..rounds {
+            for b in 0..parts {
+                let keys = flags[0][r][b].len();
+                new += (0..keys)
+                    .filter(|i| flags.iter().any(|f| f[r][b][*i]))
+                    .count() as u64;
+            }
+        }
+        drop(inserter);
+        shared.add_inserted(new);
+        let words = |s: &dyn Membership| -> Vec<u64> {
+            match &s.saved_parts().unwrap().payload[0] {
+                super::persist::Payload::Words(w) => w.to_vec(),
+                super::persist::Payload::Bytes(b) => b.iter().map(|x| *x as u64).collect(),
+            }
+        };
+        assert_eq!(
+            words(single.as_ref()),
+            words(shared.as_ref()),
+            "{}",
+            kind.id()
+        );
+        let (low, high) = fewest_new(kind, n, 0.01);
+        assert!(
+            (low..=high).contains(&new),
+            "{}: {new} new of {n}",
+            kind.id()
+        );
+    }
+}
+
 /// Index arithmetic stays exact past 2^32 bits: a 5·10⁹-bit filter uses its high words and keeps the rate
 /// of its real size (a 32-bit reduction would crowd the keys into 2^32 bits: 8.6e-5 instead of 6.4e-5).
 #[test]
