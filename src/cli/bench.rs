@@ -128,6 +128,18 @@ fn split_kinds(
         }
         return Ok((local, Vec::new()));
     }
+    if remote.is_empty() {
+        bail!(Error::invalid(
+            "--structures",
+            format!(
+                "--redis is given but none of the structures lives on Redis; add some of: {}",
+                remote_kinds()
+                    .map(|k| k.id())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        ));
+    }
     if suite == Suite::Redis {
         local.clear();
     }

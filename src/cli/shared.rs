@@ -50,6 +50,9 @@ pub struct SharedArgs {
     /// Count how many of non-members A..B the filter reports present.
     #[arg(long, value_parser = range_arg, group = "op")]
     non_members: Option<(u64, u64)>,
+    /// Delete the shared filter (its bits and its parameters).
+    #[arg(long, group = "op")]
+    delete: bool,
 }
 
 fn range_arg(text: &str) -> std::result::Result<(u64, u64), String> {
@@ -85,17 +88,21 @@ pub fn run(args: SharedArgs) -> Result<i32> {
             "must be between 1 and 100000 keys"
         ));
     }
-    let (op, (from, to)) = match (args.insert, args.check, args.non_members) {
-        (Some(r), None, None) => ("insert", r),
-        (None, Some(r), None) => ("check", r),
-        (None, None, Some(r)) => ("non-members", r),
+    let (op, (from, to)) = match (args.insert, args.check, args.non_members, args.delete) {
+        (Some(r), None, None, false) => ("insert", r),
+        (None, Some(r), None, false) => ("check", r),
+        (None, None, Some(r), false) => ("non-members", r),
+        (None, None, None, true) => ("delete", (0, 0)),
         _ => bail!(Error::invalid(
             "operation",
-            "give exactly one of --insert, --check, --non-members"
+            "give exactly one of --insert, --check, --non-members, --delete"
         )),
     };
     let mut remote = RemoteConfig::new(RedisUrl::parse(&args.redis)?, args.name.clone());
-    remote.shared = true;
+    // Only inserting workers may create the filter; the others need it to exist. Deleting opens it as
+    // its owner, which removes its keys when dropped.
+    remote.shared = op != "delete";
+    remote.create = op == "insert";
     remote.batch_keys = args.batch;
     remote.bitmap_mode = Mode::parse(&args.mode)?;
     if let Some(bits) = args.bits_per_string {
@@ -110,6 +117,14 @@ pub fn run(args: SharedArgs) -> Result<i32> {
     let mut config = BuildConfig::new(args.expected, args.fpr, args.seed);
     config.remote = Some(remote);
     let mut filter = kind.build(&config)?;
+    if op == "delete" {
+        drop(filter);
+        println!(
+            "{}",
+            serde_json::json!({"op": op, "structure": kind.id(), "name": args.name})
+        );
+        return Ok(0);
+    }
     let generator = UrlGenerator::new(
         Profile::load(dedupbench::keys::profile::DEFAULT_PROFILE)?,
         args.seed,
@@ -130,11 +145,15 @@ pub fn run(args: SharedArgs) -> Result<i32> {
             _ => filter.contains_batch(&batch),
         };
         i = end;
+        if filter.failure().is_some() {
+            break;
+        }
     }
+    let geometry = filter.geometry();
+    let expected_fpr = filter.expected_fpr(args.expected);
     if let Some(failure) = filter.failure() {
         return Err(RunFailed(format!("{op} of {from}..{to} did not complete: {failure}")).into());
     }
-    let geometry = filter.geometry();
     let line = serde_json::json!({
         "op": op,
         "structure": kind.id(),
@@ -143,7 +162,7 @@ pub fn run(args: SharedArgs) -> Result<i32> {
         "answered": answered,
         "bits": geometry.bits,
         "hashes": geometry.hashes,
-        "expected_fpr": filter.expected_fpr(args.expected),
+        "expected_fpr": expected_fpr,
     });
     println!("{line}");
     Ok(0)

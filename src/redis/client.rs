@@ -57,6 +57,8 @@ impl RedisUrl {
             return Err(bad("carries credentials, which this client does not send"));
         }
         let (host, port) = match authority.rsplit_once(':') {
+            // An IPv6 literal without a port: "[::1]".
+            Some((h, _)) if h.starts_with('[') && !h.ends_with(']') => (authority, 6379),
             Some((h, p)) => (
                 h,
                 p.parse::<u16>()
@@ -64,6 +66,7 @@ impl RedisUrl {
             ),
             None => (authority, 6379),
         };
+        let host = host.trim_start_matches('[').trim_end_matches(']');
         if host.is_empty() || port == 0 {
             return Err(bad("has no host or port 0"));
         }
@@ -131,16 +134,35 @@ impl Client {
             addr: addr.clone(),
             message,
         };
-        let target = (url.host.as_str(), url.port)
+        let targets: Vec<_> = (url.host.as_str(), url.port)
             .to_socket_addrs()
             .map_err(|e| remote(format!("cannot resolve the host: {e}")))?
-            .next()
-            .ok_or_else(|| remote("the host resolves to no address".into()))?;
-        let stream = TcpStream::connect_timeout(&target, CONNECT_TIMEOUT)
-            .map_err(|e| remote(format!("cannot connect: {e}")))?;
+            .collect();
+        if targets.is_empty() {
+            return Err(remote("the host resolves to no address".into()));
+        }
+        // Every address the name resolves to (localhost may give ::1 first while Redis binds 127.0.0.1).
+        let mut last = None;
+        let mut connected = None;
+        for target in &targets {
+            match TcpStream::connect_timeout(target, CONNECT_TIMEOUT) {
+                Ok(s) => {
+                    connected = Some(s);
+                    break;
+                }
+                Err(e) => last = Some(e),
+            }
+        }
+        let stream = connected.ok_or_else(|| {
+            remote(format!(
+                "cannot connect: {}",
+                last.map(|e| e.to_string()).unwrap_or_default()
+            ))
+        })?;
         stream
             .set_nodelay(true)
             .and_then(|_| stream.set_read_timeout(Some(READ_TIMEOUT)))
+            .and_then(|_| stream.set_write_timeout(Some(READ_TIMEOUT)))
             .map_err(|e| remote(format!("cannot configure the socket: {e}")))?;
         let reader = BufReader::with_capacity(
             1 << 16,
@@ -404,25 +426,20 @@ impl Client {
         }
     }
 
-    /// Reads and drops `lines` reply lines without parsing them (the raw-pipeline baseline's reader).
-    pub fn skim_lines(&mut self, mut lines: usize) -> Result<()> {
-        while lines > 0 {
-            let buf = match self.reader.fill_buf() {
-                Ok([]) => return Err(self.error("the server closed the connection")),
-                Ok(buf) => buf,
-                Err(e) => return Err(self.error(format!("reading a reply failed: {e}"))),
-            };
-            let mut used = 0;
-            for &b in buf {
-                used += 1;
-                if b == b'\n' {
-                    lines -= 1;
-                    if lines == 0 {
-                        break;
-                    }
-                }
+    /// Reads one reply to a multi-key command (`*N` then N integers) without building anything, failing
+    /// on an error reply at the top or inside the array (the raw-pipeline baseline's reader).
+    pub fn skim_array(&mut self, what: &str) -> Result<()> {
+        self.read_line()?;
+        let items = match self.line[0] {
+            b'*' => self.line_int()?.max(0),
+            b'-' => return Err(self.error(format!("{what} failed: {}", self.line_error()))),
+            _ => return Err(self.error(format!("{what}: expected an array"))),
+        };
+        for _ in 0..items {
+            self.read_line()?;
+            if self.line[0] == b'-' {
+                return Err(self.error(format!("{what} failed: {}", self.line_error())));
             }
-            self.reader.consume(used);
         }
         Ok(())
     }

@@ -125,8 +125,19 @@ impl Server {
                     ));
                 }
             }
-            if Client::connect(&url).is_ok() {
-                return Ok(());
+            // The server must be ours: another test's server could hold the port after a race.
+            if let Ok(mut client) = Client::connect(&url) {
+                let pid = self.child.as_ref().map(|c| c.id()).unwrap_or(0);
+                if client.info_field("server", "process_id").ok() == Some(pid as u64) {
+                    return Ok(());
+                }
+                return Err(Error::invalid(
+                    "redis",
+                    format!(
+                        "port {} answered, but not from the server just started",
+                        self.port
+                    ),
+                ));
             }
             if started.elapsed() > Duration::from_secs(10) {
                 return Err(Error::invalid(

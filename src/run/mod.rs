@@ -513,12 +513,17 @@ impl<'a> Runner<'a> {
                 (None, None) => 0,
             };
             let t2 = Instant::now();
+            // A structure on a server that went away: stop the pass, the caller reports the failure.
+            let failed = match (insert_into.as_deref(), query) {
+                (Some(s), _) | (None, Some(s)) => s.failure().is_some(),
+                (None, None) => false,
+            };
             timing.keys += batch.len() as u64;
             timing.hits += hits;
             timing.hash_ns += (t1 - t0).as_nanos() as u64;
             timing.probe_ns += (t2 - t1).as_nanos() as u64;
             progress.advance(batch.len() as u64);
-            deadline.is_none_or(|d| t2 <= d) && !stop.load(Ordering::Relaxed)
+            !failed && deadline.is_none_or(|d| t2 <= d) && !stop.load(Ordering::Relaxed)
         };
         let mut producer = KeyProducer {
             source,

@@ -53,11 +53,17 @@ impl Runner<'_> {
             (SCALABLE_REFERENCE_SERIES, "scalable"),
         ] {
             if !is_done(&shared_cell_id(series, 0)) {
-                let config = self.config(n);
+                let config = self.config(self.source.distinct_members(n));
                 self.shared_point(series, find(id)?, &config, None)?;
             }
         }
-        let has_module = Client::connect(&plan.url)?.has_module("bf")?;
+        // A server lost before the sweep's first point fails every point, with the reason; the grid's
+        // results and the report stay.
+        let (has_module, lost) =
+            match Client::connect(&plan.url).and_then(|mut c| c.has_module("bf")) {
+                Ok(m) => (m, None),
+                Err(e) => (true, Some(e.to_string())),
+            };
         for kind in &plan.kinds {
             let modes: &[Mode] = if kind.id() == "redis-bitmap" {
                 &Mode::ALL
@@ -75,6 +81,17 @@ impl Runner<'_> {
                     if is_done(&id) {
                         continue;
                     }
+                    if let Some(e) = &lost {
+                        self.failures.push(format!("{id}: {e}"));
+                        self.record(Record::SharedSkipped(SkippedCell {
+                            structure: id,
+                            n,
+                            projected_bytes: 0.0,
+                            budget_bytes: 0,
+                            reason: format!("failed, nothing measured is kept: {e}"),
+                        }))?;
+                        continue;
+                    }
                     if kind.id().starts_with("redis-bloom") && !has_module {
                         self.record(Record::SharedSkipped(SkippedCell {
                             structure: id,
@@ -88,7 +105,7 @@ impl Runner<'_> {
                         }))?;
                         continue;
                     }
-                    let mut config = self.config(n);
+                    let mut config = self.config(self.source.distinct_members(n));
                     let mut remote =
                         RemoteConfig::new(plan.url.clone(), format!("dedupbench:sweep:{series}"));
                     remote.batch_keys = batch;
@@ -124,7 +141,13 @@ impl Runner<'_> {
         batch: Option<usize>,
     ) -> Result<()> {
         let started = Instant::now();
-        let n = config.expected_keys;
+        // Keys inserted (a URL file's lines may repeat: the structures are sized for the distinct ones).
+        let n = self
+            .plan
+            .shared
+            .as_ref()
+            .map(|p| p.keys)
+            .unwrap_or(config.expected_keys);
         let remote = config.remote.clone();
         let url = remote.as_ref().map(|r| r.url.clone());
         let used_memory = |url: &Option<RedisUrl>| -> Result<i64> {
@@ -223,11 +246,17 @@ impl Runner<'_> {
         }))
     }
 
-    /// Inserts the same members into a fresh `BF.RESERVE … NONSCALING` filter through a bare socket: every
-    /// batch's `BF.MADD` commands are encoded before the clock starts, replies are skimmed, not parsed.
-    /// Returns keys per second.
+    /// Inserts the same members into a fresh `BF.RESERVE … NONSCALING` filter through a bare socket, with
+    /// the same round trips as the client (one `BF.MADD` of `batch_keys` keys each): every command is
+    /// encoded before the clock starts and replies are skimmed (checked for errors, never parsed into
+    /// values). What is left is the module's own cost plus the network. Returns keys per second.
     fn raw_bloom_inserts(&mut self, remote: &RemoteConfig, config: &BuildConfig) -> Result<f64> {
-        let n = config.expected_keys;
+        let n = self
+            .plan
+            .shared
+            .as_ref()
+            .map(|p| p.keys)
+            .unwrap_or(config.expected_keys);
         let key = format!("{}:raw", remote.key);
         let mut client = Client::connect(&remote.url)?;
         client.call(&[b"DEL", key.as_bytes()])?;
@@ -235,24 +264,28 @@ impl Runner<'_> {
             b"BF.RESERVE",
             key.as_bytes(),
             config.fpr.to_string().as_bytes(),
-            n.max(1).to_string().as_bytes(),
+            config.expected_keys.max(1).to_string().as_bytes(),
             b"NONSCALING",
         ])?;
         let per = remote.batch_keys.max(1);
         let mut timed_ns = 0u64;
         let mut commands: Vec<(Vec<u8>, usize)> = Vec::new();
-        let mut i = 0u64;
+        let mut cursor = self.source.member_cursor(n)?;
         self.progress.start(
             &format!("{} raw pipeline", shared_cell_id("redis-bloom", per as u64)),
             n,
         );
-        while i < n {
+        loop {
             if self.stopped() {
                 return Err(super::interrupted_error());
             }
-            let end = (i + BATCH_KEYS as u64).min(n);
             self.batch.clear();
-            self.source.generator.fill_members(i..end, &mut self.batch);
+            let added = self
+                .source
+                .fill_members(&mut cursor, &mut self.batch, BATCH_KEYS)?;
+            if added == 0 {
+                break;
+            }
             commands.clear();
             let mut start = 0;
             while start < self.batch.len() {
@@ -267,13 +300,12 @@ impl Runner<'_> {
                 start = stop;
             }
             let t0 = Instant::now();
-            for (bytes, keys) in &commands {
+            for (bytes, _) in &commands {
                 client.send_raw(bytes)?;
-                client.skim_lines(1 + keys)?;
+                client.skim_array("BF.MADD")?;
             }
             timed_ns += t0.elapsed().as_nanos() as u64;
-            self.progress.advance(end - i);
-            i = end;
+            self.progress.advance(added as u64);
         }
         self.progress.finish();
         client.call(&[b"DEL", key.as_bytes()])?;

@@ -214,6 +214,9 @@ pub struct RemoteConfig {
     /// Workers share an existing structure (and check its parameters); otherwise the structure is created
     /// afresh, replacing what was under `key`, and deleted when dropped.
     pub shared: bool,
+    /// A shared structure may be created by this worker (inserting workers); read-only ones need it to
+    /// exist already.
+    pub create: bool,
 }
 
 impl RemoteConfig {
@@ -226,6 +229,7 @@ impl RemoteConfig {
             bitmap_mode: redis_bitmap::Mode::Bitfield,
             bits_per_string: 1 << 32,
             shared: false,
+            create: true,
         }
     }
 }

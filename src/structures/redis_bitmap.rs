@@ -6,7 +6,8 @@
 //! most: Redis strings stop at 512 MiB). Every string is allocated at creation (`SETBIT last 0`), so the
 //! server's memory is the filter's from the start. The parameters (layout version, m, k, hash, seed, S)
 //! are stored in `{key}:params` with `SET NX` and compared on every connect: two workers can never share
-//! one filter with different parameters.
+//! one filter with different parameters. Allocation never clears a bit (`BITFIELD … INCRBY u1 last 0`),
+//! so a worker that joins while the creator is still allocating loses nothing.
 //!
 //! Three ways to move the bits ([`Mode`]), all measured by the shared-filter sweep:
 //! - `bitfield`: one `BITFIELD key SET u1 p 1 …` per string per round trip (`BITFIELD_RO … GET` to read).
@@ -14,13 +15,13 @@
 //! - `setbit`: a pipeline of one `SETBIT`/`GETBIT` per bit. Not atomic per key: two workers inserting the
 //!   same key at once can both be told it is new.
 //! - `script`: a server-side Lua script (`EVALSHA`) that sets a batch's bits and counts the new keys. Atomic
-//!   per batch, whatever the layout.
+//!   per batch, whatever the layout (the worker learns how many of its batch were new).
 
 use super::redis_bloom::remote_of;
 use super::{bloom, BuildConfig, Geometry, Kind, Membership, MemoryModel};
 use crate::hash::{hash_key, reduce, KeyHash};
 use crate::keys::KeyBatch;
-use crate::redis::{Client, Link, Reply};
+use crate::redis::{Client, Link};
 use crate::{theory, Error, Result};
 
 /// How bits move between client and server.
@@ -124,7 +125,7 @@ impl RedisBitmap {
         let strings: Vec<Vec<u8>> = (0..count)
             .map(|i| format!("{key}:bits:{i}").into_bytes())
             .collect();
-        let params_key = format!("{key}:params");
+        let params_key = crate::redis::params_key(&key);
         let params = format!(
             "dedupbench-bloom-v1 m={} k={} hash=xxh3-128 seed={} bits_per_string={bits_per_string}",
             sizing.bits, sizing.hashes, config.seed
@@ -134,26 +135,27 @@ impl RedisBitmap {
             let mut del: Vec<&[u8]> = vec![b"DEL", params_key.as_bytes()];
             del.extend(strings.iter().map(|s| s.as_slice()));
             client.call(&del)?;
+        } else if !remote.create {
+            crate::redis::require_existing(&mut client, &key)?;
         }
-        let created = client.call(&[b"SET", params_key.as_bytes(), params.as_bytes(), b"NX"])?;
-        if created == Reply::Bulk(None) {
-            let stored = client.call(&[b"GET", params_key.as_bytes()])?;
-            let stored = String::from_utf8_lossy(stored.bytes().unwrap_or_default()).into_owned();
-            if stored != params {
-                return Err(client.error(format!(
-                    "filter '{key}' was created with \"{stored}\"; this worker asks for \"{params}\". \
-                     Use the same --expected, --fpr and --seed, or another name"
-                )));
-            }
-        } else {
-            // Allocate every string now: the server's memory is the filter's from the first insert.
+        if crate::redis::claim_params(&mut client, &key, &params)? {
+            // Allocate every string now, so the server's memory is the filter's from the first insert.
+            // `INCRBY u1 … 0` grows a string without changing a bit: a worker that joined in between and
+            // already set the last bit keeps it.
             for (i, s) in strings.iter().enumerate() {
                 let len = (sizing.bits - i as u64 * bits_per_string).min(bits_per_string);
-                client.command(&[b"SETBIT", s, (len - 1).to_string().as_bytes(), b"0"]);
+                client.command(&[
+                    b"BITFIELD",
+                    s,
+                    b"INCRBY",
+                    b"u1",
+                    (len - 1).to_string().as_bytes(),
+                    b"0",
+                ]);
             }
             client.send()?;
             for _ in &strings {
-                client.read_int("SETBIT")?;
+                client.read_int_array("BITFIELD", |_| {})?;
             }
         }
         let load = |c: &mut Client, script: &str| -> Result<String> {

@@ -8,7 +8,9 @@
 //! Geometry and theory come from the server itself (`BF.DEBUG`: bits, hashes and items of every link), so
 //! the observed rate is checked against the filter the module actually built. The module is detected at
 //! connect time (`MODULE LIST`); without it the build fails with that reason and the cell is skipped.
-//! `BF.MADD` is atomic per command: under concurrent workers, exactly one of them is told a key is new.
+//! `BF.MADD` answers per key and is atomic per command: under concurrent workers, at most one of them is
+//! told a key is new (none, when the key was a false positive). The parameters (rate, capacity, mode)
+//! are stored in `NAME:params` and checked by every worker that joins.
 
 use super::{BuildConfig, Geometry, Kind, Membership, MemoryModel, RemoteConfig};
 use crate::hash::KeyHash;
@@ -115,8 +117,11 @@ impl RedisBloom {
             ));
         }
         let key = remote.key.as_bytes().to_vec();
+        let params_key = crate::redis::params_key(&remote.key);
         if !remote.shared {
-            client.call(&[b"DEL", &key])?;
+            client.call(&[b"DEL", &key, params_key.as_bytes()])?;
+        } else if !remote.create {
+            crate::redis::require_existing(&mut client, &remote.key)?;
         }
         let fpr = format!("{}", config.fpr);
         // The scaling filter starts where our `scalable` does (max(1000, n/64)) and grows 2× per link, so
@@ -129,6 +134,11 @@ impl RedisBloom {
             config.expected_keys.max(1)
         }
         .to_string();
+        crate::redis::claim_params(
+            &mut client,
+            &remote.key,
+            &format!("{id} v1 error_rate={fpr} capacity={capacity}"),
+        )?;
         let mut args: Vec<&[u8]> = vec![b"BF.RESERVE", &key, fpr.as_bytes(), capacity.as_bytes()];
         if scaling {
             args.extend([b"EXPANSION".as_slice(), b"2".as_slice()]);
@@ -285,7 +295,9 @@ impl Membership for RedisBloom {
 impl Drop for RedisBloom {
     fn drop(&mut self) {
         if self.owned {
-            self.link.run(|c| c.call(&[b"DEL", &self.key]).map(|_| ()));
+            let params = crate::redis::params_key(&String::from_utf8_lossy(&self.key));
+            self.link
+                .run(|c| c.call(&[b"DEL", &self.key, params.as_bytes()]).map(|_| ()));
         }
     }
 }

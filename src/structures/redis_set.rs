@@ -1,7 +1,7 @@
 //! `redis-set` and `redis-set-fp`: the exact shared baseline, a Redis set of the URLs themselves (or of
 //! their 16-byte xxh3-128 fingerprints: rate ≈ n/2¹²⁸, [`crate::theory::fingerprint_fpr_bits`]). Inserts are
-//! `SADD` of `batch_keys` members per round trip (atomic: each new member is counted once, whatever other
-//! workers do), lookups `SMISMEMBER` (Redis ≥ 6.2). The server's bytes come from `MEMORY USAGE … SAMPLES 0`,
+//! `SADD` of `batch_keys` members per round trip (atomic per command: a member new to the set is counted by
+//! exactly one worker, though a worker learns only how many of its batch were new), lookups `SMISMEMBER` (Redis ≥ 6.2). The server's bytes come from `MEMORY USAGE … SAMPLES 0`,
 //! which walks every element.
 
 use super::redis_bloom::remote_of;
@@ -114,9 +114,19 @@ impl RedisSet {
         let remote = remote_of(id, config)?;
         let mut client = Client::connect(&remote.url)?;
         let key = remote.key.as_bytes().to_vec();
+        let params_key = crate::redis::params_key(&remote.key);
         if !remote.shared {
-            client.call(&[b"DEL", &key])?;
+            client.call(&[b"DEL", &key, params_key.as_bytes()])?;
+        } else if !remote.create {
+            crate::redis::require_existing(&mut client, &remote.key)?;
         }
+        // Fingerprints depend on the seed: a worker with another seed would miss every key.
+        let params = if fingerprint {
+            format!("{id} v1 member=xxh3-128 seed={}", config.seed)
+        } else {
+            format!("{id} v1 member=url")
+        };
+        crate::redis::claim_params(&mut client, &remote.key, &params)?;
         Ok(RedisSet {
             id,
             link: Link::new(client),
@@ -223,9 +233,10 @@ impl Membership for RedisSet {
 impl Drop for RedisSet {
     fn drop(&mut self) {
         if self.owned {
-            // UNLINK frees a large set in the background instead of blocking the server.
+            // DEL, not UNLINK: the sweep reads used_memory next, and a lazy free would still hold the set.
+            let params = crate::redis::params_key(&String::from_utf8_lossy(&self.key));
             self.link
-                .run(|c| c.call(&[b"UNLINK", &self.key]).map(|_| ()));
+                .run(|c| c.call(&[b"DEL", &self.key, params.as_bytes()]).map(|_| ()));
         }
     }
 }
