@@ -45,18 +45,7 @@ fn touched_array(bytes: usize, huge: bool) -> Vec<u64> {
     if huge {
         crate::structures::bits::advise_huge_pages(&words);
     } else {
-        let start = (words.as_ptr() as usize).next_multiple_of(4096);
-        let end = (words.as_ptr() as usize + bytes) / 4096 * 4096;
-        if end > start {
-            // SAFETY: the range lies inside the live allocation; MADV_NOHUGEPAGE changes no content.
-            unsafe {
-                libc::madvise(
-                    start as *mut libc::c_void,
-                    end - start,
-                    libc::MADV_NOHUGEPAGE,
-                );
-            }
-        }
+        crate::structures::bits::advise(&words, 4096, libc::MADV_NOHUGEPAGE);
     }
     for (i, w) in words.iter_mut().enumerate().step_by(512) {
         *w = i as u64;

@@ -7,14 +7,14 @@ use crate::results::Results;
 use crate::units::{human_bytes, human_count};
 use std::fmt::Write;
 
-fn esc(text: &str) -> String {
+pub(super) fn esc(text: &str) -> String {
     text.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
         .replace('"', "&quot;")
 }
 
-fn sci(x: f64) -> String {
+pub(super) fn sci(x: f64) -> String {
     if x == 0.0 {
         "0".into()
     } else {

@@ -4,6 +4,7 @@
 //! client ≥ 90% of a raw pipeline of the same commands), computed from the records alone.
 
 use super::chart::{axis_label, colour, empty, log_range, Figure};
+use super::html::{esc, sci};
 use crate::results::{Results, SharedRecord};
 use crate::units::human_bytes;
 use plotters::coord::Shift;
@@ -259,14 +260,6 @@ pub fn verdict(r: &Results) -> String {
     text
 }
 
-fn sci(x: f64) -> String {
-    if x == 0.0 {
-        "0".into()
-    } else {
-        format!("{x:.3e}")
-    }
-}
-
 /// The section: figure, verdict, targets per batch size, and every point's numbers.
 pub fn section(s: &mut String, r: &Results, figure_html: &str) {
     if r.shared.is_empty() && r.shared_skipped.is_empty() {
@@ -358,11 +351,4 @@ same key at once can both be told it is new. Keys/s include client-side hashing 
 (redis-bitmap, redis-set-fp) and exclude key generation. The raw-pipeline figure sends redis-bloom's very commands \
 (one BF.MADD per round trip, as the client does) pre-encoded on a bare socket and only skims the replies.</p>"
     );
-}
-
-fn esc(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
 }

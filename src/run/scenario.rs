@@ -281,20 +281,7 @@ impl Runner<'_> {
                     })
                 })
                 .collect();
-            let mut shown = 0;
-            while workers.iter().any(|w| !w.is_finished()) {
-                std::thread::sleep(Duration::from_millis(200));
-                let now = done.load(Ordering::Relaxed);
-                self.progress.advance(now - shown);
-                shown = now;
-            }
-            workers
-                .into_iter()
-                .map(|w| {
-                    w.join()
-                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-                })
-                .collect()
+            join_showing_progress(workers, done, self.progress)
         });
         self.progress.finish();
         if self.stopped() {
@@ -349,17 +336,7 @@ impl Runner<'_> {
                     })
                 })
                 .collect();
-            let mut shown = 0;
-            while workers.iter().any(|w| !w.is_finished()) {
-                std::thread::sleep(Duration::from_millis(200));
-                let now = done.load(Ordering::Relaxed);
-                self.progress.advance(now - shown);
-                shown = now;
-            }
-            workers
-                .into_iter()
-                .map(|w| w.join().unwrap_or_default())
-                .collect()
+            join_showing_progress(workers, done, self.progress)
         });
         self.progress.finish();
         if self.stopped() {
@@ -367,6 +344,29 @@ impl Runner<'_> {
         }
         Ok(sum_timings(&per_thread))
     }
+}
+
+/// Waits for the pass's workers, advancing the progress bar by the keys they report done; a worker's panic
+/// is raised again here.
+fn join_showing_progress(
+    workers: Vec<std::thread::ScopedJoinHandle<'_, Timings>>,
+    done: &AtomicU64,
+    progress: &dyn super::Progress,
+) -> Vec<Timings> {
+    let mut shown = 0;
+    while workers.iter().any(|w| !w.is_finished()) {
+        std::thread::sleep(Duration::from_millis(200));
+        let now = done.load(Ordering::Relaxed);
+        progress.advance(now - shown);
+        shown = now;
+    }
+    workers
+        .into_iter()
+        .map(|w| {
+            w.join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        })
+        .collect()
 }
 
 /// Generation, hashing and hits summed over threads; each structure's probe time is the slowest thread's.

@@ -82,27 +82,15 @@ impl Runner<'_> {
                         continue;
                     }
                     if let Some(e) = &lost {
-                        self.failures.push(format!("{id}: {e}"));
-                        self.record(Record::SharedSkipped(SkippedCell {
-                            structure: id,
-                            n,
-                            projected_bytes: 0.0,
-                            budget_bytes: 0,
-                            reason: format!("failed, nothing measured is kept: {e}"),
-                        }))?;
+                        self.point_failed(id, n, e)?;
                         continue;
                     }
                     if kind.id().starts_with("redis-bloom") && !has_module {
-                        self.record(Record::SharedSkipped(SkippedCell {
-                            structure: id,
-                            n,
-                            projected_bytes: 0.0,
-                            budget_bytes: 0,
-                            reason: format!(
-                                "the server at {} has no RedisBloom module (MODULE LIST shows no 'bf')",
-                                plan.url.addr()
-                            ),
-                        }))?;
+                        let reason = format!(
+                            "the server at {} has no RedisBloom module (MODULE LIST shows no 'bf')",
+                            plan.url.addr()
+                        );
+                        self.point_skipped(id, n, reason)?;
                         continue;
                     }
                     let mut config = self.config(self.source.distinct_members(n));
@@ -115,14 +103,7 @@ impl Runner<'_> {
                         Ok(()) => {}
                         Err(e) if self.stopped() => return Err(e),
                         Err(e @ Error::Remote { .. }) => {
-                            self.failures.push(format!("{id}: {e}"));
-                            self.record(Record::SharedSkipped(SkippedCell {
-                                structure: id,
-                                n,
-                                projected_bytes: 0.0,
-                                budget_bytes: 0,
-                                reason: format!("failed, nothing measured is kept: {e}"),
-                            }))?;
+                            self.point_failed(id, n, &e.to_string())?
                         }
                         Err(e) => return Err(e),
                     }
@@ -130,6 +111,23 @@ impl Runner<'_> {
             }
         }
         Ok(())
+    }
+
+    /// Records a point that was not measured, with the reason.
+    fn point_skipped(&mut self, id: String, n: u64, reason: String) -> Result<()> {
+        self.record(Record::SharedSkipped(SkippedCell {
+            structure: id,
+            n,
+            projected_bytes: 0.0,
+            budget_bytes: 0,
+            reason,
+        }))
+    }
+
+    /// Records a point whose server failed; the run then exits 1.
+    fn point_failed(&mut self, id: String, n: u64, error: &str) -> Result<()> {
+        self.failures.push(format!("{id}: {error}"));
+        self.point_skipped(id, n, format!("failed, nothing measured is kept: {error}"))
     }
 
     /// Measures one point: build with n members, query every member, query non-members, read the bytes.

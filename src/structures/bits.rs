@@ -119,6 +119,23 @@ pub fn or_owned(word: &AtomicU64, mask: u64) -> bool {
     missing
 }
 
+/// The loop of a partitioned insert: resets each batch's fresh flags, then calls `key(hashes, j, flag)`
+/// for every key j of every batch (the structure sets the bits it owns and the flag when one was clear).
+pub fn over_partition_keys(
+    batches: &[&crate::keys::KeyBatch],
+    fresh: &mut [Vec<bool>],
+    mut key: impl FnMut(&[crate::hash::KeyHash], usize, &mut bool),
+) {
+    for (batch, flags) in batches.iter().zip(fresh.iter_mut()) {
+        flags.clear();
+        flags.resize(batch.len(), false);
+        let hashes = batch.hashes();
+        for (j, flag) in flags.iter_mut().enumerate() {
+            key(hashes, j, flag);
+        }
+    }
+}
+
 /// Partition `part` of `parts` near-equal ranges of `len` items.
 #[inline]
 pub fn partition(len: usize, part: usize, parts: usize) -> std::ops::Range<usize> {
@@ -132,22 +149,20 @@ pub const HUGE_PAGE_MIN_BYTES: usize = 4 << 20;
 /// Asks for transparent huge pages (`madvise(MADV_HUGEPAGE)`) over the 2 MiB-aligned interior of a large
 /// array, so random probes into it stop missing the TLB. Best effort: an error is ignored.
 pub fn advise_huge_pages<T>(slice: &[T]) {
-    let bytes = std::mem::size_of_val(slice);
-    if bytes < HUGE_PAGE_MIN_BYTES {
-        return;
+    if std::mem::size_of_val(slice) >= HUGE_PAGE_MIN_BYTES {
+        advise(slice, 2 << 20, libc::MADV_HUGEPAGE);
     }
-    const HUGE: usize = 2 << 20;
+}
+
+/// `madvise(advice)` over the `align`-aligned interior of `slice` (best effort; errors are ignored).
+pub fn advise<T>(slice: &[T], align: usize, advice: libc::c_int) {
     let start = slice.as_ptr() as usize;
-    let aligned = start.next_multiple_of(HUGE);
-    let end = (start + bytes) / HUGE * HUGE;
+    let aligned = start.next_multiple_of(align);
+    let end = (start + std::mem::size_of_val(slice)) / align * align;
     if end > aligned {
-        // SAFETY: the range lies inside the live allocation of `slice`; MADV_HUGEPAGE changes no content.
+        // SAFETY: the range lies inside the live allocation of `slice`; these advices change no content.
         unsafe {
-            libc::madvise(
-                aligned as *mut libc::c_void,
-                end - aligned,
-                libc::MADV_HUGEPAGE,
-            );
+            libc::madvise(aligned as *mut libc::c_void, end - aligned, advice);
         }
     }
 }

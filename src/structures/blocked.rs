@@ -11,7 +11,7 @@
 //! Invariant: the blocks start on a 64-byte boundary: the words are over-allocated by one block and
 //! `offset` words are skipped.
 
-use super::bits::{advise_huge_pages, as_atomic, or_owned, partition};
+use super::bits::{advise_huge_pages, as_atomic, or_owned, over_partition_keys, partition};
 use super::persist::{corrupt, Loaded, Payload, SavedParts};
 use super::{BuildConfig, Geometry, Kind, Membership, MemoryModel, SharedInsert};
 use crate::hash::{reduce, KeyHash};
@@ -334,31 +334,24 @@ impl SharedInsert for SharedBlocked<'_> {
         fresh: &mut [Vec<bool>],
     ) -> bool {
         let owned = partition(self.blocks as usize, part, parts);
-        for (batch, flags) in batches.iter().zip(fresh.iter_mut()) {
-            flags.clear();
-            flags.resize(batch.len(), false);
-            let hashes = batch.hashes();
-            for (j, hash) in hashes.iter().enumerate() {
-                if let Some(ahead) = hashes.get(j + PREFETCH_AHEAD) {
-                    let block = reduce(ahead.h1, self.blocks) as usize;
-                    if owned.contains(&block) {
-                        prefetch(self.words[self.offset + block * 8].as_ptr() as *const u64);
-                    }
-                }
-                // Ownership first: the other partition's keys (half of them) cost one multiply.
-                if owned.contains(&(reduce(hash.h1, self.blocks) as usize)) {
-                    let (block, masks) = locate(*hash, self.blocks, self.hashes);
-                    let base = self.offset + block * 8;
-                    let mut clear = false;
-                    for (w, m) in self.words[base..base + 8].iter().zip(masks) {
-                        if m != 0 {
-                            clear |= or_owned(w, m);
-                        }
-                    }
-                    flags[j] = clear;
+        over_partition_keys(batches, fresh, |hashes, j, flag| {
+            if let Some(ahead) = hashes.get(j + PREFETCH_AHEAD) {
+                let block = reduce(ahead.h1, self.blocks) as usize;
+                if owned.contains(&block) {
+                    prefetch(self.words[self.offset + block * 8].as_ptr() as *const u64);
                 }
             }
-        }
+            // Ownership first: the other partition's keys (half of them) cost one multiply.
+            if owned.contains(&(reduce(hashes[j].h1, self.blocks) as usize)) {
+                let (block, masks) = locate(hashes[j], self.blocks, self.hashes);
+                let base = self.offset + block * 8;
+                for (w, m) in self.words[base..base + 8].iter().zip(masks) {
+                    if m != 0 {
+                        *flag |= or_owned(w, m);
+                    }
+                }
+            }
+        });
         true
     }
 }

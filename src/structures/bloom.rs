@@ -3,7 +3,7 @@
 //! Probe i of a key is `reduce(h1 + i·h2, m)` (Kirsch & Mitzenmacher 2006 double hashing, multiply-high range
 //! reduction). Rate at fill n: (1 − (1 − 1/m)^(k·n))^k ([`crate::theory::bloom_fpr`]).
 
-use super::bits::{or_owned, or_shared, partition, BitArray};
+use super::bits::{or_owned, or_shared, over_partition_keys, partition, BitArray};
 use super::persist::{corrupt, Loaded, Payload, SavedParts};
 use super::{BuildConfig, Geometry, Kind, Membership, MemoryModel, SharedInsert};
 use crate::hash::{reduce, KeyHash};
@@ -235,28 +235,23 @@ impl SharedInsert for SharedBloom<'_> {
         fresh: &mut [Vec<bool>],
     ) -> bool {
         let owned = partition(self.words.len(), part, parts);
-        for (batch, flags) in batches.iter().zip(fresh.iter_mut()) {
-            flags.clear();
-            flags.resize(batch.len(), false);
-            let hashes = batch.hashes();
-            for (j, hash) in hashes.iter().enumerate() {
-                if let Some(ahead) = hashes.get(j + 8) {
-                    for p in 0..self.hashes {
-                        let w = (reduce(ahead.probe(p), self.m) >> 6) as usize;
-                        if owned.contains(&w) {
-                            super::blocked::prefetch_ptr(self.words[w].as_ptr() as *const u64);
-                        }
-                    }
-                }
-                for i in 0..self.hashes {
-                    let pos = reduce(hash.probe(i), self.m);
-                    let w = (pos >> 6) as usize;
+        over_partition_keys(batches, fresh, |hashes, j, flag| {
+            if let Some(ahead) = hashes.get(j + 8) {
+                for p in 0..self.hashes {
+                    let w = (reduce(ahead.probe(p), self.m) >> 6) as usize;
                     if owned.contains(&w) {
-                        flags[j] |= or_owned(&self.words[w], 1u64 << (pos & 63));
+                        super::blocked::prefetch_ptr(self.words[w].as_ptr() as *const u64);
                     }
                 }
             }
-        }
+            for i in 0..self.hashes {
+                let pos = reduce(hashes[j].probe(i), self.m);
+                let w = (pos >> 6) as usize;
+                if owned.contains(&w) {
+                    *flag |= or_owned(&self.words[w], 1u64 << (pos & 63));
+                }
+            }
+        });
         true
     }
 }
