@@ -120,6 +120,10 @@ pub trait PeerKind: Sync {
     /// Static filters (built once from all keys) are not dynamic.
     const DYNAMIC: bool = true;
     fn predicted_memory(&self, config: &BuildConfig) -> MemoryModel;
+    /// Peak bytes while building (by default the final footprint).
+    fn predicted_peak_bytes(&self, config: &BuildConfig) -> f64 {
+        self.predicted_memory(config).footprint_bytes
+    }
     fn predicted_fpr(&self, config: &BuildConfig) -> f64;
     fn build(&self, config: &BuildConfig) -> crate::Result<Box<dyn Membership>>;
 }
@@ -142,6 +146,9 @@ impl<T: PeerKind> Kind for T {
     }
     fn predicted_memory(&self, config: &BuildConfig) -> MemoryModel {
         PeerKind::predicted_memory(self, config)
+    }
+    fn predicted_peak_bytes(&self, config: &BuildConfig) -> f64 {
+        PeerKind::predicted_peak_bytes(self, config)
     }
     fn predicted_fpr(&self, config: &BuildConfig) -> f64 {
         PeerKind::predicted_fpr(self, config)
