@@ -128,6 +128,9 @@ pub struct Runner<'a> {
     batch: KeyBatch,
     /// Cells that found false negatives.
     pub failures: Vec<String>,
+    /// Whether a second thread makes the keys during passes (off in the shared-filter sweep, where the
+    /// Redis server needs that core).
+    generate_alongside: bool,
 }
 
 impl<'a> Runner<'a> {
@@ -149,6 +152,7 @@ impl<'a> Runner<'a> {
             stop,
             batch: KeyBatch::with_capacity(BATCH_KEYS, 96),
             failures: Vec::new(),
+            generate_alongside: true,
         })
     }
 
@@ -531,7 +535,7 @@ impl<'a> Runner<'a> {
             next_non_member: 0,
             total,
         };
-        let made: Result<()> = if self.plan.threads > 1 {
+        let made: Result<()> = if self.plan.threads > 1 && self.generate_alongside {
             use std::sync::mpsc::{channel, sync_channel};
             std::thread::scope(|scope| {
                 let (full_tx, full_rx) = sync_channel::<Result<KeyBatch>>(2);
