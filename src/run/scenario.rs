@@ -7,21 +7,15 @@
 //! then every structure answers the same non-members (10⁸ at full size) and its observed rate is set against
 //! its theory. The ratios of the article are kept at any n (bits per key 1, 1 GiB per 6·10⁹ keys, p), so a
 //! small n tests the same code quickly. Keys are never held: each thread generates its index range.
-//!
-//! The build is partitioned: in each round every thread generates and hashes one batch of its range; after
-//! a barrier, thread t sets, in every structure, the bits of *all* threads' batches that fall in the t-th
-//! part of the array, with plain loads and stores; after a second barrier the next round begins. No locked
-//! instruction is needed, and the arrays are bit for bit those of a single-threaded build (a test checks).
 
 use super::{interrupted_error, Runner, BATCH_KEYS};
 use crate::keys::KeyBatch;
 use crate::measure::machine;
 use crate::results::{Record, ScenarioRecord, ScenarioStructure, SkippedCell};
 use crate::stats::wilson;
-use crate::structures::{find, BuildConfig, Membership, SharedInsert};
+use crate::structures::{find, BuildConfig, Membership};
 use crate::Result;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Barrier, RwLock};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 /// The article's size: 6·10⁹ URLs.
@@ -104,7 +98,13 @@ impl Runner<'_> {
                     crate::Error::invalid("scenario", "blocked has no shared inserter")
                 })?,
             ];
-            self.partitioned_build(n, threads, &inserters)?
+            self.parallel_pass("seed-6e9: insert", n, threads, false, |batch, t| {
+                for (i, inserter) in inserters.iter().enumerate() {
+                    let t0 = Instant::now();
+                    t.hits[i] += inserter.insert_batch(batch);
+                    t.probe_ns[i] += t0.elapsed().as_nanos() as u64;
+                }
+            })?
         };
         for (i, s) in structures.iter_mut().enumerate() {
             s.add_inserted(build.hits[i]);
@@ -195,99 +195,6 @@ impl Runner<'_> {
             structures: rows,
             peak_rss_bytes,
         }))
-    }
-
-    /// The partitioned build (see the module docs); returns timings summed over threads, except the
-    /// per-structure insert times, which are the slowest thread's.
-    fn partitioned_build(
-        &mut self,
-        n: u64,
-        threads: u64,
-        inserters: &[Box<dyn SharedInsert + '_>; 3],
-    ) -> Result<Timings> {
-        let generator = &self.source.generator;
-        let stop = self.stop;
-        let seed = self.plan.seed;
-        let parts = threads as usize;
-        let batches: Vec<RwLock<KeyBatch>> = (0..parts)
-            .map(|_| RwLock::new(KeyBatch::with_capacity(BATCH_KEYS, 96)))
-            .collect();
-        // fresh[t][s][b][i]: thread t found a clear bit of key i of batch b in structure s.
-        let fresh: Vec<RwLock<Vec<Vec<Vec<bool>>>>> = (0..parts)
-            .map(|_| RwLock::new(vec![vec![Vec::new(); parts]; inserters.len()]))
-            .collect();
-        let barrier = Barrier::new(parts);
-        let halt = AtomicBool::new(false);
-        let done = AtomicU64::new(0);
-        let rounds = n.div_ceil(threads).div_ceil(BATCH_KEYS as u64);
-        self.progress.start("seed-6e9: insert (partitioned)", n);
-        let per_thread: Vec<Timings> = std::thread::scope(|scope| {
-            let (batches, fresh, barrier, halt, done) = (&batches, &fresh, &barrier, &halt, &done);
-            let workers: Vec<_> = (0..parts)
-                .map(|t| {
-                    scope.spawn(move || {
-                        let mut timings = Timings::default();
-                        let (from, to) = (t as u64 * n / threads, (t as u64 + 1) * n / threads);
-                        for round in 0..rounds {
-                            let start = (from + round * BATCH_KEYS as u64).min(to);
-                            let end = (start + BATCH_KEYS as u64).min(to);
-                            {
-                                let mut batch =
-                                    batches[t].write().unwrap_or_else(|p| p.into_inner());
-                                batch.clear();
-                                let t0 = Instant::now();
-                                generator.fill_members(start..end, &mut batch);
-                                let t1 = Instant::now();
-                                batch.hash_all(seed);
-                                timings.generate_ns += (t1 - t0).as_nanos() as u64;
-                                timings.hash_ns += t1.elapsed().as_nanos() as u64;
-                            }
-                            if barrier.wait().is_leader() {
-                                halt.store(stop.load(Ordering::Relaxed), Ordering::Relaxed);
-                            }
-                            {
-                                let guards: Vec<_> = batches
-                                    .iter()
-                                    .map(|b| b.read().unwrap_or_else(|p| p.into_inner()))
-                                    .collect();
-                                let all: Vec<&KeyBatch> = guards.iter().map(|g| &**g).collect();
-                                let mut mine = fresh[t].write().unwrap_or_else(|p| p.into_inner());
-                                for (s, inserter) in inserters.iter().enumerate() {
-                                    let t0 = Instant::now();
-                                    inserter.insert_partition(&all, t, parts, &mut mine[s]);
-                                    timings.probe_ns[s] += t0.elapsed().as_nanos() as u64;
-                                }
-                            }
-                            barrier.wait();
-                            // New keys of this thread's own batch: a clear bit in any partition.
-                            let flags: Vec<_> = fresh
-                                .iter()
-                                .map(|f| f.read().unwrap_or_else(|p| p.into_inner()))
-                                .collect();
-                            for s in 0..inserters.len() {
-                                let keys = flags[0][s][t].len();
-                                timings.hits[s] += (0..keys)
-                                    .filter(|i| flags.iter().any(|f| f[s][t][*i]))
-                                    .count()
-                                    as u64;
-                            }
-                            drop(flags);
-                            done.fetch_add(end - start, Ordering::Relaxed);
-                            if halt.load(Ordering::Relaxed) {
-                                break;
-                            }
-                        }
-                        timings
-                    })
-                })
-                .collect();
-            join_showing_progress(workers, done, self.progress)
-        });
-        self.progress.finish();
-        if self.stopped() {
-            return Err(interrupted_error());
-        }
-        Ok(sum_timings(&per_thread))
     }
 
     /// Splits `[0, count)` over `threads` threads; each generates (members, or non-members when
