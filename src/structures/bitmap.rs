@@ -4,7 +4,7 @@
 //! The article says the bitmap "automatically deduplicates"; in fact a new key collides with an earlier one
 //! with probability 1 − (1 − 1/m)ⁿ ([`crate::theory::bitmap_fpr`]): 63.2% at m = n.
 
-use super::bits::{or_owned, or_shared, over_partition_keys, partition, BitArray};
+use super::bits::{or_shared, BitArray};
 use super::persist::{corrupt, Loaded, Payload, SavedParts};
 use super::{BuildConfig, Geometry, Kind, Membership, MemoryModel, SharedInsert};
 use crate::hash::{reduce, KeyHash};
@@ -151,29 +151,5 @@ impl SharedInsert for SharedBitmap<'_> {
             new += or_shared(&self.words[(pos >> 6) as usize], 1u64 << (pos & 63)) as u64;
         }
         new
-    }
-
-    fn insert_partition(
-        &self,
-        batches: &[&KeyBatch],
-        part: usize,
-        parts: usize,
-        fresh: &mut [Vec<bool>],
-    ) -> bool {
-        let owned = partition(self.words.len(), part, parts);
-        over_partition_keys(batches, fresh, |hashes, j, flag| {
-            if let Some(ahead) = hashes.get(j + 16) {
-                let w = (reduce(ahead.h1, self.m) >> 6) as usize;
-                if owned.contains(&w) {
-                    super::blocked::prefetch_ptr(self.words[w].as_ptr() as *const u64);
-                }
-            }
-            let pos = reduce(hashes[j].h1, self.m);
-            let w = (pos >> 6) as usize;
-            if owned.contains(&w) {
-                *flag = or_owned(&self.words[w], 1u64 << (pos & 63));
-            }
-        });
-        true
     }
 }

@@ -106,43 +106,6 @@ pub fn or_shared(word: &AtomicU64, mask: u64) -> bool {
     word.load(Relaxed) & mask != mask && word.fetch_or(mask, Relaxed) & mask != mask
 }
 
-/// Sets `mask`'s bits in a word this thread owns for now (a partitioned insert): a plain load and, when a
-/// bit is missing, a plain store. Returns whether any bit was clear.
-#[inline(always)]
-pub fn or_owned(word: &AtomicU64, mask: u64) -> bool {
-    use std::sync::atomic::Ordering::Relaxed;
-    let old = word.load(Relaxed);
-    let missing = old & mask != mask;
-    if missing {
-        word.store(old | mask, Relaxed);
-    }
-    missing
-}
-
-/// The loop of a partitioned insert: resets each batch's fresh flags, then calls `key(hashes, j, flag)`
-/// for every key j of every batch (the structure sets the bits it owns and the flag when one was clear).
-pub fn over_partition_keys(
-    batches: &[&crate::keys::KeyBatch],
-    fresh: &mut [Vec<bool>],
-    mut key: impl FnMut(&[crate::hash::KeyHash], usize, &mut bool),
-) {
-    for (batch, flags) in batches.iter().zip(fresh.iter_mut()) {
-        flags.clear();
-        flags.resize(batch.len(), false);
-        let hashes = batch.hashes();
-        for (j, flag) in flags.iter_mut().enumerate() {
-            key(hashes, j, flag);
-        }
-    }
-}
-
-/// Partition `part` of `parts` near-equal ranges of `len` items.
-#[inline]
-pub fn partition(len: usize, part: usize, parts: usize) -> std::ops::Range<usize> {
-    let per = len.div_ceil(parts.max(1));
-    (part * per).min(len)..((part + 1) * per).min(len)
-}
-
 /// Arrays at least this large ask the kernel for transparent huge pages.
 pub const HUGE_PAGE_MIN_BYTES: usize = 4 << 20;
 

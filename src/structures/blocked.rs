@@ -11,7 +11,7 @@
 //! Invariant: the blocks start on a 64-byte boundary: the words are over-allocated by one block and
 //! `offset` words are skipped.
 
-use super::bits::{advise_huge_pages, as_atomic, or_owned, over_partition_keys, partition};
+use super::bits::{advise_huge_pages, as_atomic};
 use super::persist::{corrupt, Loaded, Payload, SavedParts};
 use super::{BuildConfig, Geometry, Kind, Membership, MemoryModel, SharedInsert};
 use crate::hash::{reduce, KeyHash};
@@ -324,34 +324,5 @@ impl SharedInsert for SharedBlocked<'_> {
             new += (missing != 0) as u64;
         }
         new
-    }
-
-    fn insert_partition(
-        &self,
-        batches: &[&KeyBatch],
-        part: usize,
-        parts: usize,
-        fresh: &mut [Vec<bool>],
-    ) -> bool {
-        let owned = partition(self.blocks as usize, part, parts);
-        over_partition_keys(batches, fresh, |hashes, j, flag| {
-            if let Some(ahead) = hashes.get(j + PREFETCH_AHEAD) {
-                let block = reduce(ahead.h1, self.blocks) as usize;
-                if owned.contains(&block) {
-                    prefetch(self.words[self.offset + block * 8].as_ptr() as *const u64);
-                }
-            }
-            // Ownership first: the other partition's keys (half of them) cost one multiply.
-            if owned.contains(&(reduce(hashes[j].h1, self.blocks) as usize)) {
-                let (block, masks) = locate(hashes[j], self.blocks, self.hashes);
-                let base = self.offset + block * 8;
-                for (w, m) in self.words[base..base + 8].iter().zip(masks) {
-                    if m != 0 {
-                        *flag |= or_owned(w, m);
-                    }
-                }
-            }
-        });
-        true
     }
 }

@@ -3,7 +3,7 @@
 //! Probe i of a key is `reduce(h1 + i·h2, m)` (Kirsch & Mitzenmacher 2006 double hashing, multiply-high range
 //! reduction). Rate at fill n: (1 − (1 − 1/m)^(k·n))^k ([`crate::theory::bloom_fpr`]).
 
-use super::bits::{or_owned, or_shared, over_partition_keys, partition, BitArray};
+use super::bits::{or_shared, BitArray};
 use super::persist::{corrupt, Loaded, Payload, SavedParts};
 use super::{BuildConfig, Geometry, Kind, Membership, MemoryModel, SharedInsert};
 use crate::hash::{reduce, KeyHash};
@@ -225,33 +225,5 @@ impl SharedInsert for SharedBloom<'_> {
             new += fresh as u64;
         }
         new
-    }
-
-    fn insert_partition(
-        &self,
-        batches: &[&KeyBatch],
-        part: usize,
-        parts: usize,
-        fresh: &mut [Vec<bool>],
-    ) -> bool {
-        let owned = partition(self.words.len(), part, parts);
-        over_partition_keys(batches, fresh, |hashes, j, flag| {
-            if let Some(ahead) = hashes.get(j + 8) {
-                for p in 0..self.hashes {
-                    let w = (reduce(ahead.probe(p), self.m) >> 6) as usize;
-                    if owned.contains(&w) {
-                        super::blocked::prefetch_ptr(self.words[w].as_ptr() as *const u64);
-                    }
-                }
-            }
-            for i in 0..self.hashes {
-                let pos = reduce(hashes[j].probe(i), self.m);
-                let w = (pos >> 6) as usize;
-                if owned.contains(&w) {
-                    *flag |= or_owned(&self.words[w], 1u64 << (pos & 63));
-                }
-            }
-        });
-        true
     }
 }

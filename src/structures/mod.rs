@@ -105,24 +105,6 @@ pub trait Membership: Send + Sync {
 pub trait SharedInsert: Sync {
     /// Inserts every key of a hashed batch; returns how many set a bit that was clear.
     fn insert_batch(&self, batch: &KeyBatch) -> u64;
-
-    /// Inserts the bits of `batches` that fall in partition `part` of `parts` equal ranges of the array
-    /// (by word, or by block for the blocked filter), with plain loads and stores instead of locked
-    /// instructions. The caller owns that partition alone while the call runs (threads take one
-    /// partition each between barriers); otherwise bits could be lost. Sets `fresh[b][i]` when key i of
-    /// batch b found a clear bit here (a key is new when any partition says so). Returns `false` for kinds
-    /// without partitioned inserts. Measured on this 2-core machine it is slower than the locked ors of
-    /// `insert_batch` (the 6·10⁸-key scenario built in 112 s against 82 s: every thread scans every key),
-    /// so the harness does not use it; it is kept, tested, for machines with more cores.
-    fn insert_partition(
-        &self,
-        _batches: &[&KeyBatch],
-        _part: usize,
-        _parts: usize,
-        _fresh: &mut [Vec<bool>],
-    ) -> bool {
-        false
-    }
 }
 
 /// Structures that can forget a key.
