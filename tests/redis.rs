@@ -339,7 +339,8 @@ fn a_bitmap_split_over_strings_holds_exactly_the_bits_of_the_in_process_bloom() 
             "{}: false negatives",
             mode.name()
         );
-        assert!(new >= n * 98 / 100, "{}: {new} new", mode.name());
+        // At most a rate of p = 1% of keys can look seen while the filter fills: new ≥ n(1 − 1.2p).
+        assert!(new >= n - n * 12 / 1000, "{}: {new} new", mode.name());
         // Read the strings back: bit p of the filter is bit (7 − p mod 8) of byte ⌊p/8⌋ of string ⌊p/S⌋.
         let mut client = Client::connect(&server.url()).unwrap();
         let mut got = Vec::new();
