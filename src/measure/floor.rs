@@ -4,7 +4,8 @@
 
 use crate::hash::{reduce, KeyHash};
 
-const AHEAD: usize = 16;
+/// The batched lookups' prefetch distance, so the floor and the filter issue the same pattern.
+const AHEAD: usize = crate::structures::blocked::PREFETCH_AHEAD;
 
 /// Reads one word of a random 64-byte line of `words` (`lines` lines) per hash; returns their sum so the
 /// reads cannot be optimised away.

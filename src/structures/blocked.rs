@@ -8,6 +8,10 @@
 //! ([`crate::theory::blocked_sizing`]), so the blocking penalty is paid in bits: 10.10 bits per key at 1%
 //! against 9.59 for the standard filter.
 //!
+//! Batched paths prefetch each key's block [`PREFETCH_AHEAD`] keys before probing it; on CPUs with
+//! AVX-512 they compute the masks and test the block with vector instructions ([`simd`]), bit-for-bit
+//! the same filter as the scalar path.
+//!
 //! Invariant: the blocks start on a 64-byte boundary: the words are over-allocated by one block and
 //! `offset` words are skipped.
 
@@ -18,6 +22,9 @@ use crate::hash::{reduce, KeyHash};
 use crate::keys::KeyBatch;
 use crate::theory::{self, BLOCK_WORDS};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+#[cfg(target_arch = "x86_64")]
+mod simd;
 
 /// Odd multipliers, one per probe (the first eight are Parquet's SBBF salts widened to 64 bits).
 const SALTS: [u64; 24] = [
@@ -48,8 +55,9 @@ const SALTS: [u64; 24] = [
 ];
 /// The most probes per key.
 pub const MAX_HASHES: u32 = SALTS.len() as u32;
-/// Keys whose blocks are prefetched ahead in batched lookups.
-const PREFETCH_AHEAD: usize = 16;
+/// Keys whose blocks are prefetched ahead in batched paths (32 measured faster than 16 and no slower
+/// than 64, from 12 MB to 1.2 GB filters, on this 2-core Xeon). The memory floor uses the same distance.
+pub(crate) const PREFETCH_AHEAD: usize = 32;
 
 /// Registry entry.
 pub struct BlockedKind;
@@ -89,6 +97,28 @@ pub struct Blocked {
     hashes: u32,
     seed: u64,
     inserted: u64,
+    /// Whether the batched paths use the AVX-512 kernels.
+    simd: bool,
+}
+
+/// Whether this CPU runs the AVX-512 kernels.
+fn simd_available() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    return simd::available();
+    #[cfg(not(target_arch = "x86_64"))]
+    false
+}
+
+/// The 8 word masks of a key, on the vector unit when `simd` (the same bits either way).
+#[inline(always)]
+fn masks_of(hash: KeyHash, hashes: u32, simd: bool) -> [u64; 8] {
+    #[cfg(target_arch = "x86_64")]
+    if simd {
+        // SAFETY: `simd` is only true when `simd::available()` found AVX-512F and DQ.
+        return unsafe { simd::masks(hash.h2, hashes) };
+    }
+    let _ = simd;
+    locate(hash, 1, hashes).1
 }
 
 /// The block of a key and the bits it needs in each of the block's 8 words.
@@ -120,6 +150,7 @@ impl Blocked {
             hashes,
             seed,
             inserted: 0,
+            simd: simd_available(),
         }
     }
 
@@ -217,6 +248,15 @@ impl Membership for Blocked {
     /// the cache misses of a batch overlap instead of queueing behind each other.
     fn insert_batch(&mut self, batch: &KeyBatch) -> u64 {
         let hashes = batch.hashes();
+        #[cfg(target_arch = "x86_64")]
+        if self.simd {
+            let (blocks, k) = (self.blocks, self.hashes);
+            let body = &mut self.words[self.offset..self.offset + blocks as usize * 8];
+            // SAFETY: `simd` is only true when the CPU has AVX-512F and DQ; `body` is 64-byte aligned.
+            let new = unsafe { simd::insert_batch(body, blocks, k, hashes) };
+            self.inserted += new;
+            return new;
+        }
         let mut new = 0;
         for (i, hash) in hashes.iter().enumerate() {
             if let Some(ahead) = hashes.get(i + PREFETCH_AHEAD) {
@@ -227,24 +267,22 @@ impl Membership for Blocked {
         }
         new
     }
-    /// Batched lookups: blocks are located and prefetched [`PREFETCH_AHEAD`] keys ahead of the probes, so a
+    /// Batched lookups: each key's block is prefetched [`PREFETCH_AHEAD`] keys before it is probed, so a
     /// filter far larger than the caches is bound by memory parallelism rather than latency.
     fn contains_batch(&self, batch: &KeyBatch) -> u64 {
         let hashes = batch.hashes();
-        let mut found = 0;
-        let mut ring = [(0usize, [0u64; 8]); PREFETCH_AHEAD];
-        for (i, hash) in hashes.iter().enumerate() {
-            let located = locate(*hash, self.blocks, self.hashes);
-            prefetch(self.words[self.offset + located.0 * 8..].as_ptr());
-            if i >= PREFETCH_AHEAD {
-                let (block, masks) = ring[i % PREFETCH_AHEAD];
-                found += self.probe(block, &masks) as u64;
-            }
-            ring[i % PREFETCH_AHEAD] = located;
+        #[cfg(target_arch = "x86_64")]
+        if self.simd {
+            // SAFETY: `simd` is only true when the CPU has AVX-512F and DQ; `body` is 64-byte aligned.
+            return unsafe { simd::contains_batch(self.body(), self.blocks, self.hashes, hashes) };
         }
-        let start = hashes.len().saturating_sub(PREFETCH_AHEAD);
-        for i in start..hashes.len() {
-            let (block, masks) = ring[i % PREFETCH_AHEAD];
+        let mut found = 0;
+        for (i, hash) in hashes.iter().enumerate() {
+            if let Some(ahead) = hashes.get(i + PREFETCH_AHEAD) {
+                let block = reduce(ahead.h1, self.blocks) as usize;
+                prefetch_word(&self.words, self.offset + block * 8);
+            }
+            let (block, masks) = locate(*hash, self.blocks, self.hashes);
             found += self.probe(block, &masks) as u64;
         }
         found
@@ -277,12 +315,13 @@ impl Membership for Blocked {
         })
     }
     fn shared_inserter(&mut self) -> Option<Box<dyn SharedInsert + '_>> {
-        let (offset, blocks, hashes) = (self.offset, self.blocks, self.hashes);
+        let (offset, blocks, hashes, simd) = (self.offset, self.blocks, self.hashes, self.simd);
         Some(Box::new(SharedBlocked {
             words: as_atomic(&mut self.words),
             offset,
             blocks,
             hashes,
+            simd,
         }))
     }
 }
@@ -292,6 +331,7 @@ struct SharedBlocked<'a> {
     offset: usize,
     blocks: u64,
     hashes: u32,
+    simd: bool,
 }
 
 impl SharedInsert for SharedBlocked<'_> {
@@ -306,7 +346,8 @@ impl SharedInsert for SharedBlocked<'_> {
                     prefetch(word.as_ptr() as *const u64);
                 }
             }
-            let (block, masks) = locate(*hash, self.blocks, self.hashes);
+            let block = reduce(hash.h1, self.blocks) as usize;
+            let masks = masks_of(*hash, self.hashes, self.simd);
             let base = self.offset + block * 8;
             // Plain loads decide "was it new?" branch-free; the locked ors then need no result, so each is
             // one `lock or` instead of a compare-exchange loop. Two threads inserting into the same block at
@@ -324,5 +365,52 @@ impl SharedInsert for SharedBlocked<'_> {
             new += (missing != 0) as u64;
         }
         new
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hash::hash_key;
+
+    fn batch(from: u64, to: u64) -> KeyBatch {
+        let mut batch = KeyBatch::default();
+        for i in from..to {
+            batch.push(format!("https://h{}.example/p/{i}", i % 97).as_bytes());
+        }
+        batch.hash_all(7);
+        batch
+    }
+
+    /// The vector kernels build the same bits and give the same answers as the scalar path, for every k.
+    #[test]
+    fn vector_and_scalar_paths_agree_bit_for_bit() {
+        if !simd_available() {
+            eprintln!("skipped: this CPU has no AVX-512F/DQ, only the scalar path runs here");
+            return;
+        }
+        let members = batch(0, 20_000);
+        let others = batch(1_000_000, 1_020_000);
+        for k in 1..=MAX_HASHES {
+            let mut h = hash_key(k as u64, b"x");
+            for _ in 0..1000 {
+                h = hash_key(h.h1, &h.h2.to_le_bytes());
+                assert_eq!(masks_of(h, k, true), masks_of(h, k, false), "k = {k}");
+            }
+            let (mut vector, mut scalar) = (Blocked::new(3000, k, 7), Blocked::new(3000, k, 7));
+            scalar.simd = false;
+            assert_eq!(vector.insert_batch(&members), scalar.insert_batch(&members));
+            assert_eq!(vector.body(), scalar.body(), "k = {k}");
+            assert_eq!(vector.inserted, scalar.inserted);
+            for probe in [&members, &others] {
+                let found = vector.contains_batch(probe);
+                assert_eq!(found, scalar.contains_batch(probe), "k = {k}");
+                let one_by_one = probe
+                    .iter()
+                    .filter(|(key, h)| scalar.contains_hashed(key, *h));
+                assert_eq!(found, one_by_one.count() as u64, "k = {k}");
+            }
+            assert_eq!(vector.contains_batch(&members), members.len() as u64);
+        }
     }
 }
