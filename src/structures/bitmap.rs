@@ -4,11 +4,11 @@
 //! The article says the bitmap "automatically deduplicates"; in fact a new key collides with an earlier one
 //! with probability 1 − (1 − 1/m)ⁿ ([`crate::theory::bitmap_fpr`]): 63.2% at m = n.
 
-use super::bits::{or_shared, BitArray};
+use super::bits::{or_owned, or_shared, part_of_index, BitArray};
+use super::blocked::PREFETCH_AHEAD;
 use super::persist::{corrupt, Loaded, Payload, SavedParts};
 use super::{BuildConfig, Geometry, Kind, Membership, MemoryModel, SharedInsert};
 use crate::hash::{reduce, KeyHash};
-use crate::keys::KeyBatch;
 use crate::theory;
 use std::sync::atomic::AtomicU64;
 
@@ -136,20 +136,32 @@ struct SharedBitmap<'a> {
     m: u64,
 }
 
-impl SharedInsert for SharedBitmap<'_> {
-    fn insert_batch(&self, batch: &KeyBatch) -> u64 {
+impl SharedBitmap<'_> {
+    /// Sets each key's bit with `or`, prefetching each word ahead so the misses overlap.
+    fn insert_with(&self, hashes: &[KeyHash], or: impl Fn(&AtomicU64, u64) -> bool) -> u64 {
         let mut new = 0;
-        let hashes = batch.hashes();
         for (j, hash) in hashes.iter().enumerate() {
-            // One miss per key: prefetch ahead so the misses overlap despite the locked instructions.
-            if let Some(ahead) = hashes.get(j + 16) {
+            if let Some(ahead) = hashes.get(j + PREFETCH_AHEAD) {
                 if let Some(word) = self.words.get((reduce(ahead.h1, self.m) >> 6) as usize) {
                     super::blocked::prefetch_ptr(word.as_ptr() as *const u64);
                 }
             }
             let pos = reduce(hash.h1, self.m);
-            new += or_shared(&self.words[(pos >> 6) as usize], 1u64 << (pos & 63)) as u64;
+            new += or(&self.words[(pos >> 6) as usize], 1u64 << (pos & 63)) as u64;
         }
         new
+    }
+}
+
+impl SharedInsert for SharedBitmap<'_> {
+    fn insert_hashes(&self, hashes: &[KeyHash]) -> u64 {
+        self.insert_with(hashes, or_shared)
+    }
+    fn part_of(&self, hash: KeyHash, parts: usize) -> Option<usize> {
+        let word = reduce(hash.h1, self.m) >> 6;
+        Some(part_of_index(word, self.words.len() as u64, parts))
+    }
+    fn insert_owned(&self, hashes: &[KeyHash]) -> u64 {
+        self.insert_with(hashes, or_owned)
     }
 }

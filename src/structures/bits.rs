@@ -106,6 +106,22 @@ pub fn or_shared(word: &AtomicU64, mask: u64) -> bool {
     word.load(Relaxed) & mask != mask && word.fetch_or(mask, Relaxed) & mask != mask
 }
 
+/// The part, of `parts` equal ranges of `len` indices, that holds `index` (for owned inserts).
+#[inline(always)]
+pub fn part_of_index(index: u64, len: u64, parts: usize) -> usize {
+    (index as u128 * parts as u128 / len.max(1) as u128) as usize
+}
+
+/// Sets `mask` in a word only the calling thread writes (plain load and store: no locked instruction);
+/// returns whether a bit of it was clear.
+#[inline(always)]
+pub fn or_owned(word: &AtomicU64, mask: u64) -> bool {
+    use std::sync::atomic::Ordering::Relaxed;
+    let old = word.load(Relaxed);
+    word.store(old | mask, Relaxed);
+    old & mask != mask
+}
+
 /// Arrays at least this large ask the kernel for transparent huge pages.
 pub const HUGE_PAGE_MIN_BYTES: usize = 4 << 20;
 

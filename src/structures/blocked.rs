@@ -334,12 +334,15 @@ struct SharedBlocked<'a> {
     simd: bool,
 }
 
-impl SharedInsert for SharedBlocked<'_> {
-    fn insert_batch(&self, batch: &KeyBatch) -> u64 {
+impl SharedBlocked<'_> {
+    /// Sets each key's bits, prefetching its block [`PREFETCH_AHEAD`] keys ahead. `owned`: the caller's
+    /// thread alone writes these blocks, so plain loads and stores do; otherwise plain loads decide "was it
+    /// new?" branch-free and each needed word then takes one `lock or` (no compare-exchange loop). Two
+    /// threads inserting into one block at the same instant may both count their key as new: a miscount,
+    /// never a wrong bit.
+    fn insert_with(&self, hashes: &[KeyHash], owned: bool) -> u64 {
         let mut new = 0;
-        let hashes = batch.hashes();
         for (i, hash) in hashes.iter().enumerate() {
-            // Locked or-instructions serialise memory access: prefetch ahead so the misses still overlap.
             if let Some(ahead) = hashes.get(i + PREFETCH_AHEAD) {
                 let block = reduce(ahead.h1, self.blocks) as usize;
                 if let Some(word) = self.words.get(self.offset + block * 8) {
@@ -349,15 +352,16 @@ impl SharedInsert for SharedBlocked<'_> {
             let block = reduce(hash.h1, self.blocks) as usize;
             let masks = masks_of(*hash, self.hashes, self.simd);
             let base = self.offset + block * 8;
-            // Plain loads decide "was it new?" branch-free; the locked ors then need no result, so each is
-            // one `lock or` instead of a compare-exchange loop. Two threads inserting into the same block at
-            // the same instant may both count their key as new: a miscount, never a wrong bit.
             let words = &self.words[base..base + 8];
             let mut missing = 0u64;
             for (w, m) in words.iter().zip(masks) {
-                missing |= !w.load(Relaxed) & m;
+                let old = w.load(Relaxed);
+                missing |= !old & m;
+                if owned {
+                    w.store(old | m, Relaxed);
+                }
             }
-            if missing != 0 {
+            if missing != 0 && !owned {
                 for (w, m) in words.iter().zip(masks) {
                     w.fetch_or(m, Relaxed);
                 }
@@ -365,6 +369,19 @@ impl SharedInsert for SharedBlocked<'_> {
             new += (missing != 0) as u64;
         }
         new
+    }
+}
+
+impl SharedInsert for SharedBlocked<'_> {
+    fn insert_hashes(&self, hashes: &[KeyHash]) -> u64 {
+        self.insert_with(hashes, false)
+    }
+    fn part_of(&self, hash: KeyHash, parts: usize) -> Option<usize> {
+        let block = reduce(hash.h1, self.blocks);
+        Some(super::bits::part_of_index(block, self.blocks, parts))
+    }
+    fn insert_owned(&self, hashes: &[KeyHash]) -> u64 {
+        self.insert_with(hashes, true)
     }
 }
 

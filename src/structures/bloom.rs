@@ -3,7 +3,7 @@
 //! Probe i of a key is `reduce(h1 + i·h2, m)` (Kirsch & Mitzenmacher 2006 double hashing, multiply-high range
 //! reduction). Rate at fill n: (1 − (1 − 1/m)^(k·n))^k ([`crate::theory::bloom_fpr`]).
 
-use super::bits::{or_shared, BitArray};
+use super::bits::{or_owned, or_shared, part_of_index, BitArray};
 use super::persist::{corrupt, Loaded, Payload, SavedParts};
 use super::{BuildConfig, Geometry, Kind, Membership, MemoryModel, SharedInsert};
 use crate::hash::{reduce, KeyHash};
@@ -202,12 +202,11 @@ struct SharedBloom<'a> {
     hashes: u32,
 }
 
-impl SharedInsert for SharedBloom<'_> {
-    fn insert_batch(&self, batch: &KeyBatch) -> u64 {
+impl SharedBloom<'_> {
+    /// Sets each key's k bits with `or`, prefetching the words of the key 8 ahead.
+    fn insert_with(&self, hashes: &[KeyHash], or: impl Fn(&AtomicU64, u64) -> bool) -> u64 {
         let mut new = 0;
-        let hashes = batch.hashes();
         for (j, hash) in hashes.iter().enumerate() {
-            // Locked or-instructions serialise memory access: prefetch ahead so the misses still overlap.
             if let Some(ahead) = hashes.get(j + 8) {
                 for p in 0..self.hashes {
                     let index = (reduce(ahead.probe(p), self.m) >> 6) as usize;
@@ -219,11 +218,28 @@ impl SharedInsert for SharedBloom<'_> {
             let mut fresh = false;
             for i in 0..self.hashes {
                 let pos = reduce(hash.probe(i), self.m);
-                let mask = 1u64 << (pos & 63);
-                fresh |= or_shared(&self.words[(pos >> 6) as usize], mask);
+                fresh |= or(&self.words[(pos >> 6) as usize], 1u64 << (pos & 63));
             }
             new += fresh as u64;
         }
         new
+    }
+}
+
+impl SharedInsert for SharedBloom<'_> {
+    fn insert_hashes(&self, hashes: &[KeyHash]) -> u64 {
+        self.insert_with(hashes, or_shared)
+    }
+    /// With k = 1 a key's only bit lies in one part; with more probes its bits spread over the array.
+    fn part_of(&self, hash: KeyHash, parts: usize) -> Option<usize> {
+        let word = reduce(hash.probe(0), self.m) >> 6;
+        (self.hashes == 1).then(|| part_of_index(word, self.words.len() as u64, parts))
+    }
+    fn insert_owned(&self, hashes: &[KeyHash]) -> u64 {
+        if self.hashes == 1 {
+            self.insert_with(hashes, or_owned)
+        } else {
+            self.insert_hashes(hashes)
+        }
     }
 }

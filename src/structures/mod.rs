@@ -103,8 +103,23 @@ pub trait Membership: Send + Sync {
 
 /// Concurrent inserts into a shared structure; one call per batch.
 pub trait SharedInsert: Sync {
-    /// Inserts every key of a hashed batch; returns how many set a bit that was clear.
-    fn insert_batch(&self, batch: &KeyBatch) -> u64;
+    /// Inserts keys by their hashes with atomic or-instructions; returns how many set a bit that was clear.
+    fn insert_hashes(&self, hashes: &[KeyHash]) -> u64;
+    /// Inserts every key of a hashed batch (see [`SharedInsert::insert_hashes`]).
+    fn insert_batch(&self, batch: &KeyBatch) -> u64 {
+        self.insert_hashes(batch.hashes())
+    }
+    /// When all of a key's bits lie in one of `parts` equal word ranges of the array: that range. Threads
+    /// that each own one range can then insert with [`SharedInsert::insert_owned`], no locked instruction.
+    fn part_of(&self, _hash: KeyHash, _parts: usize) -> Option<usize> {
+        None
+    }
+    /// Inserts keys whose bits lie in a part only the calling thread writes, with plain loads and stores.
+    /// The caller's contract: breaking it can lose bits (never memory safety). Without parts, the same as
+    /// [`SharedInsert::insert_hashes`].
+    fn insert_owned(&self, hashes: &[KeyHash]) -> u64 {
+        self.insert_hashes(hashes)
+    }
 }
 
 /// Structures that can forget a key.
