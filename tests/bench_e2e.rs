@@ -276,3 +276,48 @@ fn the_six_billion_url_scenario_keeps_the_articles_ratios_at_small_n() {
     let html = std::fs::read_to_string(out.join("index.html")).unwrap();
     assert!(html.contains("The 6-billion-URL scenario"));
 }
+
+/// An experiment whose largest structure is over the budget is skipped before allocating and said so;
+/// the others still run.
+#[test]
+fn experiments_over_the_memory_budget_are_skipped_and_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    // At n = 10⁵ the bitmap claim's 100-bit-per-key bitmap needs 1.25 MB and saturation's scalable filter,
+    // filled to 4×, ≈ 1.3 MB; deletion (a counting filter of 10⁵ keys) and growth (n₀ = 1562) stay under 1 MiB.
+    let results = bench_into(
+        &out,
+        &[
+            "--scales",
+            "100000",
+            "--structures",
+            "bloom",
+            "--memory-budget",
+            "1MiB",
+            "--reps",
+            "1",
+            "--quiet",
+        ],
+    );
+    let skipped: Vec<_> = results
+        .skipped
+        .iter()
+        .map(|s| (s.structure.as_str(), s.n))
+        .collect();
+    assert_eq!(
+        skipped,
+        vec![
+            ("saturation experiment", 100_000),
+            ("bitmap_claim experiment", 100_000)
+        ]
+    );
+    assert!(results.skipped.iter().all(|s| s.projected_bytes > 1.25e6));
+    assert!(results.bitmap_claim.is_empty() && results.saturation.is_empty());
+    assert!(!results.growth.is_empty());
+    assert_eq!(results.deletion.len(), 1);
+    let html = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(
+        html.contains("Not run (over the memory limit): the saturation experiment at n = 100k"),
+        "the report names the skipped experiment"
+    );
+}

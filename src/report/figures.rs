@@ -42,6 +42,14 @@ pub fn render_all(dir: &Path, results: &Results) -> Result<Vec<Drawn>> {
 }
 
 /// Structures in registry order, then any others, as they appear in the cells.
+/// Skipped grid cells of registered structures (not skipped experiments or scenarios).
+pub fn structure_skips(r: &Results) -> impl Iterator<Item = &crate::results::SkippedCell> {
+    let registry = crate::structures::ids();
+    r.skipped
+        .iter()
+        .filter(move |s| registry.contains(&s.structure.as_str()))
+}
+
 fn structure_order(results: &Results) -> Vec<String> {
     let mut ids: Vec<String> = Vec::new();
     for c in &results.cells {
@@ -49,7 +57,8 @@ fn structure_order(results: &Results) -> Vec<String> {
             ids.push(c.structure.clone());
         }
     }
-    for s in &results.skipped {
+    // Skipped experiments and scenarios are not structures: they get no projection line.
+    for s in structure_skips(results) {
         if !ids.contains(&s.structure) {
             ids.push(s.structure.clone());
         }
@@ -203,14 +212,14 @@ impl Figure for BytesVsN {
             .cells
             .iter()
             .map(|c| c.n as f64)
-            .chain(r.skipped.iter().map(|s| s.n as f64))
+            .chain(structure_skips(r).map(|s| s.n as f64))
             .chain(crossovers.iter().map(|c| c.1 * 1.5));
         let x = log_range(ns);
         let ys = r
             .cells
             .iter()
             .map(|c| c.heap_footprint_bytes as f64)
-            .chain(r.skipped.iter().map(|s| {
+            .chain(structure_skips(r).map(|s| {
                 fit_bytes(r, &s.structure)
                     .map(|f| f.at(s.n as f64))
                     .unwrap_or(s.projected_bytes)

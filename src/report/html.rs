@@ -165,7 +165,7 @@ fn memory_table(s: &mut String, r: &Results) {
             human_bytes(c.rss_peak_bytes as f64)
         );
     }
-    for k in &r.skipped {
+    for k in super::figures::structure_skips(r) {
         let _ = writeln!(
             s,
             "<tr><td>{}</td><td>{}</td><td colspan=\"5\">skipped: {}</td><td>{} (projection)</td><td></td><td>{:.2}</td><td></td><td></td></tr>",

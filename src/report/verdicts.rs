@@ -92,15 +92,33 @@ fn memory(r: &Results) -> String {
             ));
         }
     }
-    let skipped: Vec<String> = r
-        .skipped
-        .iter()
+    let skipped: Vec<String> = super::figures::structure_skips(r)
         .map(|s| format!("{} at n = {}", s.structure, human_count(s.n as f64)))
         .collect();
     if !skipped.is_empty() {
         out.push(format!(
             "Not run (over budget, drawn as projections): {}.",
             skipped.join(", ")
+        ));
+    }
+    let registry = crate::structures::ids();
+    let others: Vec<String> = r
+        .skipped
+        .iter()
+        .filter(|s| !registry.contains(&s.structure.as_str()))
+        .map(|s| {
+            format!(
+                "the {} at n = {} ({})",
+                s.structure,
+                human_count(s.n as f64),
+                s.reason
+            )
+        })
+        .collect();
+    if !others.is_empty() {
+        out.push(format!(
+            "Not run (over the memory limit): {}.",
+            others.join("; ")
         ));
     }
     if out.is_empty() {

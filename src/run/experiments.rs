@@ -4,9 +4,12 @@
 //! - growth: unknown final size: `bloom` sized for n₀ against `scalable` starting at n₀, both fed 64× n₀;
 //! - the bitmap claim: the raw bitmap at m = n bits (and more bits per key) against 1 − (1 − 1/m)ⁿ, beside
 //!   a Bloom filter of the same size with the best k.
+//!
+//! Like the grid's cells, an experiment whose largest structure would not fit the memory limit is skipped
+//! before allocating, and recorded as skipped with the bytes it would need.
 
 use super::Runner;
-use crate::results::{DeletionRecord, RatePoint, Record};
+use crate::results::{DeletionRecord, RatePoint, Record, SkippedCell};
 use crate::stats::wilson;
 use crate::structures::{find, BuildConfig, Membership};
 use crate::Result;
@@ -63,6 +66,15 @@ impl Runner<'_> {
             if done.contains(name) {
                 continue;
             }
+            let n = match *name {
+                "saturation" => sizes.saturation_n,
+                "deletion" => sizes.deletion_n,
+                "growth" => sizes.growth_n0,
+                _ => sizes.bitmap_n,
+            };
+            if !self.experiment_fits(name, n)? {
+                continue;
+            }
             match *name {
                 "saturation" => self.saturation(sizes.saturation_n)?,
                 "deletion" => self.deletion(sizes.deletion_n)?,
@@ -71,6 +83,64 @@ impl Runner<'_> {
             }
         }
         Ok(())
+    }
+
+    /// The largest structure experiment `name` holds at size `n`, by its peak-memory model: the filled
+    /// scalable filter (4× n in saturation, 64× n₀ in growth), the counting filter, the 100-bit-per-key bitmap.
+    fn experiment_peak_bytes(&self, name: &str, n: u64) -> Result<f64> {
+        let (fpr, seed) = (self.plan.fpr, self.plan.seed);
+        // The scalable filter starts at n and holds `times` × n at the end.
+        let scalable = |times: u64| {
+            let mut config = BuildConfig::new(times * n, fpr, seed);
+            config.scalable_initial_capacity = Some(n);
+            ("scalable", config)
+        };
+        let mut configs = Vec::new();
+        match name {
+            "saturation" => {
+                configs.push(("bloom", BuildConfig::new(n, fpr, seed)));
+                let most = SATURATION_FILLS.iter().copied().fold(1.0, f64::max);
+                configs.push(scalable(most.ceil() as u64));
+            }
+            "deletion" => configs.push(("counting", BuildConfig::new(n, fpr, seed))),
+            "growth" => {
+                configs.push(("bloom", BuildConfig::new(n, fpr, seed)));
+                configs.push(scalable(GROWTH_STEPS.last().copied().unwrap_or(1)));
+            }
+            _ => {
+                let mut config = BuildConfig::new(n, fpr, seed);
+                let most = BITMAP_BITS_PER_KEY.iter().copied().max().unwrap_or(1);
+                config.bitmap_bits = Some(n * most);
+                configs.push(("bitmap", config));
+            }
+        }
+        let mut peak = 0.0f64;
+        for (id, config) in &configs {
+            peak = peak.max(find(id)?.predicted_peak_bytes(config));
+        }
+        Ok(peak * 1.05)
+    }
+
+    /// Whether experiment `name` fits the memory limit at `n`; when it does not, records it as skipped.
+    fn experiment_fits(&mut self, name: &str, n: u64) -> Result<bool> {
+        crate::measure::machine::release_free_heap();
+        let peak = self.experiment_peak_bytes(name, n)?;
+        let limit = self.memory_limit();
+        if peak <= limit as f64 {
+            return Ok(true);
+        }
+        self.record(Record::Skipped(SkippedCell {
+            structure: format!("{name} experiment"),
+            n,
+            projected_bytes: peak,
+            budget_bytes: self.plan.memory_budget_bytes,
+            reason: format!(
+                "its largest structure needs ≈ {}; only {} available",
+                crate::units::human_bytes(peak),
+                crate::units::human_bytes(limit as f64)
+            ),
+        }))?;
+        Ok(false)
     }
 
     fn rate_point(
