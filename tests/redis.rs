@@ -3,7 +3,7 @@
 //! say so loudly and skip; CI sets `DEDUPBENCH_REQUIRE_REDIS=1`, which turns a skip into a failure.
 
 use dedupbench::keys::{KeyBatch, Profile, UrlGenerator};
-use dedupbench::redis::server::{server_for_test, Server};
+use dedupbench::redis::server::{server_for_test, RefusingPort, Server};
 use dedupbench::redis::{Client, Reply};
 use dedupbench::results::{read_results, SharedRecord};
 use dedupbench::stats::wilson;
@@ -484,10 +484,8 @@ fn a_server_without_the_module_skips_redis_bloom_with_the_reason() {
 
 #[test]
 fn a_refused_connection_is_one_line_exit_2_and_nothing_written() {
-    let port = {
-        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        l.local_addr().unwrap().port()
-    };
+    let refusing = RefusingPort::new().unwrap();
+    let port = refusing.port();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("run");
     let url = format!("redis://127.0.0.1:{port}");

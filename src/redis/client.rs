@@ -570,10 +570,8 @@ mod tests {
 
     #[test]
     fn a_refused_connection_names_the_address() {
-        let port = {
-            let l = TcpListener::bind("127.0.0.1:0").unwrap();
-            l.local_addr().unwrap().port()
-        };
+        let refusing = crate::redis::server::RefusingPort::new().unwrap();
+        let port = refusing.port();
         let url = RedisUrl::parse(&format!("127.0.0.1:{port}")).unwrap();
         let e = Client::connect(&url).err().unwrap().to_string();
         assert!(

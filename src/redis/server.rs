@@ -199,6 +199,58 @@ fn free_port() -> Result<u16> {
         .map_err(|e| Error::invalid("redis", format!("cannot find a free port: {e}")))
 }
 
+/// For tests: a loopback port that refuses connections for as long as this value lives. A TCP socket is
+/// bound to it but never listens, so a connect gets a reset (connection refused) and no other socket, a test
+/// server included, can take the port meanwhile. (A port "free a moment ago" can be handed to a server that
+/// another test starts in parallel, and then the connection is not refused.)
+pub struct RefusingPort {
+    fd: libc::c_int,
+    port: u16,
+}
+
+impl RefusingPort {
+    /// Binds the socket to a port the kernel chooses.
+    pub fn new() -> std::io::Result<RefusingPort> {
+        // SAFETY: plain socket calls on a descriptor this value owns; `addr` outlives the calls.
+        unsafe {
+            let fd = libc::socket(libc::AF_INET, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0);
+            if fd < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            let mut addr: libc::sockaddr_in = std::mem::zeroed();
+            addr.sin_family = libc::AF_INET as libc::sa_family_t;
+            addr.sin_addr.s_addr = u32::from(std::net::Ipv4Addr::LOCALHOST).to_be();
+            addr.sin_port = 0;
+            let mut len = std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t;
+            let sockaddr = &mut addr as *mut libc::sockaddr_in as *mut libc::sockaddr;
+            if libc::bind(fd, sockaddr, len) != 0 || libc::getsockname(fd, sockaddr, &mut len) != 0
+            {
+                let e = std::io::Error::last_os_error();
+                libc::close(fd);
+                return Err(e);
+            }
+            Ok(RefusingPort {
+                fd,
+                port: u16::from_be(addr.sin_port),
+            })
+        }
+    }
+
+    /// The port.
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+}
+
+impl Drop for RefusingPort {
+    fn drop(&mut self) {
+        // SAFETY: the descriptor is owned by this value and closed once.
+        unsafe {
+            libc::close(self.fd);
+        }
+    }
+}
+
 /// For tests: a server (with the module when `with_module`), or `None` with a loud message when Redis (or
 /// the module) is missing and [`REQUIRE_VAR`] is not set. With it set, a missing piece panics.
 pub fn server_for_test(with_module: bool) -> Option<Server> {
@@ -219,5 +271,23 @@ pub fn server_for_test(with_module: bool) -> Option<Server> {
     match Server::start(with_module) {
         Ok(s) => Some(s),
         Err(e) => panic!("cannot start a test server: {e}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RefusingPort;
+    use std::net::{TcpListener, TcpStream};
+
+    #[test]
+    fn a_refusing_port_refuses_and_cannot_be_taken_while_held() {
+        let refusing = RefusingPort::new().unwrap();
+        let address = ("127.0.0.1", refusing.port());
+        let e = TcpStream::connect(address).err().unwrap();
+        assert_eq!(e.kind(), std::io::ErrorKind::ConnectionRefused, "{e}");
+        assert!(
+            TcpListener::bind(address).is_err(),
+            "the port must stay taken"
+        );
     }
 }
