@@ -108,18 +108,20 @@ pub fn ratios(r: &Results) -> Vec<Ratio> {
                     met: judged(n, b / a >= target),
                 });
             }
-            // What any one-line-per-key filter could reach against this peer, at this hash cost: the
-            // peer's lookup over (hashing + the memory floor of blocked's array).
+            // What a one-line-per-key filter probing at the memory floor would reach against this peer at
+            // this hash cost: the peer's lookup over (hashing + the floor of blocked's array). The floor is
+            // timed apart, so at cache-resident sizes the filter can come within a nanosecond of it, or under.
             if let (Some(floor), "fastbloom") = (ours.memory_floor_ns_per_key, peer_id) {
                 let hash = ours.hash_ns_per_key.median;
                 let peer_ns = peer.non_member_query_ns_per_key.median;
                 out.push(Ratio {
                     what: format!(
-                        "ceiling of blocked non-member query throughput / fastbloom {}: fastbloom's {peer_ns:.1} ns over hashing {hash:.1} ns + memory floor {floor:.1} ns",
-                        at(n)
+                        "at the memory floor: non-member query throughput / fastbloom {}, fastbloom's {peer_ns:.1} ns over hashing {hash:.1} ns + floor {floor:.1} ns (blocked probes in {:.1} ns)",
+                        at(n),
+                        ours.non_member_query_ns_per_key.median - hash
                     ),
                     value: peer_ns / (hash + floor),
-                    target: "(bound)".into(),
+                    target: "(reach at the floor)".into(),
                     met: None,
                 });
             }
@@ -302,9 +304,9 @@ mod tests {
         );
         assert!((q.value - 2.5).abs() < 1e-12);
         assert_eq!(q.met, Some(true));
-        let ceiling = find(&all, "ceiling of blocked");
-        assert!((ceiling.value - 50.0 / 15.0).abs() < 1e-12);
-        assert_eq!(ceiling.met, None);
+        let reach = find(&all, "at the memory floor");
+        assert!((reach.value - 50.0 / 15.0).abs() < 1e-12);
+        assert_eq!(reach.met, None);
 
         r.cells.retain(|c| c.n == 1_000_000);
         let all = ratios(&r);
