@@ -1,6 +1,11 @@
 //! Peer `fastbloom` (crates.io `fastbloom`): a standard Bloom filter, probes derived from one u64 by its
 //! double hasher. Built with the same m and k as our `bloom`, fed our hash through `insert_hash`.
 //! Theory: the standard Bloom formula at its m and k.
+//!
+//! Version: 0.17. Up to 0.14 the crate reduced a probe to a bit index as `((h >> 32) * m) >> 32`, which
+//! wraps once m passes 2³² bits: every probe lands in the low 2³² bits, and at 10⁹ keys (9.6·10⁹ bits for
+//! p = 1%) our full suite measured 72.7% false positives against 1%. 0.17 reduces with a 128-bit product;
+//! `filters_past_two_to_the_32_bits_keep_their_rate` checks this row past 2³² bits like our own.
 
 use super::{peer, PeerFilter, PeerKind};
 use crate::structures::{bloom, BuildConfig, Geometry, Membership, MemoryModel};
@@ -32,6 +37,13 @@ impl PeerFilter for Filter {
             slices: None,
         }
     }
+}
+
+/// For tests: the peer with this geometry (bits, probes) behind the membership trait.
+#[cfg(test)]
+pub(crate) fn with_geometry(bits: u64, hashes: u32, seed: u64) -> Box<dyn Membership> {
+    let filter = ::fastbloom::BloomFilter::with_num_bits(bits as usize).hashes(hashes);
+    peer(FastBloomKind::ID, Filter(filter), seed, false)
 }
 
 impl PeerKind for FastBloomKind {
