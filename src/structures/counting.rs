@@ -66,8 +66,10 @@ impl CountingBloom {
     /// A filter of `sizing.bits` counters and `sizing.hashes` probes (k ≤ [`MAX_HASHES`]).
     pub fn new(sizing: BloomSizing, seed: u64) -> Self {
         assert!(sizing.hashes as usize <= MAX_HASHES, "k above {MAX_HASHES}");
+        let counters = vec![0u8; sizing.bits.div_ceil(2) as usize];
+        super::bits::advise_huge_pages(&counters);
         CountingBloom {
-            counters: vec![0u8; sizing.bits.div_ceil(2) as usize],
+            counters,
             m: sizing.bits,
             hashes: sizing.hashes,
             seed,
