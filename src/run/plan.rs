@@ -178,12 +178,17 @@ impl RunPlan {
     }
 
     /// Repetitions of a cell at `n`: the quick suite times its largest cells (≥ 10⁷ keys) once, to stay within
-    /// its three minutes; an explicit `--reps` applies to every cell.
+    /// its three minutes; the full suite times its cells up to 10⁷ keys (where the Speed targets are judged)
+    /// three times, so a ratio rests on medians rather than on one run of a shared machine, and its larger
+    /// cells once; an explicit `--reps` applies to every cell.
     pub fn reps_for(&self, n: u64) -> u32 {
-        if self.suite == Suite::Quick && !self.reps_explicit && n >= 10_000_000 {
-            1
-        } else {
-            self.reps.max(1)
+        if self.reps_explicit {
+            return self.reps.max(1);
+        }
+        match self.suite {
+            Suite::Quick if n >= 10_000_000 => 1,
+            Suite::Full if n <= 10_000_000 => 3,
+            _ => self.reps.max(1),
         }
     }
 
@@ -195,5 +200,29 @@ impl RunPlan {
         }
         let wanted = (Self::TARGET_FALSE_POSITIVES / expected_fpr).ceil();
         (wanted as u64).clamp(Self::MIN_QUERIES.min(self.query_cap), self.query_cap)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{RunPlan, Suite};
+
+    #[test]
+    fn the_full_suite_repeats_the_cells_its_targets_are_judged_at() {
+        let plan = |suite| RunPlan::for_suite(suite, Vec::new(), 0.01, 1 << 30, 42);
+        let full = plan(Suite::Full);
+        assert_eq!(full.reps_for(10_000_000), 3);
+        assert_eq!(full.reps_for(10_000), 3);
+        assert_eq!(full.reps_for(100_000_000), 1);
+        assert_eq!(full.reps_for(1_000_000_000), 1);
+        let quick = plan(Suite::Quick);
+        assert_eq!(
+            (quick.reps_for(1_000_000), quick.reps_for(10_000_000)),
+            (3, 1)
+        );
+        let mut explicit = plan(Suite::Full);
+        (explicit.reps, explicit.reps_explicit) = (2, true);
+        assert_eq!(explicit.reps_for(1_000_000_000), 2);
+        assert_eq!(explicit.reps_for(10_000), 2);
     }
 }
