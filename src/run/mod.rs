@@ -299,7 +299,7 @@ impl<'a> Runner<'a> {
             non_member_query.push(non_members.total_per_key());
             if rep == 0 {
                 fill_fpr = structure.fill_fpr();
-                huge_pages = crate::structures::bits::anon_huge_page_bytes();
+                huge_pages = crate::structures::mem::anon_huge_page_bytes();
                 if n >= 1_000_000 {
                     floor = self.memory_floor(structure.as_ref(), timing_queries.min(n))?;
                 }

@@ -5,7 +5,7 @@
 //! with probability 1 − (1 − 1/m)ⁿ ([`crate::theory::bitmap_fpr`]): 63.2% at m = n.
 
 use super::bits::{or_owned, or_shared, part_of_index, BitArray};
-use super::blocked::PREFETCH_AHEAD;
+use super::mem::{prefetch_ptr, PREFETCH_AHEAD};
 use super::persist::{corrupt, Loaded, Payload, SavedParts};
 use super::{BuildConfig, Geometry, Kind, Membership, MemoryModel, SharedInsert};
 use crate::hash::{reduce, KeyHash};
@@ -143,7 +143,7 @@ impl SharedBitmap<'_> {
         for (j, hash) in hashes.iter().enumerate() {
             if let Some(ahead) = hashes.get(j + PREFETCH_AHEAD) {
                 if let Some(word) = self.words.get((reduce(ahead.h1, self.m) >> 6) as usize) {
-                    super::blocked::prefetch_ptr(word.as_ptr() as *const u64);
+                    prefetch_ptr(word.as_ptr() as *const u64);
                 }
             }
             let pos = reduce(hash.h1, self.m);

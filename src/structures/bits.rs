@@ -15,7 +15,7 @@ impl BitArray {
     /// An all-zero array of `bits` bits.
     pub fn new(bits: u64) -> Self {
         let words = vec![0u64; bits.div_ceil(64) as usize];
-        advise_huge_pages(&words);
+        super::mem::advise_huge_pages(&words);
         BitArray { words, bits }
     }
 
@@ -120,42 +120,4 @@ pub fn or_owned(word: &AtomicU64, mask: u64) -> bool {
     let old = word.load(Relaxed);
     word.store(old | mask, Relaxed);
     old & mask != mask
-}
-
-/// Arrays at least this large ask the kernel for transparent huge pages.
-pub const HUGE_PAGE_MIN_BYTES: usize = 4 << 20;
-
-/// Asks for transparent huge pages (`madvise(MADV_HUGEPAGE)`) over the 2 MiB-aligned interior of a large
-/// array, so random probes into it stop missing the TLB. Best effort: an error is ignored.
-pub fn advise_huge_pages<T>(slice: &[T]) {
-    if std::mem::size_of_val(slice) >= HUGE_PAGE_MIN_BYTES {
-        advise(slice, 2 << 20, libc::MADV_HUGEPAGE);
-    }
-}
-
-/// `madvise(advice)` over the `align`-aligned interior of `slice` (best effort; errors are ignored).
-pub fn advise<T>(slice: &[T], align: usize, advice: libc::c_int) {
-    let start = slice.as_ptr() as usize;
-    let aligned = start.next_multiple_of(align);
-    let end = (start + std::mem::size_of_val(slice)) / align * align;
-    if end > aligned {
-        // SAFETY: the range lies inside the live allocation of `slice`; these advices change no content.
-        unsafe {
-            libc::madvise(aligned as *mut libc::c_void, end - aligned, advice);
-        }
-    }
-}
-
-/// Bytes of this process's anonymous memory backed by transparent huge pages (from smaps_rollup).
-pub fn anon_huge_page_bytes() -> u64 {
-    std::fs::read_to_string("/proc/self/smaps_rollup")
-        .ok()
-        .and_then(|text| {
-            text.lines()
-                .find(|l| l.starts_with("AnonHugePages:"))
-                .and_then(|l| l.split_whitespace().nth(1))
-                .and_then(|kib| kib.parse::<u64>().ok())
-        })
-        .map(|kib| kib * 1024)
-        .unwrap_or(0)
 }

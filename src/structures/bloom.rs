@@ -143,7 +143,7 @@ impl Membership for Bloom {
         for (i, hash) in hashes.iter().enumerate() {
             if let Some(ahead) = hashes.get(i + AHEAD) {
                 for p in 0..self.hashes {
-                    super::blocked::prefetch_word(
+                    super::mem::prefetch_word(
                         self.bits.words(),
                         (reduce(ahead.probe(p), m) >> 6) as usize,
                     );
@@ -164,7 +164,7 @@ impl Membership for Bloom {
         for (i, hash) in hashes.iter().enumerate() {
             if let Some(ahead) = hashes.get(i + AHEAD) {
                 for p in 0..self.hashes {
-                    super::blocked::prefetch_word(words, (reduce(ahead.probe(p), m) >> 6) as usize);
+                    super::mem::prefetch_word(words, (reduce(ahead.probe(p), m) >> 6) as usize);
                 }
             }
             found += Bloom::test_probes(&self.bits, self.hashes, *hash) as u64;
@@ -211,7 +211,7 @@ impl SharedBloom<'_> {
                 for p in 0..self.hashes {
                     let index = (reduce(ahead.probe(p), self.m) >> 6) as usize;
                     if let Some(word) = self.words.get(index) {
-                        super::blocked::prefetch_ptr(word.as_ptr() as *const u64);
+                        super::mem::prefetch_ptr(word.as_ptr() as *const u64);
                     }
                 }
             }

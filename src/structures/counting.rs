@@ -67,7 +67,7 @@ impl CountingBloom {
     pub fn new(sizing: BloomSizing, seed: u64) -> Self {
         assert!(sizing.hashes as usize <= MAX_HASHES, "k above {MAX_HASHES}");
         let counters = vec![0u8; sizing.bits.div_ceil(2) as usize];
-        super::bits::advise_huge_pages(&counters);
+        super::mem::advise_huge_pages(&counters);
         CountingBloom {
             counters,
             m: sizing.bits,

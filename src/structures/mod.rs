@@ -12,6 +12,7 @@ pub mod bloom;
 pub mod counting;
 pub mod fingerprint;
 pub mod hashset;
+pub mod mem;
 #[cfg(feature = "peers")]
 pub mod peers;
 pub mod persist;
