@@ -9,7 +9,8 @@
 
 use criterion::{criterion_group, BatchSize, Criterion, Throughput};
 use dedupbench::keys::{KeyBatch, Profile, UrlGenerator};
-use dedupbench::structures::{local_kinds, BuildConfig};
+use dedupbench::registry::local_kinds;
+use dedupbench::structures::BuildConfig;
 use std::hint::black_box;
 
 const LOOKUP_KEYS: u64 = 4096;
@@ -126,7 +127,7 @@ fn targets(c: &mut Criterion) {
     let mut group = c.benchmark_group("targets");
     group.sample_size(10);
     for id in TARGET_IDS {
-        let Ok(kind) = dedupbench::structures::find(id) else {
+        let Ok(kind) = dedupbench::registry::find(id) else {
             continue; // a peer missing without the `peers` feature
         };
         let config = BuildConfig::new(n, 0.01, SEED);

@@ -22,6 +22,16 @@ pub enum Error {
         line: usize,
         message: String,
     },
+    /// A saved filter's bytes are malformed.
+    #[error("invalid filter file: {0}")]
+    SavedFile(#[from] crate::persist::FormatError),
+    /// A saved filter file at `path` is malformed.
+    #[error("{path}: {source}")]
+    SavedFileAt {
+        path: PathBuf,
+        #[source]
+        source: crate::persist::FormatError,
+    },
     /// JSON (de)serialisation failed.
     #[error("json: {0}")]
     Json(#[from] serde_json::Error),

@@ -7,11 +7,17 @@
 //! same code serves 10⁴ and 10⁹ keys.
 
 pub mod advise;
+pub mod atomic_file;
 pub mod error;
 pub mod hash;
 pub mod keys;
 pub mod measure;
+#[cfg(feature = "peers")]
+pub mod peers;
+pub mod persist;
 pub mod redis;
+pub mod registry;
+pub mod remote;
 pub mod report;
 pub mod results;
 pub mod run;

@@ -51,7 +51,7 @@ fn tiny_bench_writes_results_and_a_report_that_report_regenerates() {
     assert!(results.warnings.is_empty(), "{:?}", results.warnings);
     let header = results.header.as_ref().unwrap();
     assert_eq!(header.scales, vec![2000, 20000]);
-    let registered = dedupbench::structures::local_kinds().count();
+    let registered = dedupbench::registry::local_kinds().count();
     assert_eq!(results.cells.len(), 2 * registered);
     for c in &results.cells {
         assert_eq!(c.false_negatives, 0, "{} at {}", c.structure, c.n);
@@ -180,7 +180,7 @@ fn a_run_far_beyond_the_machine_completes_with_those_cells_skipped() {
             "--quiet",
         ],
     );
-    let registered = dedupbench::structures::local_kinds().count();
+    let registered = dedupbench::registry::local_kinds().count();
     assert_eq!(
         results.cells.len(),
         registered,

@@ -26,7 +26,7 @@ fn size_json_gives_the_first_articles_filter() {
     assert!((v["bloom"]["bits_per_key"].as_f64().unwrap() - 9.585).abs() < 0.001);
     assert_eq!(
         v["structures"].as_array().unwrap().len(),
-        dedupbench::structures::ids().len()
+        dedupbench::registry::ids().len()
     );
 }
 

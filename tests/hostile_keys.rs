@@ -3,8 +3,9 @@
 //! defeats it: against a keyed filter the same URLs behave like any non-members.
 
 use dedupbench::keys::{Profile, UrlGenerator};
+use dedupbench::registry::find;
 use dedupbench::stats::wilson;
-use dedupbench::structures::{find, BuildConfig, Membership};
+use dedupbench::structures::{BuildConfig, Membership};
 
 fn filter(seed: u64, members: &UrlGenerator, n: u64) -> Box<dyn Membership> {
     let mut s = find("bloom")

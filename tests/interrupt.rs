@@ -124,7 +124,7 @@ fn ctrl_c_keeps_completed_cells_and_writes_a_report() {
     );
     assert!(results.cells.len() >= 3);
     assert!(
-        results.cells.len() < 4 * dedupbench::structures::ids().len(),
+        results.cells.len() < 4 * dedupbench::registry::ids().len(),
         "the run stopped early"
     );
     assert!(out.join("index.html").exists() && out.join("bytes_vs_n.png").exists());

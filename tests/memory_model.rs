@@ -3,7 +3,8 @@
 
 use dedupbench::keys::{KeyBatch, Profile, UrlGenerator};
 use dedupbench::measure::{heap_snapshot, CountingAllocator};
-use dedupbench::structures::{local_kinds, BuildConfig, KeyLengths};
+use dedupbench::registry::local_kinds;
+use dedupbench::structures::{BuildConfig, KeyLengths};
 
 #[global_allocator]
 static COUNTING: CountingAllocator = CountingAllocator;

@@ -4,11 +4,13 @@
 
 use dedupbench::keys::{KeyBatch, Profile, UrlGenerator};
 use dedupbench::redis::server::{server_for_test, RefusingPort, Server};
+use dedupbench::redis::BitmapMode;
+use dedupbench::redis::RemoteConfig;
 use dedupbench::redis::{Client, Reply};
+use dedupbench::registry::find;
 use dedupbench::results::{read_results, SharedRecord};
 use dedupbench::stats::wilson;
-use dedupbench::structures::redis_bitmap::Mode;
-use dedupbench::structures::{find, BuildConfig, RemoteConfig};
+use dedupbench::structures::BuildConfig;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -307,7 +309,7 @@ fn a_bitmap_split_over_strings_holds_exactly_the_bits_of_the_in_process_bloom() 
     local.insert_batch(&batch);
     let mut want = Vec::new();
     if let Some(parts) = local.saved_parts() {
-        if let dedupbench::structures::persist::Payload::Words(words) = &parts.payload[0] {
+        if let dedupbench::persist::Payload::Words(words) = &parts.payload[0] {
             for (w, word) in words.iter().enumerate() {
                 for b in 0..64 {
                     if word >> b & 1 == 1 {
@@ -319,7 +321,7 @@ fn a_bitmap_split_over_strings_holds_exactly_the_bits_of_the_in_process_bloom() 
     }
     let m = local.geometry().bits.unwrap();
     let per_string = 4096u64;
-    for mode in Mode::ALL {
+    for mode in BitmapMode::ALL {
         let mut remote = RemoteConfig::new(server.url(), format!("split:{}", mode.name()));
         remote.bits_per_string = per_string;
         remote.bitmap_mode = mode;

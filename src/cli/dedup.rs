@@ -5,7 +5,8 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use dedupbench::keys::file::UrlFile;
 use dedupbench::keys::KeyBatch;
-use dedupbench::structures::{find, persist, BuildConfig, Membership};
+use dedupbench::registry::{self, find};
+use dedupbench::structures::{BuildConfig, Membership};
 use dedupbench::units::{count_arg, fpr_arg, human_bytes};
 use dedupbench::Error;
 use std::io::Write;
@@ -55,7 +56,7 @@ pub fn run(args: DedupArgs) -> Result<i32> {
     let mut structure: Box<dyn Membership> = match &args.load {
         Some(path) => {
             let loaded =
-                persist::load(path).with_context(|| format!("--load {}", path.display()))?;
+                registry::load(path).with_context(|| format!("--load {}", path.display()))?;
             if let Some(id) = &args.structure {
                 if id != loaded.id() {
                     bail!(Error::invalid(
@@ -104,13 +105,13 @@ pub fn run(args: DedupArgs) -> Result<i32> {
             kind.build(&config)?
         }
     };
-    if args.save.is_some() && !persist::savable(structure.id()) {
+    if args.save.is_some() && !registry::savable_ids().contains(&structure.id()) {
         bail!(Error::invalid(
             "--save",
             format!(
                 "'{}' cannot be saved; savable: {}",
                 structure.id(),
-                persist::SAVABLE.join(", ")
+                registry::savable_ids().join(", ")
             )
         ));
     }
@@ -144,7 +145,7 @@ pub fn run(args: DedupArgs) -> Result<i32> {
     })();
     let flushed = out.flush();
     if let Some(path) = &args.save {
-        persist::save(structure.as_ref(), path)
+        registry::save(structure.as_ref(), path)
             .with_context(|| format!("--save {}", path.display()))?;
     }
     let broken_pipe = |e: &anyhow::Error| {

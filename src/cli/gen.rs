@@ -3,6 +3,7 @@
 
 use anyhow::{Context, Result};
 use clap::Args;
+use dedupbench::atomic_file::AtomicFile;
 use dedupbench::keys::generator::NON_MEMBER_BASE;
 use dedupbench::keys::stream::RepeatStream;
 use dedupbench::keys::{Profile, UrlGenerator};
@@ -92,25 +93,14 @@ pub fn run(args: GenArgs) -> Result<i32> {
             out.flush()?;
         }
         Some(path) => {
-            let tmp = path.with_extension("partial");
-            let file = std::fs::File::create(&tmp)
-                .with_context(|| format!("cannot create {}", tmp.display()))?;
-            let mut out = std::io::BufWriter::with_capacity(1 << 16, file);
-            let written = (|| -> std::io::Result<()> {
-                for i in 0..args.n {
-                    next(i, &mut buf);
-                    buf.push(b'\n');
-                    out.write_all(&buf)?;
-                }
-                out.flush()?;
-                out.get_ref().sync_all()
-            })();
-            if let Err(e) = written {
-                let _ = std::fs::remove_file(&tmp);
-                return Err(e).with_context(|| format!("cannot write {}", tmp.display()));
+            let mut out = AtomicFile::create(path)?;
+            for i in 0..args.n {
+                next(i, &mut buf);
+                buf.push(b'\n');
+                out.write_all(&buf)
+                    .with_context(|| format!("cannot write {}", out.tmp_path().display()))?;
             }
-            std::fs::rename(&tmp, path)
-                .with_context(|| format!("cannot rename to {}", path.display()))?;
+            out.commit()?;
         }
     }
     Ok(0)

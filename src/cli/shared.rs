@@ -6,9 +6,11 @@ use super::RunFailed;
 use anyhow::{bail, Result};
 use clap::Args;
 use dedupbench::keys::{KeyBatch, Profile, UrlGenerator};
+use dedupbench::redis::BitmapMode;
 use dedupbench::redis::RedisUrl;
-use dedupbench::structures::redis_bitmap::Mode;
-use dedupbench::structures::{find, BuildConfig, RemoteConfig};
+use dedupbench::redis::RemoteConfig;
+use dedupbench::registry::find;
+use dedupbench::structures::BuildConfig;
 use dedupbench::units::{count_arg, fpr_arg};
 use dedupbench::Error;
 
@@ -104,7 +106,7 @@ pub fn run(args: SharedArgs) -> Result<i32> {
     remote.shared = op != "delete";
     remote.create = op == "insert";
     remote.batch_keys = args.batch;
-    remote.bitmap_mode = Mode::parse(&args.mode)?;
+    remote.bitmap_mode = BitmapMode::parse(&args.mode)?;
     if let Some(bits) = args.bits_per_string {
         if !(64..=1u64 << 32).contains(&bits) {
             bail!(Error::invalid(

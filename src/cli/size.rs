@@ -4,7 +4,8 @@
 use anyhow::Result;
 use clap::Args;
 use dedupbench::keys::{Profile, UrlGenerator};
-use dedupbench::structures::{bloom, BuildConfig, KeyLengths, REGISTRY};
+use dedupbench::registry::REGISTRY;
+use dedupbench::structures::{bloom, BuildConfig, KeyLengths};
 use dedupbench::units::{count_arg, fpr_arg, human_bytes, human_count};
 
 #[derive(Args, Debug)]

@@ -70,7 +70,7 @@ pub fn colour(id: &str) -> RGBColor {
         RGBColor(90, 0, 150),
         RGBColor(0, 150, 100),
     ];
-    let index = crate::structures::ids()
+    let index = crate::registry::ids()
         .iter()
         .position(|i| *i == id)
         .unwrap_or_else(|| id.bytes().map(|b| b as usize).sum::<usize>() % PALETTE.len());

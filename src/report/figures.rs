@@ -44,7 +44,7 @@ pub fn render_all(dir: &Path, results: &Results) -> Result<Vec<Drawn>> {
 /// Structures in registry order, then any others, as they appear in the cells.
 /// Skipped grid cells of registered structures (not skipped experiments or scenarios).
 pub fn structure_skips(r: &Results) -> impl Iterator<Item = &crate::results::SkippedCell> {
-    let registry = crate::structures::ids();
+    let registry = crate::registry::ids();
     r.skipped
         .iter()
         .filter(move |s| registry.contains(&s.structure.as_str()))
@@ -63,7 +63,7 @@ fn structure_order(results: &Results) -> Vec<String> {
             ids.push(s.structure.clone());
         }
     }
-    let registry = crate::structures::ids();
+    let registry = crate::registry::ids();
     ids.sort_by_key(|id| registry.iter().position(|r| r == id).unwrap_or(usize::MAX));
     ids
 }

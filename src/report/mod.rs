@@ -11,7 +11,8 @@ mod shared;
 mod speed;
 mod verdicts;
 
-use crate::results::{write_atomic, Results};
+use crate::atomic_file::write_atomic;
+use crate::results::Results;
 use crate::{Error, Result};
 use std::path::Path;
 use std::sync::Once;

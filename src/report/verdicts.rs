@@ -101,7 +101,7 @@ fn memory(r: &Results) -> String {
             skipped.join(", ")
         ));
     }
-    let registry = crate::structures::ids();
+    let registry = crate::registry::ids();
     let others: Vec<String> = r
         .skipped
         .iter()

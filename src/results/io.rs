@@ -1,6 +1,7 @@
 //! Reading and writing `results.jsonl` and `results.csv`.
 
 use super::record::*;
+use crate::atomic_file::write_atomic;
 use crate::{Error, Result};
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Write};
@@ -239,16 +240,4 @@ bytes_held,heap_requested_bytes,heap_footprint_bytes,model_footprint_bytes,rss_p
         ));
     }
     write_atomic(&dir.join("results.csv"), out.as_bytes())
-}
-
-/// Writes a file through a temporary sibling and a rename, so readers never see half of it.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let tmp = path.with_extension(format!(
-        "{}.partial",
-        path.extension().and_then(|e| e.to_str()).unwrap_or("tmp")
-    ));
-    let mut file = File::create(&tmp).map_err(|e| Error::io(&tmp, e))?;
-    file.write_all(bytes).map_err(|e| Error::io(&tmp, e))?;
-    file.sync_all().map_err(|e| Error::io(&tmp, e))?;
-    std::fs::rename(&tmp, path).map_err(|e| Error::io(path, e))
 }

@@ -7,5 +7,5 @@
 mod io;
 mod record;
 
-pub use io::{read_results, rewrite_without, write_atomic, write_csv, Results, ResultsWriter};
+pub use io::{read_results, rewrite_without, write_csv, Results, ResultsWriter};
 pub use record::*;

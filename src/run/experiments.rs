@@ -9,9 +9,10 @@
 //! before allocating, and recorded as skipped with the bytes it would need.
 
 use super::Runner;
+use crate::registry::find;
 use crate::results::{DeletionRecord, RatePoint, Record, SkippedCell};
 use crate::stats::wilson;
-use crate::structures::{find, BuildConfig, Membership};
+use crate::structures::{BuildConfig, Membership};
 use crate::Result;
 
 /// Fill ratios of the saturation experiment.

@@ -449,7 +449,7 @@ impl<'a> Runner<'a> {
             return Ok(None);
         };
         // Only structures whose whole state is one word array (a chain of slices has no single size).
-        let [crate::structures::persist::Payload::Words(words)] = parts.payload.as_slice() else {
+        let [crate::persist::Payload::Words(words)] = parts.payload.as_slice() else {
             return Ok(None);
         };
         let lines = (words.len() / 8).max(1) as u64;

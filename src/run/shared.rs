@@ -8,11 +8,13 @@
 //! as failed with the server's address and what happened; completed points stay in the results.
 
 use super::{Keys, Runner, BATCH_KEYS};
+use crate::redis::BitmapMode;
+use crate::redis::RemoteConfig;
 use crate::redis::{Client, RedisUrl};
+use crate::registry::find;
 use crate::results::{shared_cell_id, Record, SharedRecord, SkippedCell};
 use crate::stats::wilson;
-use crate::structures::redis_bitmap::Mode;
-use crate::structures::{find, BuildConfig, Kind, Membership, RemoteConfig};
+use crate::structures::{BuildConfig, Kind, Membership};
 use crate::{Error, Result};
 use std::time::{Duration, Instant};
 
@@ -68,10 +70,10 @@ impl Runner<'_> {
                 Err(e) => (true, Some(e.to_string())),
             };
         for kind in &plan.kinds {
-            let modes: &[Mode] = if kind.id() == "redis-bitmap" {
-                &Mode::ALL
+            let modes: &[BitmapMode] = if kind.id() == "redis-bitmap" {
+                &BitmapMode::ALL
             } else {
-                &[Mode::Bitfield]
+                &[BitmapMode::Bitfield]
             };
             for mode in modes {
                 let series = if kind.id() == "redis-bitmap" {

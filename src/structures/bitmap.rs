@@ -6,9 +6,9 @@
 
 use super::bits::{or_owned, or_shared, part_of_index, BitArray};
 use super::mem::{prefetch_ptr, PREFETCH_AHEAD};
-use super::persist::{corrupt, Loaded, Payload, SavedParts};
 use super::{BuildConfig, Geometry, Kind, Membership, MemoryModel, SharedInsert};
 use crate::hash::{reduce, KeyHash};
+use crate::persist::{corrupt, Loaded, Payload, SavedParts};
 use crate::theory;
 use std::sync::atomic::AtomicU64;
 
@@ -20,6 +20,9 @@ fn bits_for(config: &BuildConfig) -> u64 {
 }
 
 impl Kind for BitmapKind {
+    fn loader(&self) -> Option<super::Loader> {
+        Some(|saved| Ok(Box::new(Bitmap::from_saved(saved)?)))
+    }
     fn id(&self) -> &'static str {
         "bitmap"
     }

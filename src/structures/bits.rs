@@ -22,14 +22,14 @@ impl BitArray {
     /// Rebuilds an array from saved words, checking the invariants (word count; no bit at or past m).
     pub fn from_words(bits: u64, words: Vec<u64>) -> crate::Result<Self> {
         if bits == 0 || words.len() as u64 != bits.div_ceil(64) {
-            return Err(super::persist::corrupt(format!(
+            return Err(crate::persist::corrupt(format!(
                 "{} words do not hold {bits} bits",
                 words.len()
             )));
         }
         let tail = bits % 64;
         if tail != 0 && words[words.len() - 1] >> tail != 0 {
-            return Err(super::persist::corrupt(
+            return Err(crate::persist::corrupt(
                 "bits set past the end of the array".into(),
             ));
         }

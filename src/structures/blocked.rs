@@ -17,10 +17,10 @@
 
 use super::bits::as_atomic;
 use super::mem::{advise_huge_pages, prefetch_word, PREFETCH_AHEAD};
-use super::persist::{corrupt, Loaded, Payload, SavedParts};
 use super::{BuildConfig, Geometry, Kind, Membership, MemoryModel, SharedInsert};
 use crate::hash::{reduce, KeyHash};
 use crate::keys::KeyBatch;
+use crate::persist::{corrupt, Loaded, Payload, SavedParts};
 use crate::theory::{self, BLOCK_WORDS};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Mutex;
@@ -90,6 +90,9 @@ fn solved_sizing(n: u64, p: f64) -> (u64, u32) {
 }
 
 impl Kind for BlockedKind {
+    fn loader(&self) -> Option<super::Loader> {
+        Some(|saved| Ok(Box::new(Blocked::from_saved(saved)?)))
+    }
     fn id(&self) -> &'static str {
         "blocked"
     }
@@ -210,7 +213,6 @@ impl Blocked {
         missing == 0
     }
 }
-
 
 impl Membership for Blocked {
     fn id(&self) -> &'static str {

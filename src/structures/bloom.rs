@@ -4,10 +4,10 @@
 //! reduction). Rate at fill n: (1 − (1 − 1/m)^(k·n))^k ([`crate::theory::bloom_fpr`]).
 
 use super::bits::{or_owned, or_shared, part_of_index, BitArray};
-use super::persist::{corrupt, Loaded, Payload, SavedParts};
 use super::{BuildConfig, Geometry, Kind, Membership, MemoryModel, SharedInsert};
 use crate::hash::{reduce, KeyHash};
 use crate::keys::KeyBatch;
+use crate::persist::{corrupt, Loaded, Payload, SavedParts};
 use crate::theory::{self, BloomSizing};
 use std::sync::atomic::AtomicU64;
 
@@ -23,6 +23,9 @@ pub fn sizing(config: &BuildConfig) -> BloomSizing {
 }
 
 impl Kind for BloomKind {
+    fn loader(&self) -> Option<super::Loader> {
+        Some(|saved| Ok(Box::new(Bloom::from_saved(saved)?)))
+    }
     fn id(&self) -> &'static str {
         "bloom"
     }

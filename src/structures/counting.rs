@@ -9,9 +9,9 @@
 //!    land there) returns `false` and changes nothing.
 
 use super::bloom::sizing;
-use super::persist::{corrupt, Loaded, Payload, SavedParts};
 use super::{BuildConfig, Geometry, Kind, Membership, MemoryModel, Removable};
 use crate::hash::{reduce, KeyHash};
+use crate::persist::{corrupt, Loaded, Payload, SavedParts};
 use crate::theory::{self, BloomSizing};
 
 /// The value at which a counter sticks.
@@ -23,6 +23,9 @@ pub const MAX_HASHES: usize = 64;
 pub struct CountingKind;
 
 impl Kind for CountingKind {
+    fn loader(&self) -> Option<super::Loader> {
+        Some(|saved| Ok(Box::new(CountingBloom::from_saved(saved)?)))
+    }
     fn id(&self) -> &'static str {
         "counting"
     }

@@ -3,7 +3,8 @@
 //! Every structure hashes a key once with [`crate::hash::hash_key`] under its own seed and then probes with
 //! that hash, so the harness can time hashing and probing apart (`*_hashed` methods). Batch methods are
 //! default methods, monomorphised per structure: a timed loop makes one dynamic call per batch, not per key.
-//! Adding a structure: one new file with a unit struct implementing [`Kind`], plus one line in [`REGISTRY`].
+//! Adding a structure: one new file with a unit struct implementing [`Kind`], plus one line in
+//! [`crate::registry::REGISTRY`].
 
 pub mod bitmap;
 pub mod bits;
@@ -13,17 +14,12 @@ pub mod counting;
 pub mod fingerprint;
 pub mod hashset;
 pub mod mem;
-#[cfg(feature = "peers")]
-pub mod peers;
-pub mod persist;
-pub mod redis_bitmap;
-pub mod redis_bloom;
-pub mod redis_set;
 pub mod scalable;
 
 use crate::hash::{hash_key, KeyHash};
 use crate::keys::KeyBatch;
-use crate::{Error, Result};
+use crate::persist;
+use crate::Result;
 
 /// A set-membership structure: exact or approximate, never with false negatives.
 pub trait Membership: Send + Sync {
@@ -196,42 +192,7 @@ pub struct BuildConfig {
     /// Key lengths, for the exact set's model.
     pub key_lengths: KeyLengths,
     /// The server and options of a shared (Redis) structure; `None` for in-process ones.
-    pub remote: Option<RemoteConfig>,
-}
-
-/// How a shared structure on a Redis server is reached and driven.
-#[derive(Clone, Debug, PartialEq)]
-pub struct RemoteConfig {
-    pub url: crate::redis::RedisUrl,
-    /// The Redis key (or key prefix) of the structure.
-    pub key: String,
-    /// Keys per round trip (one command of that many keys, or a pipeline of their commands).
-    pub batch_keys: usize,
-    /// How `redis-bitmap` writes and reads its bits.
-    pub bitmap_mode: redis_bitmap::Mode,
-    /// The largest Redis string of `redis-bitmap`, in bits (Redis allows 2³²).
-    pub bits_per_string: u64,
-    /// Workers share an existing structure (and check its parameters); otherwise the structure is created
-    /// afresh, replacing what was under `key`, and deleted when dropped.
-    pub shared: bool,
-    /// A shared structure may be created by this worker (inserting workers); read-only ones need it to
-    /// exist already.
-    pub create: bool,
-}
-
-impl RemoteConfig {
-    /// Defaults: batches of 1024 keys, `BITFIELD`, strings of 2³² bits, a fresh structure.
-    pub fn new(url: crate::redis::RedisUrl, key: impl Into<String>) -> Self {
-        RemoteConfig {
-            url,
-            key: key.into(),
-            batch_keys: 1024,
-            bitmap_mode: redis_bitmap::Mode::Bitfield,
-            bits_per_string: 1 << 32,
-            shared: false,
-            create: true,
-        }
-    }
+    pub remote: Option<crate::redis::RemoteConfig>,
 }
 
 impl BuildConfig {
@@ -315,86 +276,12 @@ pub trait Kind: Sync {
     fn predicted_fpr(&self, config: &BuildConfig) -> f64;
     /// Builds an empty structure for `config`.
     fn build(&self, config: &BuildConfig) -> Result<Box<dyn Membership>>;
-}
-
-/// Every registered structure, in report order.
-pub const REGISTRY: &[&dyn Kind] = &[
-    &hashset::HashSetKind,
-    &fingerprint::FingerprintKind,
-    &bitmap::BitmapKind,
-    &bloom::BloomKind,
-    &blocked::BlockedKind,
-    &counting::CountingKind,
-    &scalable::ScalableKind,
-    #[cfg(feature = "peers")]
-    &peers::fastbloom::FastBloomKind,
-    #[cfg(feature = "peers")]
-    &peers::bloomfilter::BloomfilterKind,
-    #[cfg(feature = "peers")]
-    &peers::growable::GrowableKind,
-    #[cfg(feature = "peers")]
-    &peers::sbbf::SbbfKind,
-    #[cfg(feature = "peers")]
-    &peers::binary_fuse::BinaryFuseKind,
-    #[cfg(feature = "peers")]
-    &peers::qfilter::QfilterKind,
-    &redis_bloom::RedisBloomKind,
-    &redis_bloom::RedisBloomScalingKind,
-    &redis_bitmap::RedisBitmapKind,
-    &redis_set::RedisSetKind,
-    &redis_set::RedisSetFingerprintKind,
-];
-
-/// The kind registered under `id`.
-pub fn find(id: &str) -> Result<&'static dyn Kind> {
-    REGISTRY
-        .iter()
-        .copied()
-        .find(|k| k.id() == id)
-        .ok_or_else(|| {
-            Error::invalid(
-                "structure",
-                format!("unknown id '{id}'; known ids: {}", ids().join(", ")),
-            )
-        })
-}
-
-/// All registered ids.
-pub fn ids() -> Vec<&'static str> {
-    REGISTRY.iter().map(|k| k.id()).collect()
-}
-
-/// The in-process kinds (every kind but the Redis backends).
-pub fn local_kinds() -> impl Iterator<Item = &'static dyn Kind> {
-    REGISTRY.iter().copied().filter(|k| !k.remote())
-}
-
-/// The Redis backends.
-pub fn remote_kinds() -> impl Iterator<Item = &'static dyn Kind> {
-    REGISTRY.iter().copied().filter(|k| k.remote())
-}
-
-/// Parses a comma-separated list of ids, or `all` (every in-process kind; the Redis backends run when
-/// `--redis` names a server).
-pub fn parse_list(list: &str) -> Result<Vec<&'static dyn Kind>> {
-    if list.trim() == "all" {
-        return Ok(local_kinds().collect());
+    /// How to rebuild a structure of this kind from a saved file, for kinds that can be saved (their
+    /// structures then return [`Membership::saved_parts`]).
+    fn loader(&self) -> Option<Loader> {
+        None
     }
-    let mut kinds: Vec<&'static dyn Kind> = Vec::new();
-    for id in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-        let kind = find(id)?;
-        if !kinds.iter().any(|k| k.id() == kind.id()) {
-            kinds.push(kind);
-        }
-    }
-    if kinds.is_empty() {
-        return Err(Error::invalid(
-            "--structures",
-            format!("empty list; known ids: {}", ids().join(", ")),
-        ));
-    }
-    Ok(kinds)
 }
 
-#[cfg(test)]
-mod conformance;
+/// Rebuilds a structure from a checked saved file ([`crate::persist`]).
+pub type Loader = fn(persist::Loaded<'_>) -> Result<Box<dyn Membership>>;

@@ -7,9 +7,9 @@
 
 use super::bits::BitArray;
 use super::bloom::Bloom;
-use super::persist::{corrupt, Loaded, Payload, SavedParts};
 use super::{BuildConfig, Geometry, Kind, Membership, MemoryModel};
 use crate::hash::KeyHash;
+use crate::persist::{corrupt, Loaded, Payload, SavedParts};
 use crate::theory::{self, ScalableParams};
 
 /// Registry entry.
@@ -29,6 +29,9 @@ pub fn params(config: &BuildConfig) -> ScalableParams {
 }
 
 impl Kind for ScalableKind {
+    fn loader(&self) -> Option<super::Loader> {
+        Some(|saved| Ok(Box::new(ScalableBloom::from_saved(saved)?)))
+    }
     fn id(&self) -> &'static str {
         "scalable"
     }

@@ -1,10 +1,12 @@
 //! The conformance suite: the same checks over every registered structure, on generated URLs with fixed
 //! seeds. False negatives must be exactly zero; observed false-positive rates must lie in the two-sided
 //! 99.9% Wilson interval of the counts around the theory at the structure's actual m, k and fill.
+//! `builds` checks that every parallel build gives the one-thread array bit for bit.
 
-use super::*;
-use crate::keys::{KeyBatch, Profile, UrlGenerator};
-use crate::stats::wilson;
+use dedupbench::keys::{KeyBatch, Profile, UrlGenerator};
+use dedupbench::registry::{find, ids, local_kinds, parse_list};
+use dedupbench::stats::wilson;
+use dedupbench::structures::*;
 
 const SEED: u64 = 0xDEDB_E7C4;
 const BATCH: usize = 8192;
@@ -236,7 +238,7 @@ fn removable_exact_sets_forget_exactly() {
         let mut scratch = Vec::new();
         for j in 0..5_000 {
             g.member(j, &mut scratch);
-            let h = crate::hash::hash_key(SEED, &scratch);
+            let h = dedupbench::hash::hash_key(SEED, &scratch);
             assert!(s.as_removable().unwrap().remove_hashed(&scratch, h));
             assert!(
                 !s.as_removable().unwrap().remove_hashed(&scratch, h),
@@ -301,142 +303,11 @@ fn blocked_rate_matches_theory_below_and_above_capacity() {
         );
     }
     let bits_per_key = s.geometry().bits.unwrap() as f64 / capacity as f64;
-    let bloom_bits = crate::theory::bloom_bits(capacity, 0.01) as f64 / capacity as f64;
+    let bloom_bits = dedupbench::theory::bloom_bits(capacity, 0.01) as f64 / capacity as f64;
     assert!(
         bits_per_key <= 1.15 * bloom_bits,
         "{bits_per_key} vs bloom {bloom_bits}"
     );
-}
-
-/// A structure's saved arrays as words (to compare builds bit for bit).
-fn words(s: &dyn Membership) -> Vec<u64> {
-    s.saved_parts()
-        .unwrap()
-        .payload
-        .iter()
-        .flat_map(|p| match p {
-            super::persist::Payload::Words(w) => w.to_vec(),
-            super::persist::Payload::Bytes(b) => b.iter().map(|x| *x as u64).collect(),
-        })
-        .collect()
-}
-
-/// Owner-writes builds (each of three threads sets, with plain stores, only the keys whose bits lie in its
-/// part of the array) give the arrays and the new-key count of a one-thread build, for every structure
-/// with parts: bitmap, blocked, and bloom with k = 1.
-#[test]
-fn owner_writes_builds_are_bit_identical_to_single_threaded_ones() {
-    let g = generator();
-    let n = 300_000u64;
-    let mut one_probe = BuildConfig::new(n, 0.01, SEED);
-    one_probe.bloom_bits = Some(n * 3 / 2);
-    let mut cases: Vec<(&dyn Kind, BuildConfig)> = local_kinds()
-        .map(|k| (k, BuildConfig::new(n, 0.01, SEED)))
-        .collect();
-    cases.push((find("bloom").unwrap(), one_probe));
-    let mut with_parts = Vec::new();
-    for (kind, config) in cases {
-        let mut single = kind.build(&config).unwrap();
-        let mut owned = kind.build(&config).unwrap();
-        let Some(inserter) = owned.shared_inserter() else {
-            continue;
-        };
-        let parts = 3;
-        if inserter.part_of(Default::default(), parts).is_none() {
-            continue;
-        }
-        with_parts.push(format!("{} k = {:?}", kind.id(), owned_k(&config, kind)));
-        let single_new = insert_range(single.as_mut(), &g, 0, n);
-        let new: u64 = std::thread::scope(|scope| {
-            let (inserter, g) = (&inserter, &g);
-            let workers: Vec<_> = (0..parts)
-                .map(|part| {
-                    scope.spawn(move || {
-                        over_keys(g, SEED, 0, n, false, |batch| {
-                            let mine: Vec<_> = (batch.hashes().iter())
-                                .filter(|h| inserter.part_of(**h, parts) == Some(part))
-                                .copied()
-                                .collect();
-                            inserter.insert_owned(&mine)
-                        })
-                    })
-                })
-                .collect();
-            workers.into_iter().map(|w| w.join().unwrap()).sum()
-        });
-        drop(inserter);
-        assert_eq!(
-            words(single.as_ref()),
-            words(owned.as_ref()),
-            "{}",
-            kind.id()
-        );
-        assert_eq!(new, single_new, "{}: new keys", kind.id());
-    }
-    assert_eq!(
-        with_parts,
-        [
-            "bitmap k = Some(1)",
-            "blocked k = Some(8)",
-            "bloom k = Some(1)"
-        ]
-    );
-}
-
-/// The probes per key of a structure built from `config`.
-fn owned_k(config: &BuildConfig, kind: &dyn Kind) -> Option<u32> {
-    kind.build(config).unwrap().geometry().hashes
-}
-
-/// Builds with two threads through the shared (atomic bit-or) view and checks the arrays are bit for bit
-/// those of a single-threaded build.
-#[test]
-fn parallel_builds_are_bit_identical_to_single_threaded_ones() {
-    let g = generator();
-    let n = 300_000u64;
-    for kind in local_kinds() {
-        let config = BuildConfig::new(n, 0.01, SEED);
-        let mut single = kind.build(&config).unwrap();
-        let mut shared = kind.build(&config).unwrap();
-        let Some(inserter) = shared.shared_inserter() else {
-            continue;
-        };
-        insert_range(single.as_mut(), &g, 0, n);
-        let new: u64 = std::thread::scope(|scope| {
-            let inserter = &inserter;
-            let g = &g;
-            let workers: Vec<_> = (0..2u64)
-                .map(|t| {
-                    scope.spawn(move || {
-                        over_keys(g, SEED, t * n / 2, (t + 1) * n / 2, false, |batch| {
-                            inserter.insert_batch(batch)
-                        })
-                    })
-                })
-                .collect();
-            workers.into_iter().map(|w| w.join().unwrap()).sum()
-        });
-        drop(inserter);
-        shared.add_inserted(new);
-        assert_eq!(
-            words(single.as_ref()),
-            words(shared.as_ref()),
-            "{}",
-            kind.id()
-        );
-        let (low, high) = fewest_new(kind, n, 0.01);
-        assert!(
-            (low..=high).contains(&new),
-            "{}: {new} new of {n}, expected {low}..={high}",
-            kind.id()
-        );
-        assert_eq!(
-            count_present(shared.as_ref(), &g, 0, n, false),
-            n,
-            "{}",
-            kind.id()
-        );
-    }
 }
 
 /// Index arithmetic stays exact past 2^32 bits: a 5·10⁹-bit filter uses its high words and keeps the rate
@@ -447,13 +318,13 @@ fn filters_past_two_to_the_32_bits_keep_their_rate() {
     let g = generator();
     let bits = 5_000_000_007u64;
     let n = 20_000_000;
-    let mut s: Box<dyn Membership> = Box::new(super::bloom::Bloom::new(
-        crate::theory::BloomSizing { bits, hashes: 2 },
+    let mut s: Box<dyn Membership> = Box::new(dedupbench::structures::bloom::Bloom::new(
+        dedupbench::theory::BloomSizing { bits, hashes: 2 },
         SEED,
     ));
     insert_range(s.as_mut(), &g, 0, n);
     let high_words_set = match &s.saved_parts().unwrap().payload[0] {
-        super::persist::Payload::Words(w) => {
+        dedupbench::persist::Payload::Words(w) => {
             w[(1usize << 26)..].iter().filter(|x| **x != 0).count()
         }
         _ => 0,
@@ -470,7 +341,7 @@ fn filters_past_two_to_the_32_bits_keep_their_rate() {
     drop(s);
     #[cfg(feature = "peers")]
     {
-        let mut peer = super::peers::fastbloom::with_geometry(bits, 2, SEED);
+        let mut peer = dedupbench::peers::fastbloom::with_geometry(bits, 2, SEED);
         insert_range(peer.as_mut(), &g, 0, n);
         assert_rate_matches_theory(peer.as_ref(), &g, n, 10_000_000, "fastbloom of 5e9 bits");
         assert_eq!(
@@ -479,3 +350,5 @@ fn filters_past_two_to_the_32_bits_keep_their_rate() {
         );
     }
 }
+
+mod builds;

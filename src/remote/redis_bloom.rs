@@ -12,10 +12,12 @@
 //! told a key is new (none, when the key was a false positive). The parameters (rate, capacity, mode)
 //! are stored in `NAME:params` and checked by every worker that joins.
 
-use super::{BuildConfig, Geometry, Kind, Membership, MemoryModel, RemoteConfig};
+use super::link::Link;
 use crate::hash::KeyHash;
 use crate::keys::KeyBatch;
-use crate::redis::{Client, Link, Reply};
+use crate::redis::RemoteConfig;
+use crate::redis::{Client, Reply};
+use crate::structures::{BuildConfig, Geometry, Kind, Membership, MemoryModel};
 use crate::{theory, Error, Result};
 
 /// Registry entry of the fixed filter.
@@ -117,11 +119,11 @@ impl RedisBloom {
             ));
         }
         let key = remote.key.as_bytes().to_vec();
-        let params_key = crate::redis::params_key(&remote.key);
+        let params_key = super::link::params_key(&remote.key);
         if !remote.shared {
             client.call(&[b"DEL", &key, params_key.as_bytes()])?;
         } else if !remote.create {
-            crate::redis::require_existing(&mut client, &remote.key)?;
+            super::link::require_existing(&mut client, &remote.key)?;
         }
         let fpr = format!("{}", config.fpr);
         // The scaling filter starts where our `scalable` does (max(1000, n/64)) and grows 2× per link, so
@@ -134,7 +136,7 @@ impl RedisBloom {
             config.expected_keys.max(1)
         }
         .to_string();
-        crate::redis::claim_params(
+        super::link::claim_params(
             &mut client,
             &remote.key,
             &format!("{id} v1 error_rate={fpr} capacity={capacity}"),
@@ -295,7 +297,7 @@ impl Membership for RedisBloom {
 impl Drop for RedisBloom {
     fn drop(&mut self) {
         if self.owned {
-            let params = crate::redis::params_key(&String::from_utf8_lossy(&self.key));
+            let params = super::link::params_key(&String::from_utf8_lossy(&self.key));
             self.link
                 .run(|c| c.call(&[b"DEL", &self.key, params.as_bytes()]).map(|_| ()));
         }

@@ -4,11 +4,12 @@
 //! exactly one worker, though a worker learns only how many of its batch were new), lookups `SMISMEMBER` (Redis ≥ 6.2). The server's bytes come from `MEMORY USAGE … SAMPLES 0`,
 //! which walks every element.
 
+use super::link::Link;
 use super::redis_bloom::remote_of;
-use super::{BuildConfig, Geometry, Kind, Membership, MemoryModel};
 use crate::hash::KeyHash;
 use crate::keys::KeyBatch;
-use crate::redis::{Client, Link};
+use crate::redis::Client;
+use crate::structures::{BuildConfig, Geometry, Kind, Membership, MemoryModel};
 use crate::{theory, Result};
 
 /// Registry entry of the set of URLs.
@@ -114,11 +115,11 @@ impl RedisSet {
         let remote = remote_of(id, config)?;
         let mut client = Client::connect(&remote.url)?;
         let key = remote.key.as_bytes().to_vec();
-        let params_key = crate::redis::params_key(&remote.key);
+        let params_key = super::link::params_key(&remote.key);
         if !remote.shared {
             client.call(&[b"DEL", &key, params_key.as_bytes()])?;
         } else if !remote.create {
-            crate::redis::require_existing(&mut client, &remote.key)?;
+            super::link::require_existing(&mut client, &remote.key)?;
         }
         // Fingerprints depend on the seed: a worker with another seed would miss every key.
         let params = if fingerprint {
@@ -126,7 +127,7 @@ impl RedisSet {
         } else {
             format!("{id} v1 member=url")
         };
-        crate::redis::claim_params(&mut client, &remote.key, &params)?;
+        super::link::claim_params(&mut client, &remote.key, &params)?;
         Ok(RedisSet {
             id,
             link: Link::new(client),
@@ -234,7 +235,7 @@ impl Drop for RedisSet {
     fn drop(&mut self) {
         if self.owned {
             // DEL, not UNLINK: the sweep reads used_memory next, and a lazy free would still hold the set.
-            let params = crate::redis::params_key(&String::from_utf8_lossy(&self.key));
+            let params = super::link::params_key(&String::from_utf8_lossy(&self.key));
             self.link
                 .run(|c| c.call(&[b"DEL", &self.key, params.as_bytes()]).map(|_| ()));
         }

@@ -1,5 +1,5 @@
 //! `redis-bitmap`: a Bloom filter over plain Redis strings on a stock server (what Redisson does). The
-//! client hashes exactly as the in-process [`super::bloom`] does — same m, k, xxh3-128 seed and probe
+//! client hashes exactly as the in-process [`crate::structures::bloom`] does — same m, k, xxh3-128 seed and probe
 //! positions `reduce(h1 + i·h2, m)` — and only sets and reads bits on the server.
 //!
 //! Layout: bit p lives in string `{key}:bits:{p / S}` at offset `p mod S`, S = `bits_per_string` (2³² at
@@ -9,7 +9,7 @@
 //! one filter with different parameters. Allocation never clears a bit (`BITFIELD … INCRBY u1 last 0`),
 //! so a worker that joins while the creator is still allocating loses nothing.
 //!
-//! Three ways to move the bits ([`Mode`]), all measured by the shared-filter sweep:
+//! Three ways to move the bits ([`BitmapMode`]), all measured by the shared-filter sweep:
 //! - `bitfield`: one `BITFIELD key SET u1 p 1 …` per string per round trip (`BITFIELD_RO … GET` to read).
 //!   A key whose k bits lie in one string (always, when m ≤ S) gets an atomic "was it new?".
 //! - `setbit`: a pipeline of one `SETBIT`/`GETBIT` per bit. Not atomic per key: two workers inserting the
@@ -17,47 +17,14 @@
 //! - `script`: a server-side Lua script (`EVALSHA`) that sets a batch's bits and counts the new keys. Atomic
 //!   per batch, whatever the layout (the worker learns how many of its batch were new).
 
+use super::link::Link;
 use super::redis_bloom::remote_of;
-use super::{bloom, BuildConfig, Geometry, Kind, Membership, MemoryModel};
 use crate::hash::{hash_key, reduce, KeyHash};
 use crate::keys::KeyBatch;
-use crate::redis::{Client, Link};
-use crate::{theory, Error, Result};
-
-/// How bits move between client and server.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Mode {
-    Bitfield,
-    Setbit,
-    Script,
-}
-
-impl Mode {
-    /// Every mode, in report order.
-    pub const ALL: [Mode; 3] = [Mode::Bitfield, Mode::Setbit, Mode::Script];
-
-    /// The mode's name.
-    pub fn name(self) -> &'static str {
-        match self {
-            Mode::Bitfield => "bitfield",
-            Mode::Setbit => "setbit",
-            Mode::Script => "script",
-        }
-    }
-
-    /// Parses a mode name.
-    pub fn parse(text: &str) -> Result<Mode> {
-        Mode::ALL
-            .into_iter()
-            .find(|m| m.name() == text)
-            .ok_or_else(|| {
-                Error::invalid(
-                    "--mode",
-                    format!("'{text}' is not one of bitfield, setbit, script"),
-                )
-            })
-    }
-}
+use crate::redis::BitmapMode;
+use crate::redis::Client;
+use crate::structures::{bloom, BuildConfig, Geometry, Kind, Membership, MemoryModel};
+use crate::{theory, Result};
 
 /// Sets the bits given as (string index, offset) pairs after `k`; returns how many keys had a clear bit.
 const INSERT_SCRIPT: &str = "local k = tonumber(ARGV[1]) local new = 0 local i = 2 \
@@ -105,7 +72,7 @@ pub struct RedisBitmap {
     bits: u64,
     hashes: u32,
     bits_per_string: u64,
-    mode: Mode,
+    mode: BitmapMode,
     batch_keys: usize,
     seed: u64,
     owned: bool,
@@ -125,7 +92,7 @@ impl RedisBitmap {
         let strings: Vec<Vec<u8>> = (0..count)
             .map(|i| format!("{key}:bits:{i}").into_bytes())
             .collect();
-        let params_key = crate::redis::params_key(&key);
+        let params_key = super::link::params_key(&key);
         let params = format!(
             "dedupbench-bloom-v1 m={} k={} hash=xxh3-128 seed={} bits_per_string={bits_per_string}",
             sizing.bits, sizing.hashes, config.seed
@@ -136,9 +103,9 @@ impl RedisBitmap {
             del.extend(strings.iter().map(|s| s.as_slice()));
             client.call(&del)?;
         } else if !remote.create {
-            crate::redis::require_existing(&mut client, &key)?;
+            super::link::require_existing(&mut client, &key)?;
         }
-        if crate::redis::claim_params(&mut client, &key, &params)? {
+        if super::link::claim_params(&mut client, &key, &params)? {
             // Allocate every string now, so the server's memory is the filter's from the first insert.
             // `INCRBY u1 … 0` grows a string without changing a bit: a worker that joined in between and
             // already set the last bit keeps it.
@@ -182,7 +149,7 @@ impl RedisBitmap {
     }
 
     /// The mode bits move by.
-    pub fn mode(&self) -> Mode {
+    pub fn mode(&self) -> BitmapMode {
         self.mode
     }
 
@@ -201,7 +168,7 @@ impl RedisBitmap {
     fn round_trip(&self, c: &mut Client, hashes: &[KeyHash], write: bool) -> Result<u64> {
         let k = self.hashes as usize;
         match self.mode {
-            Mode::Setbit => {
+            BitmapMode::Setbit => {
                 for h in hashes {
                     for i in 0..self.hashes {
                         let (s, offset) = self.place(*h, i);
@@ -230,7 +197,7 @@ impl RedisBitmap {
                 }
                 Ok(count)
             }
-            Mode::Bitfield => {
+            BitmapMode::Bitfield => {
                 // One command per string that this round trip touches; answers come back in probe order.
                 let mut per_string: Vec<Vec<(usize, u64)>> = vec![Vec::new(); self.strings.len()];
                 for (j, h) in hashes.iter().enumerate() {
@@ -276,7 +243,7 @@ impl RedisBitmap {
                 }
                 Ok(clear.iter().filter(|c| **c == write).count() as u64)
             }
-            Mode::Script => {
+            BitmapMode::Script => {
                 let sha = if write {
                     &self.insert_sha
                 } else {

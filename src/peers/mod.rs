@@ -14,8 +14,8 @@ pub mod growable;
 pub mod qfilter;
 pub mod sbbf;
 
-use super::{BuildConfig, Geometry, Kind, Membership, MemoryModel, Removable};
 use crate::hash::KeyHash;
+use crate::structures::{BuildConfig, Geometry, Kind, Membership, MemoryModel, Removable};
 
 /// What a peer filter offers, in terms of our 64-bit key hash.
 pub trait PeerFilter: Send + Sync {

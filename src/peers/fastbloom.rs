@@ -39,9 +39,9 @@ impl PeerFilter for Filter {
     }
 }
 
-/// For tests: the peer with this geometry (bits, probes) behind the membership trait.
-#[cfg(test)]
-pub(crate) fn with_geometry(bits: u64, hashes: u32, seed: u64) -> Box<dyn Membership> {
+/// The peer with this exact geometry (bits, probes) behind the membership trait (for the conformance
+/// suite's past-2³²-bits check).
+pub fn with_geometry(bits: u64, hashes: u32, seed: u64) -> Box<dyn Membership> {
     let filter = ::fastbloom::BloomFilter::with_num_bits(bits as usize).hashes(hashes);
     peer(FastBloomKind::ID, Filter(filter), seed, false)
 }

@@ -1,0 +1,76 @@
+//! How a shared structure on a Redis server is reached and driven: the server, the key, the round-trip
+//! size, and how the bitmap backend moves its bits.
+
+use super::RedisUrl;
+use crate::{Error, Result};
+
+/// How a shared structure on a Redis server is reached and driven.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RemoteConfig {
+    /// The server.
+    pub url: RedisUrl,
+    /// The Redis key (or key prefix) of the structure.
+    pub key: String,
+    /// Keys per round trip (one command of that many keys, or a pipeline of their commands).
+    pub batch_keys: usize,
+    /// How `redis-bitmap` writes and reads its bits.
+    pub bitmap_mode: BitmapMode,
+    /// The largest Redis string of `redis-bitmap`, in bits (Redis allows 2³²).
+    pub bits_per_string: u64,
+    /// Workers share an existing structure (and check its parameters); otherwise the structure is created
+    /// afresh, replacing what was under `key`, and deleted when dropped.
+    pub shared: bool,
+    /// A shared structure may be created by this worker (inserting workers); read-only ones need it to
+    /// exist already.
+    pub create: bool,
+}
+
+impl RemoteConfig {
+    /// Defaults: batches of 1024 keys, `BITFIELD`, strings of 2³² bits, a fresh structure.
+    pub fn new(url: RedisUrl, key: impl Into<String>) -> Self {
+        RemoteConfig {
+            url,
+            key: key.into(),
+            batch_keys: 1024,
+            bitmap_mode: BitmapMode::Bitfield,
+            bits_per_string: 1 << 32,
+            shared: false,
+            create: true,
+        }
+    }
+}
+
+/// How bits move between client and server.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BitmapMode {
+    Bitfield,
+    Setbit,
+    Script,
+}
+
+impl BitmapMode {
+    /// Every mode, in report order.
+    pub const ALL: [BitmapMode; 3] = [BitmapMode::Bitfield, BitmapMode::Setbit, BitmapMode::Script];
+
+    /// The mode's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            BitmapMode::Bitfield => "bitfield",
+            BitmapMode::Setbit => "setbit",
+            BitmapMode::Script => "script",
+        }
+    }
+
+    /// Parses a mode name.
+    pub fn parse(text: &str) -> Result<BitmapMode> {
+        BitmapMode::ALL
+            .into_iter()
+            .find(|m| m.name() == text)
+            .ok_or_else(|| {
+                Error::invalid(
+                    "--mode",
+                    format!("'{text}' is not one of bitfield, setbit, script"),
+                )
+            })
+    }
+}

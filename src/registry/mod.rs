@@ -1,0 +1,91 @@
+//! The registry: every structure the workbench knows, in report order, and the operations that iterate
+//! it (look-up by id, selection lists, saving and loading files). Adding a structure is one file (in
+//! `structures/`, `peers/` or `remote/`) and one line in [`REGISTRY`]; nothing else names it.
+
+mod saved;
+
+pub use saved::{load, savable_ids, save};
+
+#[cfg(feature = "peers")]
+use crate::peers;
+use crate::structures::{self, Kind};
+use crate::{remote, Error, Result};
+
+/// Every registered structure, in report order.
+pub const REGISTRY: &[&dyn Kind] = &[
+    &structures::hashset::HashSetKind,
+    &structures::fingerprint::FingerprintKind,
+    &structures::bitmap::BitmapKind,
+    &structures::bloom::BloomKind,
+    &structures::blocked::BlockedKind,
+    &structures::counting::CountingKind,
+    &structures::scalable::ScalableKind,
+    #[cfg(feature = "peers")]
+    &peers::fastbloom::FastBloomKind,
+    #[cfg(feature = "peers")]
+    &peers::bloomfilter::BloomfilterKind,
+    #[cfg(feature = "peers")]
+    &peers::growable::GrowableKind,
+    #[cfg(feature = "peers")]
+    &peers::sbbf::SbbfKind,
+    #[cfg(feature = "peers")]
+    &peers::binary_fuse::BinaryFuseKind,
+    #[cfg(feature = "peers")]
+    &peers::qfilter::QfilterKind,
+    &remote::redis_bloom::RedisBloomKind,
+    &remote::redis_bloom::RedisBloomScalingKind,
+    &remote::redis_bitmap::RedisBitmapKind,
+    &remote::redis_set::RedisSetKind,
+    &remote::redis_set::RedisSetFingerprintKind,
+];
+
+/// The kind registered under `id`.
+pub fn find(id: &str) -> Result<&'static dyn Kind> {
+    REGISTRY
+        .iter()
+        .copied()
+        .find(|k| k.id() == id)
+        .ok_or_else(|| {
+            Error::invalid(
+                "structure",
+                format!("unknown id '{id}'; known ids: {}", ids().join(", ")),
+            )
+        })
+}
+
+/// All registered ids.
+pub fn ids() -> Vec<&'static str> {
+    REGISTRY.iter().map(|k| k.id()).collect()
+}
+
+/// The in-process kinds (every kind but the Redis backends).
+pub fn local_kinds() -> impl Iterator<Item = &'static dyn Kind> {
+    REGISTRY.iter().copied().filter(|k| !k.remote())
+}
+
+/// The Redis backends.
+pub fn remote_kinds() -> impl Iterator<Item = &'static dyn Kind> {
+    REGISTRY.iter().copied().filter(|k| k.remote())
+}
+
+/// Parses a comma-separated list of ids, or `all` (every in-process kind; the Redis backends run when
+/// `--redis` names a server).
+pub fn parse_list(list: &str) -> Result<Vec<&'static dyn Kind>> {
+    if list.trim() == "all" {
+        return Ok(local_kinds().collect());
+    }
+    let mut kinds: Vec<&'static dyn Kind> = Vec::new();
+    for id in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        let kind = find(id)?;
+        if !kinds.iter().any(|k| k.id() == kind.id()) {
+            kinds.push(kind);
+        }
+    }
+    if kinds.is_empty() {
+        return Err(Error::invalid(
+            "--structures",
+            format!("empty list; known ids: {}", ids().join(", ")),
+        ));
+    }
+    Ok(kinds)
+}

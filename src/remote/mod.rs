@@ -1,0 +1,8 @@
+//! Shared structures on a Redis server: RedisBloom's `BF.*` filters, a client-hashed bitmap with our
+//! Bloom filter's exact probes, and exact sets. Each implements [`crate::structures::Membership`] over
+//! [`crate::redis`]'s client; a lost server is latched ([`link::Link`]) and reported, never measured.
+
+pub mod link;
+pub mod redis_bitmap;
+pub mod redis_bloom;
+pub mod redis_set;
