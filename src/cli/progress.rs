@@ -31,16 +31,16 @@ impl Bars {
         }
     }
 
-    pub fn cell_done(&self) {
-        self.cells.inc(1);
-    }
-
     pub fn done(&self) {
         self.cells.finish_and_clear();
     }
 }
 
 impl Progress for Bars {
+    fn cell_done(&self) {
+        self.cells.inc(1);
+    }
+
     fn start(&self, label: &str, total: u64) {
         let bar = self.multi.add(ProgressBar::new(total));
         bar.set_style(

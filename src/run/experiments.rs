@@ -8,9 +8,10 @@
 //! Like the grid's cells, an experiment whose largest structure would not fit the memory limit is skipped
 //! before allocating, and recorded as skipped with the bytes it would need.
 
+use super::resume::Completed;
 use super::Runner;
 use crate::registry::find;
-use crate::results::{DeletionRecord, RatePoint, Record, SkippedCell};
+use crate::results::{DeletionRecord, RatePoint, Record, Results, SkippedCell};
 use crate::stats::wilson;
 use crate::structures::{BuildConfig, Membership};
 use crate::Result;
@@ -22,34 +23,74 @@ pub const BITMAP_BITS_PER_KEY: &[u64] = &[1, 2, 4, 8, 16, 32, 64, 100];
 /// Growth checkpoints, as multiples of n₀.
 pub const GROWTH_STEPS: &[u64] = &[1, 2, 4, 8, 16, 32, 64];
 
-/// The experiments, in run order.
-pub const EXPERIMENTS: &[&str] = &["saturation", "deletion", "growth", "bitmap_claim"];
-
-/// How many records a complete run of experiment `name` writes.
-pub fn expected_records(name: &str) -> usize {
-    match name {
-        "saturation" => 2 * SATURATION_FILLS.len(),
-        "deletion" => 1,
-        "growth" => 2 * GROWTH_STEPS.len(),
-        "bitmap_claim" => {
-            BITMAP_BITS_PER_KEY.len()
-                + BITMAP_BITS_PER_KEY
-                    .iter()
-                    .filter(|b| **b <= BLOOM_MAX_BITS_PER_KEY)
-                    .count()
-        }
-        _ => 0,
-    }
+/// An experiment beyond the grid; its name is also its figure's stem and its results' field.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Experiment {
+    Saturation,
+    Deletion,
+    Growth,
+    BitmapClaim,
 }
 
-/// The experiment a record belongs to, if any.
-pub fn experiment_of(record: &Record) -> Option<&'static str> {
-    match record {
-        Record::Saturation(_) => Some("saturation"),
-        Record::Deletion(_) => Some("deletion"),
-        Record::Growth(_) => Some("growth"),
-        Record::BitmapClaim(_) => Some("bitmap_claim"),
-        _ => None,
+impl Experiment {
+    /// The experiments, in run order.
+    pub const ALL: [Experiment; 4] = [
+        Experiment::Saturation,
+        Experiment::Deletion,
+        Experiment::Growth,
+        Experiment::BitmapClaim,
+    ];
+
+    /// The name in results and reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Experiment::Saturation => "saturation",
+            Experiment::Deletion => "deletion",
+            Experiment::Growth => "growth",
+            Experiment::BitmapClaim => "bitmap_claim",
+        }
+    }
+
+    /// How many records a complete run of the experiment writes.
+    pub fn expected_records(self) -> usize {
+        match self {
+            Experiment::Saturation => 2 * SATURATION_FILLS.len(),
+            Experiment::Deletion => 1,
+            Experiment::Growth => 2 * GROWTH_STEPS.len(),
+            Experiment::BitmapClaim => {
+                BITMAP_BITS_PER_KEY.len()
+                    + BITMAP_BITS_PER_KEY
+                        .iter()
+                        .filter(|b| **b <= BLOOM_MAX_BITS_PER_KEY)
+                        .count()
+            }
+        }
+    }
+
+    /// The records of the experiment in `results`.
+    pub fn records_in(self, results: &Results) -> usize {
+        match self {
+            Experiment::Saturation => results.saturation.len(),
+            Experiment::Deletion => results.deletion.len(),
+            Experiment::Growth => results.growth.len(),
+            Experiment::BitmapClaim => results.bitmap_claim.len(),
+        }
+    }
+
+    /// The experiment a record belongs to, if any.
+    pub fn of(record: &Record) -> Option<Experiment> {
+        match record {
+            Record::Saturation(_) => Some(Experiment::Saturation),
+            Record::Deletion(_) => Some(Experiment::Deletion),
+            Record::Growth(_) => Some(Experiment::Growth),
+            Record::BitmapClaim(_) => Some(Experiment::BitmapClaim),
+            _ => None,
+        }
+    }
+
+    /// The `structure` of the skipped record written when the experiment does not fit memory.
+    pub fn skipped_label(self) -> String {
+        format!("{} experiment", self.name())
     }
 }
 
@@ -59,36 +100,36 @@ const BLOOM_MAX_BITS_PER_KEY: u64 = 32;
 impl Runner<'_> {
     /// Runs every experiment the plan asks for except those in `done`, recording each point as it is
     /// measured.
-    pub fn run_experiments(&mut self, done: &[&str]) -> Result<()> {
+    pub fn run_experiments(&mut self, done: &Completed) -> Result<()> {
         let Some(sizes) = self.plan.experiments else {
             return Ok(());
         };
-        for name in EXPERIMENTS {
-            if done.contains(name) {
+        for experiment in Experiment::ALL {
+            if done.has_experiment(experiment) {
                 continue;
             }
-            let n = match *name {
-                "saturation" => sizes.saturation_n,
-                "deletion" => sizes.deletion_n,
-                "growth" => sizes.growth_n0,
-                _ => sizes.bitmap_n,
+            let n = match experiment {
+                Experiment::Saturation => sizes.saturation_n,
+                Experiment::Deletion => sizes.deletion_n,
+                Experiment::Growth => sizes.growth_n0,
+                Experiment::BitmapClaim => sizes.bitmap_n,
             };
-            if !self.experiment_fits(name, n)? {
+            if !self.experiment_fits(experiment, n)? {
                 continue;
             }
-            match *name {
-                "saturation" => self.saturation(sizes.saturation_n)?,
-                "deletion" => self.deletion(sizes.deletion_n)?,
-                "growth" => self.growth(sizes.growth_n0)?,
-                _ => self.bitmap_claim(sizes.bitmap_n)?,
+            match experiment {
+                Experiment::Saturation => self.saturation(n)?,
+                Experiment::Deletion => self.deletion(n)?,
+                Experiment::Growth => self.growth(n)?,
+                Experiment::BitmapClaim => self.bitmap_claim(n)?,
             }
         }
         Ok(())
     }
 
-    /// The largest structure experiment `name` holds at size `n`, by its peak-memory model: the filled
+    /// The largest structure `experiment` holds at size `n`, by its peak-memory model: the filled
     /// scalable filter (4× n in saturation, 64× n₀ in growth), the counting filter, the 100-bit-per-key bitmap.
-    fn experiment_peak_bytes(&self, name: &str, n: u64) -> Result<f64> {
+    fn experiment_peak_bytes(&self, experiment: Experiment, n: u64) -> Result<f64> {
         let (fpr, seed) = (self.plan.fpr, self.plan.seed);
         // The scalable filter starts at n and holds `times` × n at the end.
         let scalable = |times: u64| {
@@ -97,18 +138,18 @@ impl Runner<'_> {
             ("scalable", config)
         };
         let mut configs = Vec::new();
-        match name {
-            "saturation" => {
+        match experiment {
+            Experiment::Saturation => {
                 configs.push(("bloom", BuildConfig::new(n, fpr, seed)));
                 let most = SATURATION_FILLS.iter().copied().fold(1.0, f64::max);
                 configs.push(scalable(most.ceil() as u64));
             }
-            "deletion" => configs.push(("counting", BuildConfig::new(n, fpr, seed))),
-            "growth" => {
+            Experiment::Deletion => configs.push(("counting", BuildConfig::new(n, fpr, seed))),
+            Experiment::Growth => {
                 configs.push(("bloom", BuildConfig::new(n, fpr, seed)));
                 configs.push(scalable(GROWTH_STEPS.last().copied().unwrap_or(1)));
             }
-            _ => {
+            Experiment::BitmapClaim => {
                 let mut config = BuildConfig::new(n, fpr, seed);
                 let most = BITMAP_BITS_PER_KEY.iter().copied().max().unwrap_or(1);
                 config.bitmap_bits = Some(n * most);
@@ -122,16 +163,16 @@ impl Runner<'_> {
         Ok(peak * 1.05)
     }
 
-    /// Whether experiment `name` fits the memory limit at `n`; when it does not, records it as skipped.
-    fn experiment_fits(&mut self, name: &str, n: u64) -> Result<bool> {
+    /// Whether `experiment` fits the memory limit at `n`; when it does not, records it as skipped.
+    fn experiment_fits(&mut self, experiment: Experiment, n: u64) -> Result<bool> {
         crate::measure::machine::release_free_heap();
-        let peak = self.experiment_peak_bytes(name, n)?;
+        let peak = self.experiment_peak_bytes(experiment, n)?;
         let limit = self.memory_limit();
         if peak <= limit as f64 {
             return Ok(true);
         }
         self.record(Record::Skipped(SkippedCell {
-            structure: format!("{name} experiment"),
+            structure: experiment.skipped_label(),
             n,
             projected_bytes: peak,
             budget_bytes: self.plan.memory_budget_bytes,

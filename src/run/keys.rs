@@ -5,7 +5,7 @@ use crate::keys::file::UrlFile;
 use crate::keys::{KeyBatch, UrlGenerator};
 use crate::structures::KeyLengths;
 use crate::Result;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Member keys of a run.
 pub enum Members {
@@ -18,6 +18,42 @@ pub enum Members {
         lines: u64,
         distinct_at: Vec<(u64, u64)>,
     },
+}
+
+impl Members {
+    /// The members of a URL file: its lines (validated line by line) and the distinct keys in each
+    /// prefix of `scales` lines and in the whole file, counted in one pass by 64-bit fingerprints.
+    pub fn from_file(path: &Path, scales: &[u64]) -> Result<Members> {
+        let lines = UrlFile::count(path)?;
+        let mut file = UrlFile::open(path)?;
+        let mut seen = hashbrown::HashSet::with_capacity(lines as usize);
+        let mut batch = KeyBatch::with_capacity(4096, 80);
+        let mut marks: Vec<u64> = scales.iter().copied().filter(|s| *s < lines).collect();
+        marks.push(lines);
+        marks.sort_unstable();
+        marks.dedup();
+        let mut distinct_at = Vec::new();
+        let mut read = 0u64;
+        for mark in marks {
+            while read < mark {
+                batch.clear();
+                let want = (mark - read).min(4096) as usize;
+                let got = file.read_batch(&mut batch, want)?;
+                if got == 0 {
+                    break;
+                }
+                batch.hash_all(0);
+                seen.extend(batch.hashes().iter().map(|h| h.h1));
+                read += got as u64;
+            }
+            distinct_at.push((mark, seen.len() as u64));
+        }
+        Ok(Members::File {
+            path: path.to_path_buf(),
+            lines,
+            distinct_at,
+        })
+    }
 }
 
 /// The keys of a run: members and the generator that also makes the non-members.

@@ -9,9 +9,13 @@
 
 pub mod experiments;
 pub mod keys;
+pub mod out_dir;
 pub mod plan;
+pub mod resume;
 pub mod scenario;
+pub mod session;
 pub mod shared;
+pub mod spec;
 
 use crate::keys::KeyBatch;
 use crate::measure::{heap_snapshot, machine};
@@ -21,6 +25,8 @@ use crate::structures::{BuildConfig, KeyLengths, Kind, Membership};
 use crate::{Error, Result};
 use keys::KeySource;
 pub use plan::{RunPlan, SharedPlan, Suite};
+pub use session::{Outcome, Session};
+pub use spec::{RunOptions, RunSpec};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
@@ -37,6 +43,8 @@ pub trait Progress {
     fn advance(&self, steps: u64);
     /// The phase ended.
     fn finish(&self);
+    /// One cell of the run's loop is done (measured, skipped or already complete).
+    fn cell_done(&self) {}
 }
 
 /// Progress that shows nothing.

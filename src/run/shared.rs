@@ -7,6 +7,7 @@
 //! at that batch size without any client cost. If the server goes away, the point in progress is recorded
 //! as failed with the server's address and what happened; completed points stay in the results.
 
+use super::resume::{Completed, WorkId};
 use super::{Keys, Runner, BATCH_KEYS};
 use crate::redis::BitmapMode;
 use crate::redis::RemoteConfig;
@@ -44,7 +45,7 @@ fn check(s: &dyn Membership, url: &RedisUrl, phase: &str) -> Result<()> {
 impl Runner<'_> {
     /// Runs the sweep of [`crate::run::RunPlan::shared`] (nothing when no server was given). `done` lists
     /// the points already recorded (resume).
-    pub fn run_shared(&mut self, done: &[(String, u64)]) -> Result<()> {
+    pub fn run_shared(&mut self, done: &Completed) -> Result<()> {
         let Some(plan) = self.plan.shared.clone() else {
             return Ok(());
         };
@@ -52,7 +53,12 @@ impl Runner<'_> {
         // The server runs on this machine: a key-making thread would take its core (and our client's
         // numbers would then trail the raw baseline, which makes its keys untimed on one thread too).
         self.generate_alongside = false;
-        let is_done = |id: &str| done.iter().any(|(d, m)| d == id && *m == n);
+        let is_done = |point: &str| {
+            done.has(&WorkId::SweepPoint {
+                point: point.to_string(),
+                n,
+            })
+        };
         for (series, id) in [
             (REFERENCE_SERIES, "bloom"),
             (SCALABLE_REFERENCE_SERIES, "scalable"),

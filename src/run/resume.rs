@@ -1,0 +1,155 @@
+//! What an interrupted run already completed, read back from its `results.jsonl`, so `bench --resume`
+//! runs only the rest.
+//!
+//! Invariants: a unit of work is complete when its record (measured or skipped) is in the file; an
+//! experiment is complete when all its records are, or when it was recorded as skipped. Before resuming,
+//! a torn last line, the records of an experiment that stopped part-way and every unmeasured sweep point
+//! are removed from the file (the server may be back), so what runs again starts clean.
+
+use super::experiments::Experiment;
+use crate::results::{read_results, rewrite_without, Record, Results};
+use crate::Result;
+use std::collections::HashSet;
+use std::path::Path;
+
+/// One unit of a run, as resume recognises it in the results.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum WorkId {
+    /// A grid cell (measured or skipped).
+    Cell { structure: String, n: u64 },
+    /// The 6·10⁹ scenario at `n` keys.
+    Scenario { n: u64 },
+    /// One point of the shared-filter sweep: its series at a batch size.
+    SweepPoint { point: String, n: u64 },
+    /// The page-size memory probe.
+    MemoryProbe,
+}
+
+/// What a results file already holds.
+#[derive(Debug, Default)]
+pub struct Completed {
+    work: HashSet<WorkId>,
+    experiments: Vec<Experiment>,
+    /// Records removed before resuming (a torn line, a partial experiment, unmeasured sweep points).
+    pub dropped_records: usize,
+}
+
+impl Completed {
+    /// Nothing done: a new run.
+    pub fn nothing() -> Completed {
+        Completed::default()
+    }
+
+    /// Reads the run in `dir`, removes its unfinished work from the file, and returns what is complete.
+    pub fn prepare(dir: &Path) -> Result<Completed> {
+        let before = read_results(dir)?;
+        let incomplete: Vec<Experiment> = Experiment::ALL
+            .into_iter()
+            .filter(|e| {
+                let have = e.records_in(&before);
+                have > 0 && have < e.expected_records()
+            })
+            .collect();
+        let dropped_records = rewrite_without(dir, |r| {
+            Experiment::of(r).is_some_and(|e| incomplete.contains(&e))
+                || matches!(r, Record::SharedSkipped(_))
+        })?;
+        let mut completed = Completed::from_results(&before);
+        completed.experiments.retain(|e| !incomplete.contains(e));
+        completed.dropped_records = dropped_records;
+        Ok(completed)
+    }
+
+    /// What `results` holds, as it stands.
+    pub fn from_results(results: &Results) -> Completed {
+        let skipped_experiments: Vec<Experiment> = Experiment::ALL
+            .into_iter()
+            .filter(|e| {
+                let label = e.skipped_label();
+                results.skipped.iter().any(|s| s.structure == label)
+            })
+            .collect();
+        let experiments = Experiment::ALL
+            .into_iter()
+            .filter(|e| {
+                e.records_in(results) == e.expected_records() || skipped_experiments.contains(e)
+            })
+            .collect();
+        let cells = results
+            .cells
+            .iter()
+            .map(|c| (c.structure.clone(), c.n))
+            .chain(results.skipped.iter().map(|s| (s.structure.clone(), s.n)))
+            .map(|(structure, n)| WorkId::Cell { structure, n });
+        let work = cells
+            .chain(results.scenario.iter().map(|s| WorkId::Scenario { n: s.n }))
+            .chain(results.shared.iter().map(|s| WorkId::SweepPoint {
+                point: s.cell_id(),
+                n: s.n,
+            }))
+            .chain(results.memory_probe.iter().map(|_| WorkId::MemoryProbe))
+            .collect();
+        Completed {
+            work,
+            experiments,
+            dropped_records: 0,
+        }
+    }
+
+    /// Whether `work` is complete.
+    pub fn has(&self, work: &WorkId) -> bool {
+        self.work.contains(work)
+    }
+
+    /// Whether `experiment` is complete (or was skipped for memory).
+    pub fn has_experiment(&self, experiment: Experiment) -> bool {
+        self.experiments.contains(&experiment)
+    }
+
+    /// Units of work complete.
+    pub fn work_count(&self) -> usize {
+        self.work.len()
+    }
+
+    /// Experiments complete.
+    pub fn experiment_count(&self) -> usize {
+        self.experiments.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::SkippedCell;
+
+    fn skipped(structure: &str, n: u64) -> SkippedCell {
+        SkippedCell {
+            structure: structure.to_string(),
+            n,
+            projected_bytes: 1.0,
+            budget_bytes: 1,
+            reason: "test".to_string(),
+        }
+    }
+
+    #[test]
+    fn a_skipped_cell_is_done_and_a_skipped_experiment_too() {
+        let mut results = Results::default();
+        results.skipped.push(skipped("bloom", 1000));
+        results
+            .skipped
+            .push(skipped(&Experiment::Growth.skipped_label(), 10));
+        let done = Completed::from_results(&results);
+        assert!(done.has(&WorkId::Cell {
+            structure: "bloom".into(),
+            n: 1000
+        }));
+        assert!(!done.has(&WorkId::Cell {
+            structure: "bloom".into(),
+            n: 999
+        }));
+        assert!(done.has_experiment(Experiment::Growth));
+        assert!(!done.has_experiment(Experiment::Saturation));
+        assert!(!done.has(&WorkId::MemoryProbe));
+    }
+}

@@ -1,0 +1,233 @@
+//! One run from request to results file: validate and plan, prepare the folder (or resume one), write
+//! the header, then the loop over the memory probe, the grid (or the scenario), the experiments and the
+//! sweep. Everything that can be refused is checked before the folder is touched.
+
+use super::keys::{KeySource, Members};
+use super::resume::{Completed, WorkId};
+use super::spec::RunSpec;
+use super::{out_dir, Progress, RunPlan, Runner, SharedPlan, Suite};
+use crate::keys::{Profile, UrlGenerator, NON_MEMBER_BASE};
+use crate::measure::machine::MachineInfo;
+use crate::redis::Client;
+use crate::results::{read_results, Record, ResultsWriter, RunHeader};
+use crate::{Error, Result};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+
+/// A run ready to start: planned, its folder prepared, what is already complete known.
+pub struct Session {
+    /// The folder the run writes into.
+    pub out: PathBuf,
+    pub plan: RunPlan,
+    /// What the folder already holds (nothing for a new run).
+    pub completed: Completed,
+    source: KeySource,
+    /// The header to write first (`None` when resuming: the file has it).
+    header: Option<RunHeader>,
+}
+
+/// How a run ended.
+pub struct Outcome {
+    /// The error that stopped the run early (after an interruption, the abandoned cell's).
+    pub error: Option<Error>,
+    /// Whether a stop was requested.
+    pub interrupted: bool,
+    /// Cells that found false negatives or lost their server.
+    pub failures: Vec<String>,
+}
+
+impl Session {
+    /// A new run of `spec` into `out` (default `reports/<UTC timestamp>`).
+    pub fn new(spec: RunSpec, out: Option<&Path>) -> Result<Session> {
+        let (plan, source, profile_name) = plan(&spec)?;
+        let out = out_dir::prepare(out)?;
+        let header = header(&spec, &plan, &profile_name, &source)?;
+        Ok(Session {
+            out,
+            plan,
+            completed: Completed::nothing(),
+            source,
+            header: Some(header),
+        })
+    }
+
+    /// Continues the interrupted run in `dir` with its own parameters.
+    pub fn resume(dir: &Path) -> Result<Session> {
+        if !dir.join("results.jsonl").is_file() {
+            return Err(Error::invalid(
+                "--resume",
+                format!("{} holds no results.jsonl to resume", dir.display()),
+            ));
+        }
+        let results = read_results(dir)?;
+        let header = results.header.as_ref().ok_or_else(|| {
+            Error::invalid("--resume", format!("{} has no run header", dir.display()))
+        })?;
+        let spec = RunSpec::from_header(header)?;
+        let (plan, source, _) = plan(&spec)?;
+        let completed = Completed::prepare(dir)?;
+        Ok(Session {
+            out: dir.to_path_buf(),
+            plan,
+            completed,
+            source,
+            header: None,
+        })
+    }
+
+    /// Progress steps of the loop: one per grid cell (or scenario scale).
+    pub fn cell_count(&self) -> u64 {
+        let per_scale = if self.plan.suite == Suite::Seed6e9 {
+            1
+        } else {
+            self.plan.kinds.len()
+        };
+        (self.plan.scales.len() * per_scale) as u64
+    }
+
+    /// Runs what is not complete, appending every record as it is measured; stops early when `stop` is
+    /// set (the current cell is abandoned, not recorded).
+    pub fn run(self, progress: &dyn Progress, stop: &AtomicBool) -> Result<Outcome> {
+        let mut writer = ResultsWriter::open(&self.out)?;
+        if let Some(header) = self.header {
+            writer.write(Record::Run(header))?;
+        }
+        let mut runner = Runner::new(self.plan, self.source, writer, progress, stop)?;
+        let error = runner.run_all(&self.completed).err();
+        Ok(Outcome {
+            error,
+            interrupted: runner.stopped(),
+            failures: runner.failures,
+        })
+    }
+}
+
+/// The plan of `spec`, its key source and its profile's name; connects to the Redis server (a wrong
+/// address fails here) and counts an input file.
+fn plan(spec: &RunSpec) -> Result<(RunPlan, KeySource, String)> {
+    let profile = Profile::load(&spec.profile)?;
+    let mut plan = RunPlan::for_suite(
+        spec.suite,
+        spec.kinds.clone(),
+        spec.fpr,
+        spec.memory_budget_bytes,
+        spec.seed,
+    );
+    if let Some(reps) = spec.reps {
+        plan.reps = reps;
+        plan.reps_explicit = spec.reps_explicit;
+    }
+    if !spec.experiments || matches!(spec.suite, Suite::Seed6e9 | Suite::Redis) {
+        plan.experiments = None;
+    }
+    if let Some(url) = &spec.redis {
+        let mut client = Client::connect(url)?;
+        client.call(&[b"PING"])?;
+        plan.shared = Some(SharedPlan {
+            url: url.clone(),
+            kinds: spec.remote_kinds.clone(),
+            keys: spec.redis_keys,
+            batches: spec.redis_batches.clone(),
+        });
+    }
+    let members = match &spec.input {
+        None => Members::Generated,
+        Some(path) => Members::from_file(path, spec.scales.as_deref().unwrap_or(&[]))?,
+    };
+    plan.scales = match (&spec.scales, &members) {
+        (Some(scales), Members::File { lines, .. }) => {
+            if let Some(bad) = scales.iter().find(|s| **s > *lines) {
+                return Err(Error::invalid(
+                    "--scales",
+                    format!("{bad} exceeds the {lines} URLs of --input"),
+                ));
+            }
+            scales.clone()
+        }
+        (None, Members::File { lines, .. }) => vec![*lines],
+        (Some(scales), Members::Generated) => scales.clone(),
+        (None, Members::Generated) => plan.scales.clone(),
+    };
+    if let Some(bad) = plan
+        .scales
+        .iter()
+        .find(|s| **s == 0 || **s >= NON_MEMBER_BASE)
+    {
+        return Err(Error::invalid(
+            "--scales",
+            format!("{bad} is outside [1, 2^47)"),
+        ));
+    }
+    plan.fit_experiments_to_scales();
+    let generator = UrlGenerator::new(profile.clone(), spec.seed);
+    Ok((plan, KeySource { generator, members }, profile.name))
+}
+
+/// The record that opens a new run's results: its request, resolved, and the machine it ran on.
+fn header(spec: &RunSpec, plan: &RunPlan, profile: &str, source: &KeySource) -> Result<RunHeader> {
+    Ok(RunHeader {
+        suite: spec.suite.name().to_string(),
+        scales: plan.scales.clone(),
+        structures: plan.kinds.iter().map(|k| k.id().to_string()).collect(),
+        fpr: plan.fpr,
+        memory_budget_bytes: plan.memory_budget_bytes,
+        seed: plan.seed,
+        reps: plan.reps,
+        reps_explicit: plan.reps_explicit,
+        profile: profile.to_string(),
+        input: spec.input.as_ref().map(|p| p.display().to_string()),
+        experiments: plan.experiments.is_some(),
+        redis: spec.redis.as_ref().map(|u| u.to_string()),
+        redis_structures: spec
+            .remote_kinds
+            .iter()
+            .map(|k| k.id().to_string())
+            .collect(),
+        redis_keys: plan.shared.as_ref().map(|s| s.keys),
+        redis_batches: plan.shared.as_ref().map(|s| s.batches.clone()),
+        started_unix_s: std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs())
+            .unwrap_or(0),
+        key_lengths: source.key_lengths()?,
+        machine: MachineInfo::detect(),
+        dedupbench_version: env!("CARGO_PKG_VERSION").to_string(),
+    })
+}
+
+impl Runner<'_> {
+    /// The loop of a run: the memory probe (where structures outgrow the caches), then the scenario's
+    /// scales or the grid's cells, the experiments and the sweep, skipping what `done` holds.
+    pub fn run_all(&mut self, done: &Completed) -> Result<()> {
+        let scales = self.plan.scales.clone();
+        let probe_wanted =
+            self.plan.suite != Suite::Redis && scales.iter().any(|n| *n >= 10_000_000);
+        if probe_wanted && !done.has(&WorkId::MemoryProbe) {
+            self.run_memory_probe()?;
+        }
+        if self.plan.suite == Suite::Seed6e9 {
+            for &n in &scales {
+                if !done.has(&WorkId::Scenario { n }) {
+                    self.run_seed_scenario(n)?;
+                }
+                self.progress.cell_done();
+            }
+            return Ok(());
+        }
+        let kinds = self.plan.kinds.clone();
+        for &n in &scales {
+            for kind in &kinds {
+                let cell = WorkId::Cell {
+                    structure: kind.id().to_string(),
+                    n,
+                };
+                if !done.has(&cell) {
+                    self.run_cell(*kind, n)?;
+                }
+                self.progress.cell_done();
+            }
+        }
+        self.run_experiments(done)?;
+        self.run_shared(done)
+    }
+}

@@ -1,0 +1,211 @@
+//! A run's request, validated: from the command line's options or, when resuming, from the run's header,
+//! so a resumed run does exactly what the interrupted one was asked.
+
+use super::{SharedPlan, Suite};
+use crate::measure::machine;
+use crate::redis::RedisUrl;
+use crate::registry::{parse_list, remote_kinds};
+use crate::results::RunHeader;
+use crate::structures::Kind;
+use crate::{Error, Result};
+use std::path::PathBuf;
+
+/// What the user asked for, as given (before validation).
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    /// Suite name.
+    pub suite: String,
+    /// Key counts overriding the suite's.
+    pub scales: Option<Vec<u64>>,
+    /// Comma-separated structure ids, or `all`.
+    pub structures: String,
+    pub fpr: f64,
+    /// Bytes one structure may use (default: memory available now).
+    pub memory_budget: Option<u64>,
+    /// Seed of the keys and of every structure's hash.
+    pub seed: u64,
+    /// Repetitions per cell (default: the suite's).
+    pub reps: Option<u32>,
+    /// Key profile: built-in name or file.
+    pub profile: String,
+    /// Real URLs as the member set.
+    pub input: Option<PathBuf>,
+    /// Whether to run the experiments beyond the grid.
+    pub experiments: bool,
+    /// The Redis server of the shared-filter sweep.
+    pub redis: Option<String>,
+    pub redis_keys: Option<u64>,
+    pub redis_batches: Option<Vec<usize>>,
+}
+
+/// What a run is asked to do: from the command line, or from a results header when resuming.
+pub struct RunSpec {
+    pub suite: Suite,
+    pub kinds: Vec<&'static dyn Kind>,
+    pub fpr: f64,
+    pub memory_budget_bytes: u64,
+    pub seed: u64,
+    pub reps: Option<u32>,
+    pub reps_explicit: bool,
+    pub profile: String,
+    pub input: Option<PathBuf>,
+    pub scales: Option<Vec<u64>>,
+    pub experiments: bool,
+    pub redis: Option<RedisUrl>,
+    pub remote_kinds: Vec<&'static dyn Kind>,
+    pub redis_keys: u64,
+    pub redis_batches: Vec<usize>,
+}
+
+/// A list of registered kinds.
+type Kinds = Vec<&'static dyn Kind>;
+
+/// Splits the structures into the grid's (in-process) and the sweep's (Redis), checking that a Redis
+/// backend comes with a server and a `redis` suite with one.
+fn split_kinds(
+    suite: Suite,
+    kinds: Kinds,
+    listed_all: bool,
+    redis: Option<&RedisUrl>,
+) -> Result<(Kinds, Kinds)> {
+    let (remote, mut local): (Vec<_>, Vec<_>) = kinds.into_iter().partition(|k| k.remote());
+    let remote = if listed_all {
+        remote_kinds().collect()
+    } else {
+        remote
+    };
+    if redis.is_none() {
+        if suite == Suite::Redis {
+            return Err(Error::invalid(
+                "--suite",
+                "redis needs a server: give --redis redis://host:port",
+            ));
+        }
+        if let Some(k) = remote.first().filter(|_| !listed_all) {
+            return Err(Error::invalid(
+                "--structures",
+                format!(
+                    "{} lives on a Redis server; give one with --redis redis://host:port",
+                    k.id()
+                ),
+            ));
+        }
+        return Ok((local, Vec::new()));
+    }
+    if remote.is_empty() {
+        return Err(Error::invalid(
+            "--structures",
+            format!(
+                "--redis is given but none of the structures lives on Redis; add some of: {}",
+                remote_kinds()
+                    .map(|k| k.id())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        ));
+    }
+    if suite == Suite::Redis {
+        local.clear();
+    }
+    Ok((local, remote))
+}
+
+fn check_batches(batches: &[usize]) -> Result<()> {
+    if batches.is_empty() || batches.iter().any(|b| *b == 0 || *b > 100_000) {
+        return Err(Error::invalid(
+            "--redis-batches",
+            "each must be between 1 and 100000 keys",
+        ));
+    }
+    Ok(())
+}
+
+impl RunSpec {
+    /// Validates the options; nothing is touched yet.
+    pub fn from_options(options: &RunOptions) -> Result<RunSpec> {
+        if options.reps == Some(0) || options.reps.is_some_and(|r| r > 100) {
+            return Err(Error::invalid("--reps", "must be between 1 and 100"));
+        }
+        let suite = Suite::parse(&options.suite)?;
+        let redis = options.redis.as_deref().map(RedisUrl::parse).transpose()?;
+        if redis.is_none() && (options.redis_keys.is_some() || options.redis_batches.is_some()) {
+            return Err(Error::invalid(
+                "--redis-keys/--redis-batches",
+                "need --redis redis://host:port",
+            ));
+        }
+        let listed_all = options.structures.trim() == "all";
+        let (kinds, remote_kinds) = split_kinds(
+            suite,
+            parse_list(&options.structures)?,
+            listed_all,
+            redis.as_ref(),
+        )?;
+        let redis_keys = options.redis_keys.unwrap_or(SharedPlan::DEFAULT_KEYS);
+        if redis_keys == 0 || redis_keys >= crate::keys::NON_MEMBER_BASE {
+            return Err(Error::invalid("--redis-keys", "must be in [1, 2^47)"));
+        }
+        let redis_batches = options
+            .redis_batches
+            .clone()
+            .unwrap_or_else(|| SharedPlan::DEFAULT_BATCHES.to_vec());
+        check_batches(&redis_batches)?;
+        Ok(RunSpec {
+            suite,
+            kinds,
+            redis,
+            remote_kinds,
+            redis_keys,
+            redis_batches,
+            fpr: options.fpr,
+            memory_budget_bytes: options
+                .memory_budget
+                .unwrap_or_else(machine::available_memory_bytes),
+            seed: options.seed,
+            reps: options.reps,
+            reps_explicit: options.reps.is_some(),
+            profile: options.profile.clone(),
+            input: options.input.clone(),
+            scales: options.scales.clone(),
+            experiments: options.experiments,
+        })
+    }
+
+    /// The request an interrupted run was started with.
+    pub fn from_header(h: &RunHeader) -> Result<RunSpec> {
+        let suite = Suite::parse(&h.suite)?;
+        let redis = h.redis.as_deref().map(RedisUrl::parse).transpose()?;
+        let all: Vec<_> = h
+            .structures
+            .iter()
+            .chain(&h.redis_structures)
+            .cloned()
+            .collect();
+        let kinds = if all.is_empty() {
+            Vec::new()
+        } else {
+            parse_list(&all.join(","))?
+        };
+        let (kinds, remote_kinds) = split_kinds(suite, kinds, false, redis.as_ref())?;
+        Ok(RunSpec {
+            suite,
+            kinds,
+            redis,
+            remote_kinds,
+            redis_keys: h.redis_keys.unwrap_or(SharedPlan::DEFAULT_KEYS),
+            redis_batches: h
+                .redis_batches
+                .clone()
+                .unwrap_or_else(|| SharedPlan::DEFAULT_BATCHES.to_vec()),
+            fpr: h.fpr,
+            memory_budget_bytes: h.memory_budget_bytes,
+            seed: h.seed,
+            reps: Some(h.reps),
+            reps_explicit: h.reps_explicit,
+            profile: h.profile.clone(),
+            input: h.input.as_ref().map(PathBuf::from),
+            scales: Some(h.scales.clone()),
+            experiments: h.experiments,
+        })
+    }
+}
