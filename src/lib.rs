@@ -8,6 +8,7 @@
 
 pub mod advise;
 pub mod atomic_file;
+pub mod dedup;
 pub mod error;
 pub mod hash;
 pub mod keys;

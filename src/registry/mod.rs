@@ -39,6 +39,10 @@ pub const REGISTRY: &[&dyn Kind] = &[
     &remote::redis_set::RedisSetFingerprintKind,
 ];
 
+/// The structure `dedup` builds when none is named: the standard Bloom filter, the one every reader of
+/// the articles knows.
+pub const DEFAULT_ID: &str = crate::structures::bloom::ID;
+
 /// The kind registered under `id`.
 pub fn find(id: &str) -> Result<&'static dyn Kind> {
     REGISTRY

@@ -26,6 +26,9 @@ use crate::redis::Client;
 use crate::structures::{bloom, BuildConfig, Geometry, Kind, Membership, MemoryModel};
 use crate::{theory, Result};
 
+/// The registry id.
+pub const ID: &str = "redis-bitmap";
+
 /// Sets the bits given as (string index, offset) pairs after `k`; returns how many keys had a clear bit.
 const INSERT_SCRIPT: &str = "local k = tonumber(ARGV[1]) local new = 0 local i = 2 \
 while i <= #ARGV do local fresh = 0 for j = 1, k do \
@@ -42,7 +45,7 @@ pub struct RedisBitmapKind;
 
 impl Kind for RedisBitmapKind {
     fn id(&self) -> &'static str {
-        "redis-bitmap"
+        ID
     }
     fn summary(&self) -> &'static str {
         "Bloom filter over plain Redis strings (client-side hashing as in `bloom`; BITFIELD, SETBIT or a script)"
@@ -298,7 +301,7 @@ impl RedisBitmap {
 
 impl Membership for RedisBitmap {
     fn id(&self) -> &'static str {
-        "redis-bitmap"
+        ID
     }
     fn seed(&self) -> u64 {
         self.seed

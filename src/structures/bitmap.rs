@@ -12,6 +12,9 @@ use crate::persist::{corrupt, Loaded, Payload, SavedParts};
 use crate::theory;
 use std::sync::atomic::AtomicU64;
 
+/// The registry id.
+pub const ID: &str = "bitmap";
+
 /// Registry entry.
 pub struct BitmapKind;
 
@@ -24,7 +27,7 @@ impl Kind for BitmapKind {
         Some(|saved| Ok(Box::new(Bitmap::from_saved(saved)?)))
     }
     fn id(&self) -> &'static str {
-        "bitmap"
+        ID
     }
     fn summary(&self) -> &'static str {
         "raw bitmap: one hash, one bit per key (m = n by default)"
@@ -81,7 +84,7 @@ impl Bitmap {
 
 impl Membership for Bitmap {
     fn id(&self) -> &'static str {
-        "bitmap"
+        ID
     }
     fn seed(&self) -> u64 {
         self.seed

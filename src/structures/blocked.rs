@@ -25,6 +25,9 @@ use crate::theory::{self, BLOCK_WORDS};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Mutex;
 
+/// The registry id.
+pub const ID: &str = "blocked";
+
 #[cfg(target_arch = "x86_64")]
 mod simd;
 
@@ -94,7 +97,7 @@ impl Kind for BlockedKind {
         Some(|saved| Ok(Box::new(Blocked::from_saved(saved)?)))
     }
     fn id(&self) -> &'static str {
-        "blocked"
+        ID
     }
     fn summary(&self) -> &'static str {
         "cache-blocked Bloom filter: k bits in one 512-bit block (one cache miss per key)"
@@ -216,7 +219,7 @@ impl Blocked {
 
 impl Membership for Blocked {
     fn id(&self) -> &'static str {
-        "blocked"
+        ID
     }
     fn seed(&self) -> u64 {
         self.seed

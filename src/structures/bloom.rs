@@ -11,6 +11,9 @@ use crate::persist::{corrupt, Loaded, Payload, SavedParts};
 use crate::theory::{self, BloomSizing};
 use std::sync::atomic::AtomicU64;
 
+/// The registry id.
+pub const ID: &str = "bloom";
+
 /// Registry entry.
 pub struct BloomKind;
 
@@ -27,7 +30,7 @@ impl Kind for BloomKind {
         Some(|saved| Ok(Box::new(Bloom::from_saved(saved)?)))
     }
     fn id(&self) -> &'static str {
-        "bloom"
+        ID
     }
     fn summary(&self) -> &'static str {
         "standard Bloom filter, m = -n ln p / ln²2, k = (m/n) ln 2"
@@ -106,7 +109,7 @@ impl Bloom {
 
 impl Membership for Bloom {
     fn id(&self) -> &'static str {
-        "bloom"
+        ID
     }
     fn seed(&self) -> u64 {
         self.seed

@@ -14,6 +14,9 @@ use crate::hash::{reduce, KeyHash};
 use crate::persist::{corrupt, Loaded, Payload, SavedParts};
 use crate::theory::{self, BloomSizing};
 
+/// The registry id.
+pub const ID: &str = "counting";
+
 /// The value at which a counter sticks.
 pub const STICKY: u8 = 15;
 /// The largest k a counting filter accepts (its probe list lives on the stack).
@@ -27,7 +30,7 @@ impl Kind for CountingKind {
         Some(|saved| Ok(Box::new(CountingBloom::from_saved(saved)?)))
     }
     fn id(&self) -> &'static str {
-        "counting"
+        ID
     }
     fn summary(&self) -> &'static str {
         "counting Bloom filter, 4-bit sticky counters (supports remove)"
@@ -134,7 +137,7 @@ impl CountingBloom {
 
 impl Membership for CountingBloom {
     fn id(&self) -> &'static str {
-        "counting"
+        ID
     }
     fn seed(&self) -> u64 {
         self.seed

@@ -10,12 +10,15 @@ use crate::hash::KeyHash;
 use crate::theory;
 use hashbrown::hash_table::{Entry, HashTable};
 
+/// The registry id.
+pub const ID: &str = "fingerprint";
+
 /// Registry entry.
 pub struct FingerprintKind;
 
 impl Kind for FingerprintKind {
     fn id(&self) -> &'static str {
-        "fingerprint"
+        ID
     }
     fn summary(&self) -> &'static str {
         "hashbrown set of 64-bit key fingerprints (collision rate n/2^64)"
@@ -55,7 +58,7 @@ pub struct FingerprintSet {
 
 impl Membership for FingerprintSet {
     fn id(&self) -> &'static str {
-        "fingerprint"
+        ID
     }
     fn seed(&self) -> u64 {
         self.seed

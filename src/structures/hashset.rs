@@ -10,6 +10,9 @@ use crate::hash::{hash_key, KeyHash};
 use crate::theory;
 use hashbrown::hash_table::{Entry, HashTable};
 
+/// The registry id.
+pub const ID: &str = "hashset";
+
 const SLOT_BYTES: u64 = std::mem::size_of::<Box<[u8]>>() as u64;
 
 /// Registry entry.
@@ -17,7 +20,7 @@ pub struct HashSetKind;
 
 impl Kind for HashSetKind {
     fn id(&self) -> &'static str {
-        "hashset"
+        ID
     }
     fn summary(&self) -> &'static str {
         "exact hashbrown set of the URL strings"
@@ -75,7 +78,7 @@ impl ExactSet {
 
 impl Membership for ExactSet {
     fn id(&self) -> &'static str {
-        "hashset"
+        ID
     }
     fn seed(&self) -> u64 {
         self.seed

@@ -12,6 +12,9 @@ use crate::hash::KeyHash;
 use crate::persist::{corrupt, Loaded, Payload, SavedParts};
 use crate::theory::{self, ScalableParams};
 
+/// The registry id.
+pub const ID: &str = "scalable";
+
 /// Registry entry.
 pub struct ScalableKind;
 
@@ -33,7 +36,7 @@ impl Kind for ScalableKind {
         Some(|saved| Ok(Box::new(ScalableBloom::from_saved(saved)?)))
     }
     fn id(&self) -> &'static str {
-        "scalable"
+        ID
     }
     fn summary(&self) -> &'static str {
         "scalable Bloom filter: slices n0*s^i at p(1-r)r^i (unknown growth)"
@@ -153,7 +156,7 @@ impl ScalableBloom {
 
 impl Membership for ScalableBloom {
     fn id(&self) -> &'static str {
-        "scalable"
+        ID
     }
     fn seed(&self) -> u64 {
         self.seed
