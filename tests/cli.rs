@@ -100,3 +100,65 @@ fn gen_writes_distinct_urls_and_its_stats() {
     let (_, stdout, _) = run(&["gen", "--n", "10000", "--stats"]);
     assert!(stdout.contains("median"));
 }
+
+/// Runs the binary with `stdin` piped in; returns (status, stdout, stderr).
+fn run_with_input(args: &[&str], stdin: &[u8]) -> (Option<i32>, String, String) {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_dedupbench"))
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn dedup_keeps_what_it_saw_across_a_save_and_a_load() {
+    let dir = tempfile::tempdir().unwrap();
+    let saved = dir.path().join("seen.filter");
+    let saved = saved.to_str().unwrap();
+    let first: String = (0..2000)
+        .map(|i| format!("https://a.example/{i}\n"))
+        .collect();
+    let (code, out, err) = run_with_input(
+        &[
+            "dedup",
+            "--structure",
+            "blocked",
+            "--expected",
+            "4000",
+            "--seed",
+            "9",
+            "--save",
+            saved,
+        ],
+        format!("{first}{first}").as_bytes(),
+    );
+    assert_eq!(code, Some(0), "{err}");
+    let passed_first = out.lines().count();
+    // Repeats never pass; new lines pass unless a false positive drops them (≈ 1%, far under 100).
+    assert!(
+        passed_first <= 2000 && passed_first > 1900,
+        "{passed_first}"
+    );
+    let second: String = (1000..3000)
+        .map(|i| format!("https://a.example/{i}\n"))
+        .collect();
+    let (code, out, err) = run_with_input(&["dedup", "--load", saved], second.as_bytes());
+    assert_eq!(code, Some(0), "{err}");
+    // Lines 1000..2000 were seen before the restart: none of them passes.
+    for line in out.lines() {
+        let i: u64 = line.rsplit('/').next().unwrap().parse().unwrap();
+        assert!(i >= 2000, "{line} passed again after the load");
+    }
+    assert!(out.lines().count() > 900, "{}", out.lines().count());
+    assert!(err.contains("blocked"), "{err}");
+}
