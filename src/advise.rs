@@ -6,12 +6,12 @@
 //! `size`); the exact sets' come from a bench run's largest measured cell when one is given, else from the
 //! hashbrown layout model with 77-byte keys. Throughput is only ever quoted from a measured run.
 
+use crate::registry::REGISTRY;
 use crate::results::Results;
-use crate::structures::{hashset, BuildConfig, KeyLengths};
-use crate::theory::{self, BloomSizing, ScalableParams};
+use crate::structures::{Advisor, BuildConfig, Kind};
+use crate::theory::BloomSizing;
 use crate::{Error, Result};
 use serde::Serialize;
-use std::f64::consts::LN_2;
 
 /// What the user needs.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -54,54 +54,72 @@ impl Workload {
     }
 }
 
-/// Where the exact sets' bytes per key come from.
+/// Bytes per key of a structure whose model depends on the keys (the exact set of strings), and where
+/// the figure comes from.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct ExactCosts {
-    pub hashset_bytes_per_key: f64,
-    pub fingerprint_bytes_per_key: f64,
-    /// "measured in <run>" or "model".
+pub struct KeyCost {
+    pub id: &'static str,
+    pub bytes_per_key: f64,
+    /// "measured in <run> at n = …" or "model (…)".
     pub source: String,
 }
 
-impl ExactCosts {
-    /// The model's bytes per key at `n` for 77-byte URLs.
-    pub fn model(n: u64) -> Self {
-        let lengths = KeyLengths {
-            mean_bytes: 77.0,
-            mean_chunk_bytes: 96.0,
-        };
-        let config = BuildConfig::new(n.max(1), 0.01, 0);
-        ExactCosts {
-            hashset_bytes_per_key: hashset::model(config.expected_keys, lengths).footprint_bytes
-                / n.max(1) as f64,
-            fingerprint_bytes_per_key: theory::hashbrown_table_bytes(n.max(1), 8) as f64
-                / n.max(1) as f64,
-            source: "model (hashbrown layout, 77-byte URLs)".into(),
-        }
+/// The configuration the advice sizes `kind` with for `n` keys at rate `p`.
+fn advice_config(kind: &dyn Kind, n: u64, p: f64) -> BuildConfig {
+    let mut config = BuildConfig::new(n.max(1), p, 0);
+    if let Some(size) = kind.advisor().and_then(|a| a.size_for_advice) {
+        size(&mut config);
+    }
+    config
+}
+
+/// The kinds the advisor weighs, in registry order.
+fn advised_kinds() -> impl Iterator<Item = (&'static dyn Kind, Advisor)> {
+    REGISTRY.iter().filter_map(|k| k.advisor().map(|a| (*k, a)))
+}
+
+/// The bytes of `kind` at `n` keys: a run's measured bytes per key where the model depends on the keys
+/// and the run has them, else the model.
+struct Bytes<'a> {
+    run: Option<(&'a Results, &'a str)>,
+    p: f64,
+}
+
+impl Bytes<'_> {
+    /// The run's bytes per key of `id` in its largest cell, with that n.
+    fn measured(&self, id: &str) -> Option<(f64, u64)> {
+        let (results, _) = self.run?;
+        results
+            .cells
+            .iter()
+            .filter(|c| c.structure == id)
+            .max_by_key(|c| c.n)
+            .map(|c| (c.heap_footprint_bytes as f64 / c.n as f64, c.n))
     }
 
-    /// Bytes per key from the largest measured cells of a run, falling back to the model.
-    pub fn from_results(results: &Results, label: &str, n: u64) -> Self {
-        let mut costs = ExactCosts::model(n);
-        let mut measured = false;
-        for (id, slot) in [
-            ("hashset", &mut costs.hashset_bytes_per_key),
-            ("fingerprint", &mut costs.fingerprint_bytes_per_key),
-        ] {
-            if let Some(cell) = results
-                .cells
-                .iter()
-                .filter(|c| c.structure == id)
-                .max_by_key(|c| c.n)
-            {
-                *slot = cell.heap_footprint_bytes as f64 / cell.n as f64;
-                measured = true;
-            }
+    /// The cost per key `kind` is charged, when it is linear in n (measured), with its source.
+    fn key_cost(&self, kind: &dyn Kind, advisor: &Advisor, n: u64) -> Option<KeyCost> {
+        if !advisor.prefers_measured_bytes {
+            return None;
         }
-        if measured {
-            costs.source = format!("measured in {label} (largest cell of each exact set)");
-        }
-        costs
+        Some(match (self.measured(kind.id()), self.run) {
+            (Some((per_key, at)), Some((_, label))) => KeyCost {
+                id: kind.id(),
+                bytes_per_key: per_key,
+                source: format!(
+                    "measured in {label} (largest cell, n = {})",
+                    crate::units::human_count(at as f64)
+                ),
+            },
+            _ => KeyCost {
+                id: kind.id(),
+                bytes_per_key: kind
+                    .predicted_memory(&advice_config(kind, n, self.p))
+                    .footprint_bytes
+                    / n.max(1) as f64,
+                source: "model (hashbrown layout, 77-byte URLs)".into(),
+            },
+        })
     }
 }
 
@@ -143,7 +161,8 @@ pub struct Rung {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Advice {
     pub workload: Workload,
-    pub exact_costs: ExactCosts,
+    /// Bytes per key of the structures whose model depends on the keys.
+    pub key_costs: Vec<KeyCost>,
     pub recommended: Vec<Candidate>,
     pub rejected: Vec<Candidate>,
     pub thresholds: Vec<Threshold>,
@@ -152,10 +171,9 @@ pub struct Advice {
     pub best_fpr_in_budget: f64,
     /// (k is capped at [`MAX_HASHES`].)
     pub best_hashes_in_budget: u32,
-    /// Bytes a Bloom filter needs for the target rate at the largest n.
+    /// Bytes the Bloom-filter formula m = -n ln p / ln²2 needs for the target rate at the largest n
+    /// (every candidate's own bytes are in `recommended` and `rejected`).
     pub bloom_bytes_for_target: f64,
-    /// Bytes the cache-blocked filter needs for the target rate at the largest n.
-    pub blocked_bytes_for_target: f64,
     pub ladder: Vec<Rung>,
     pub notes: Vec<String>,
 }
@@ -189,31 +207,17 @@ fn largest_n(budget: f64, bytes: impl Fn(u64) -> f64) -> f64 {
     low as f64
 }
 
-/// The scalable filter the advisor proposes: first slice sized for the expected n.
-fn scalable_params(n: u64, fpr: f64) -> ScalableParams {
-    ScalableParams {
-        initial_capacity: n.max(1),
-        fpr,
-        growth: 2.0,
-        tightening: 0.9,
-    }
-}
-
 /// Advises on `workload`; `run` is a bench run's results with a label for the output.
 pub fn advise(workload: &Workload, run: Option<(&Results, String)>) -> Result<Advice> {
     workload.validate()?;
     let n = workload.n_high;
     let p = workload.fpr;
     let budget = workload.memory_bytes as f64;
-    let exact = match &run {
-        Some((results, label)) => ExactCosts::from_results(results, label, n),
-        None => ExactCosts::model(n),
+    let bytes = Bytes {
+        run: run.as_ref().map(|(r, label)| (*r, label.as_str())),
+        p,
     };
-    let bloom = BloomSizing::for_rate(n, p);
-    let counting_bytes = bloom.bits.div_ceil(2) as f64;
-    let scalable = scalable_params(n, p);
-    let bitmap_bits = (-(n as f64) / (-p).ln_1p()).ceil() as u64;
-    let measured = |id: &str| -> (Option<f64>, Option<f64>, Option<u64>) {
+    let measured_speed = |id: &str| -> (Option<f64>, Option<f64>, Option<u64>) {
         let Some((results, _)) = &run else {
             return (None, None, None);
         };
@@ -236,21 +240,32 @@ pub fn advise(workload: &Workload, run: Option<(&Results, String)>) -> Result<Ad
         }
     };
     let human = crate::units::human_bytes;
-    let mut all: Vec<Candidate> = Vec::new();
-    let mut push = |id: &'static str,
-                    bits: Option<u64>,
-                    hashes: Option<u32>,
-                    bytes: f64,
-                    fpr: f64,
-                    removable: bool,
-                    grows: bool,
-                    class: &str| {
-        let (insert, query, at) = measured(id);
+    let mut key_costs = Vec::new();
+    let mut all: Vec<(Candidate, f64)> = Vec::new();
+    let mut thresholds = Vec::new();
+    for (order, (kind, advisor)) in advised_kinds().enumerate() {
+        let config = advice_config(kind, n, p);
+        let key_cost = bytes.key_cost(kind, &advisor, n);
+        let model_bytes = |k: u64| {
+            kind.predicted_memory(&advice_config(kind, k, p))
+                .footprint_bytes
+        };
+        let (at_n, max_n) = match &key_cost {
+            Some(cost) => (cost.bytes_per_key * n as f64, budget / cost.bytes_per_key),
+            None => (model_bytes(n), largest_n(budget, model_bytes)),
+        };
+        thresholds.push(Threshold {
+            id: kind.id(),
+            max_n,
+        });
+        key_costs.extend(key_cost);
+        let fpr = kind.predicted_fpr(&config);
+        let geometry = kind.planned_geometry(&config);
         let mut fails = Vec::new();
-        if bytes > budget {
+        if at_n > budget {
             fails.push(format!(
                 "needs {} at {} keys; budget {}",
-                human(bytes),
+                human(at_n),
                 crate::units::human_count(n as f64),
                 human(budget)
             ));
@@ -261,162 +276,54 @@ pub fn advise(workload: &Workload, run: Option<(&Results, String)>) -> Result<Ad
                 "its rate at this size is {fpr:.3e}, above the target {p}"
             ));
         }
-        if workload.deletes && !removable {
+        if workload.deletes && !kind.removable() {
             fails.push("cannot delete keys".into());
         }
-        if workload.growth_unknown && !grows {
+        if workload.growth_unknown && !kind.growable() {
             fails.push(
                 "fixed size: its rate climbs past its capacity when growth is unknown".into(),
             );
         }
         let fits = fails.is_empty();
-        all.push(Candidate {
-            id,
-            bits,
-            hashes,
-            bytes,
-            expected_fpr: fpr,
-            insert_ns_per_key: insert,
-            query_ns_per_key: query,
-            measured_at_n: at,
-            reason: if fits {
-                class.to_string()
-            } else {
-                fails.join("; ")
+        let (insert, query, measured_at) = measured_speed(kind.id());
+        // Exact sets first, in registry order, while they fit; then the filters by bytes.
+        let rank = if kind.exact() {
+            order as f64
+        } else {
+            REGISTRY.len() as f64 + at_n / budget.max(1.0)
+        };
+        all.push((
+            Candidate {
+                id: kind.id(),
+                bits: geometry.bits,
+                hashes: geometry.hashes,
+                bytes: at_n,
+                expected_fpr: fpr,
+                insert_ns_per_key: insert,
+                query_ns_per_key: query,
+                measured_at_n: measured_at,
+                reason: if fits {
+                    advisor.pitch.to_string()
+                } else {
+                    fails.join("; ")
+                },
+                fits,
             },
-            fits,
-        });
-    };
-    push(
-        "hashset",
-        None,
-        None,
-        exact.hashset_bytes_per_key * n as f64,
-        0.0,
-        true,
-        true,
-        "exact: no false positives at all",
-    );
-    push(
-        "fingerprint",
-        Some(64),
-        None,
-        exact.fingerprint_bytes_per_key * n as f64,
-        theory::fingerprint_fpr(n),
-        true,
-        true,
-        "exact in practice (collision rate n/2^64), 8-byte slots",
-    );
-    push(
-        "bloom",
-        Some(bloom.bits),
-        Some(bloom.hashes),
-        bloom.bytes() as f64,
-        bloom.fpr(n),
-        false,
-        false,
-        "the smallest filter that meets the rate",
-    );
-    let (blocks, blocked_k) = theory::blocked_sizing(n, p);
-    push(
-        "blocked",
-        Some(blocks * theory::BLOCK_BITS),
-        Some(blocked_k),
-        (blocks * 64) as f64,
-        theory::blocked_sector_fpr(blocks * theory::BLOCK_BITS, blocked_k, n),
-        false,
-        false,
-        "one cache miss per lookup for a few % more bits than bloom",
-    );
-    push(
-        "scalable",
-        Some(scalable.slice(0).1.bits),
-        Some(scalable.slice(0).1.hashes),
-        scalable.bytes(n) as f64,
-        scalable.fpr(n),
-        false,
-        true,
-        "grows by slices (s = 2, r = 0.9), rate bounded by p however far it grows; first slice sized for n",
-    );
-    push(
-        "counting",
-        Some(bloom.bits),
-        Some(bloom.hashes),
-        counting_bytes,
-        bloom.fpr(n),
-        true,
-        false,
-        "deletions at 4× a Bloom filter's memory",
-    );
-    push(
-        "bitmap",
-        Some(bitmap_bits),
-        Some(1),
-        bitmap_bits.div_ceil(64) as f64 * 8.0,
-        theory::bitmap_fpr(bitmap_bits, n),
-        false,
-        false,
-        "one probe: needs ≈ 1/p bits per key",
-    );
-    // Rank: exact first (use a set until memory says no), then by bytes.
-    let rank = |c: &Candidate| match c.id {
-        "hashset" => 0.0,
-        "fingerprint" => 1.0,
-        _ => 2.0 + c.bytes / budget.max(1.0),
-    };
-    let (mut recommended, rejected): (Vec<Candidate>, Vec<Candidate>) =
-        all.into_iter().partition(|c| c.fits);
-    recommended.sort_by(|a, b| rank(a).total_cmp(&rank(b)));
-    if let Some((i, _)) = recommended
-        .iter()
-        .enumerate()
-        .find(|(_, c)| c.id == "counting")
-    {
-        if workload.growth_unknown {
-            recommended[i]
-                .reason
-                .push_str("; resize plan: rebuild at 2× when the count reaches capacity");
-        }
+            rank,
+        ));
     }
+    all.sort_by(|a, b| a.1.total_cmp(&b.1));
+    let (recommended, rejected): (Vec<Candidate>, Vec<Candidate>) =
+        all.into_iter().map(|(c, _)| c).partition(|c| c.fits);
 
     let budget_bits = budget * 8.0;
-    let hashset_bpk = exact.hashset_bytes_per_key;
-    let thresholds = vec![
-        Threshold {
-            id: "hashset",
-            max_n: budget / hashset_bpk,
-        },
-        Threshold {
-            id: "fingerprint",
-            max_n: largest_n(budget, |k| theory::hashbrown_table_bytes(k, 8) as f64),
-        },
-        Threshold {
-            id: "bloom",
-            max_n: budget_bits * LN_2 * LN_2 / -p.ln(),
-        },
-        Threshold {
-            id: "blocked",
-            max_n: {
-                let (blocks, _) = theory::blocked_sizing(1_000_000, p);
-                budget_bits / (blocks as f64 * theory::BLOCK_BITS as f64 / 1e6)
-            },
-        },
-        Threshold {
-            id: "counting",
-            max_n: budget_bits / 4.0 * LN_2 * LN_2 / -p.ln(),
-        },
-        Threshold {
-            id: "scalable",
-            max_n: largest_n(budget, |k| scalable_params(k, p).slice(0).1.bytes() as f64),
-        },
-        Threshold {
-            id: "bitmap",
-            max_n: budget_bits * -(-p).ln_1p(),
-        },
-    ];
     let mut best = BloomSizing::for_bits(n, (budget_bits as u64).max(1));
     best.hashes = best.hashes.min(MAX_HASHES);
-    let mut notes = vec![format!("exact-set bytes per key: {}", exact.source)];
+    let target = BloomSizing::for_rate(n, p);
+    let mut notes: Vec<String> = key_costs
+        .iter()
+        .map(|c| format!("{} bytes per key: {}", c.id, c.source))
+        .collect();
     if run.is_none() {
         notes.push(
             "no --results given: sizes from theory and the built-in model; no throughput is quoted"
@@ -425,8 +332,8 @@ pub fn advise(workload: &Workload, run: Option<(&Results, String)>) -> Result<Ad
     }
     if workload.shared {
         notes.push(
-            "shared across processes: this build has no Redis backend yet, so sharing costs are not measured; \
-the sizes above are what the shared filter (e.g. RedisBloom BF.RESERVE with this capacity and rate) holds on the server"
+            "shared across processes: the sizes above are what the shared filter (e.g. RedisBloom BF.RESERVE with this \
+capacity and rate) holds on the server; `bench --redis` measures the backends"
                 .into(),
         );
     }
@@ -438,64 +345,58 @@ the sizes above are what the shared filter (e.g. RedisBloom BF.RESERVE with this
             best.hashes,
             crate::units::human_count(n as f64),
             p,
-            human(bloom.bytes() as f64)
+            human(target.bytes() as f64)
         ));
     }
     let ladder = ladder(&thresholds, workload);
     Ok(Advice {
         workload: workload.clone(),
-        exact_costs: exact,
+        key_costs,
         recommended,
         rejected,
         thresholds,
         best_fpr_in_budget: best.fpr(n),
         best_hashes_in_budget: best.hashes,
-        bloom_bytes_for_target: bloom.bytes() as f64,
-        blocked_bytes_for_target: (blocks * 64) as f64,
+        bloom_bytes_for_target: target.bytes() as f64,
         ladder,
         notes,
     })
 }
 
-/// The regime ladder for the budget: exact strings → fingerprints → a filter → beyond one machine.
+/// The regime ladder for the budget: the exact sets in registry order, then the filter the workload
+/// calls for (removable if it deletes, growable if its growth is unknown; the one that fits the most
+/// keys), then beyond one machine.
 pub fn ladder(thresholds: &[Threshold], workload: &Workload) -> Vec<Rung> {
-    let max = |id: &str| {
+    let max_n = |id: &str| {
         thresholds
             .iter()
             .find(|t| t.id == id)
             .map(|t| t.max_n)
             .unwrap_or(0.0)
     };
-    let filter = if workload.deletes {
-        "counting"
-    } else if workload.growth_unknown {
-        "scalable"
-    } else {
-        "bloom"
+    let filters: Vec<(&dyn Kind, Advisor)> = advised_kinds().filter(|(k, _)| !k.exact()).collect();
+    let wanted = |k: &dyn Kind, growth: bool| {
+        (!workload.deletes || k.removable()) && (!growth || k.growable())
     };
+    let pick = |growth: bool| {
+        filters
+            .iter()
+            .filter(|(k, _)| wanted(*k, growth))
+            .max_by(|a, b| max_n(a.0.id()).total_cmp(&max_n(b.0.id())))
+            .copied()
+    };
+    // A workload that both deletes and grows gets the deleting filter (and a rebuild plan).
+    let filter = pick(workload.growth_unknown).or_else(|| pick(false));
     let mut rungs = Vec::new();
     let mut from = 1.0;
-    for (id, why) in [
-        (
-            "hashset",
-            "the exact set of URLs fits: no false positive to explain",
-        ),
-        (
-            "fingerprint",
-            "the URL strings no longer fit, 64-bit fingerprints do (collision rate n/2^64)",
-        ),
-        (
-            filter,
-            "even fingerprints no longer fit: a filter sized by m = -n ln p / ln²2 meets the rate",
-        ),
-    ] {
-        let to = max(id);
+    for (kind, advisor) in advised_kinds().filter(|(k, _)| k.exact()).chain(filter) {
+        let to = max_n(kind.id());
         if to > from {
             rungs.push(Rung {
-                id: id.to_string(),
+                id: kind.id().to_string(),
                 from_n: from,
                 to_n: Some(to),
-                why: why.to_string(),
+                why: advisor.rung.to_string(),
             });
             from = to;
         }
@@ -569,7 +470,7 @@ mod tests {
             a.bloom_bytes_for_target
         );
         // The blocked filter pays its penalty in bits: ≈ 7.6 GB for 1% at 6·10⁹ keys.
-        let blocked = a.blocked_bytes_for_target / 1e9;
+        let blocked = a.rejected.iter().find(|c| c.id == "blocked").unwrap().bytes / 1e9;
         assert!((blocked - 7.57).abs() < 0.05, "{blocked}");
         assert!(a.notes.iter().any(|n| n.contains("no structure meets")));
     }

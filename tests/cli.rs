@@ -46,6 +46,36 @@ fn advise_agrees_with_size_on_the_articles_cases() {
         v["bloom_bytes_for_target"].as_f64().unwrap(),
         size["bloom"]["bytes"].as_f64().unwrap()
     );
+    // Every structure the advisor sizes as the harness does gets the bytes `size` predicts for it.
+    let candidates: Vec<&serde_json::Value> = v["rejected"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .chain(v["recommended"].as_array().unwrap())
+        .collect();
+    let mut compared = 0;
+    for c in candidates {
+        let id = c["id"].as_str().unwrap();
+        let advisor = dedupbench::registry::find(id).unwrap().advisor().unwrap();
+        if advisor.size_for_advice.is_some() || advisor.prefers_measured_bytes {
+            continue;
+        }
+        let predicted = size["structures"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["id"] == id)
+            .unwrap()["footprint_bytes"]
+            .as_f64()
+            .unwrap();
+        let advised = c["bytes"].as_f64().unwrap();
+        assert!(
+            (advised - predicted).abs() <= 0.5,
+            "{id}: advise {advised}, size {predicted}"
+        );
+        compared += 1;
+    }
+    assert!(compared >= 4, "{compared}");
 
     let (code, stdout, _) = run(&["advise", "--n", "50M", "--memory", "1GiB"]);
     assert_eq!(code, Some(0));

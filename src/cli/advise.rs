@@ -162,12 +162,17 @@ fn print_human(a: &Advice) {
         a.best_fpr_in_budget,
         a.best_hashes_in_budget
     );
+    let needs: Vec<String> = a
+        .recommended
+        .iter()
+        .chain(&a.rejected)
+        .filter(|c| c.expected_fpr > 0.0)
+        .map(|c| format!("{} {}", c.id, human_bytes(c.bytes)))
+        .collect();
     println!(
-        "Memory p = {} needs at n = {}: {} (Bloom filter), {} (cache-blocked filter).",
-        w.fpr,
+        "Memory at n = {}: {}.",
         human_count(w.n_high as f64),
-        human_bytes(a.bloom_bytes_for_target),
-        human_bytes(a.blocked_bytes_for_target)
+        needs.join(", ")
     );
     println!();
     println!("Regime ladder for this budget:");

@@ -45,6 +45,7 @@ impl PeerFilter for Filter {
 
 impl PeerKind for GrowableKind {
     const ID: &'static str = "growable-bloom";
+    const GROWABLE: bool = true;
     const SUMMARY: &'static str =
         "peer: growable-bloom-filter crate, scalable Bloom (bound = target rate)";
     fn predicted_memory(&self, config: &BuildConfig) -> MemoryModel {

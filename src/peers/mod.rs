@@ -119,6 +119,8 @@ pub trait PeerKind: Sync {
     const REMOVABLE: bool = false;
     /// Static filters (built once from all keys) are not dynamic.
     const DYNAMIC: bool = true;
+    /// Filters that add capacity as keys arrive.
+    const GROWABLE: bool = false;
     fn predicted_memory(&self, config: &BuildConfig) -> MemoryModel;
     /// Peak bytes while building (by default the final footprint).
     fn predicted_peak_bytes(&self, config: &BuildConfig) -> f64 {
@@ -143,6 +145,9 @@ impl<T: PeerKind> Kind for T {
     }
     fn dynamic(&self) -> bool {
         T::DYNAMIC
+    }
+    fn growable(&self) -> bool {
+        T::GROWABLE
     }
     fn predicted_memory(&self, config: &BuildConfig) -> MemoryModel {
         PeerKind::predicted_memory(self, config)

@@ -55,6 +55,9 @@ macro_rules! kind {
             fn hashed_by_server(&self) -> bool {
                 true
             }
+            fn growable(&self) -> bool {
+                $scaling
+            }
             fn predicted_memory(&self, config: &BuildConfig) -> MemoryModel {
                 // On the server, not in this process.
                 let bits = config.expected_keys as f64 * module_bits_per_key(config.fpr);

@@ -48,6 +48,9 @@ macro_rules! kind {
             fn exact(&self) -> bool {
                 !$fingerprint
             }
+            fn growable(&self) -> bool {
+                true
+            }
             fn hashed_by_server(&self) -> bool {
                 !$fingerprint
             }

@@ -6,7 +6,7 @@
 
 use super::bits::{or_owned, or_shared, part_of_index, BitArray};
 use super::mem::{prefetch_ptr, PREFETCH_AHEAD};
-use super::{BuildConfig, Geometry, Kind, Membership, MemoryModel, SharedInsert};
+use super::{Advisor, BuildConfig, Geometry, Kind, Membership, MemoryModel, SharedInsert};
 use crate::hash::{reduce, KeyHash};
 use crate::persist::{corrupt, Loaded, Payload, SavedParts};
 use crate::theory;
@@ -25,6 +25,24 @@ fn bits_for(config: &BuildConfig) -> u64 {
 impl Kind for BitmapKind {
     fn loader(&self) -> Option<super::Loader> {
         Some(|saved| Ok(Box::new(Bitmap::from_saved(saved)?)))
+    }
+    fn planned_geometry(&self, config: &BuildConfig) -> Geometry {
+        Geometry {
+            bits: Some(bits_for(config)),
+            hashes: Some(1),
+            slices: None,
+        }
+    }
+    fn advisor(&self) -> Option<Advisor> {
+        Some(Advisor {
+            pitch: "one probe: needs ≈ 1/p bits per key",
+            rung: "even fingerprints no longer fit: a one-probe bitmap of m = -n / ln(1 - p) bits meets the rate",
+            prefers_measured_bytes: false,
+            // Sized for the rate, m = -n / ln(1 - p), not the article's m = n.
+            size_for_advice: Some(|config| {
+                config.bitmap_bits = Some((-(config.expected_keys as f64) / (-config.fpr).ln_1p()).ceil() as u64)
+            }),
+        })
     }
     fn id(&self) -> &'static str {
         ID

@@ -17,7 +17,7 @@
 
 use super::bits::as_atomic;
 use super::mem::{advise_huge_pages, prefetch_word, PREFETCH_AHEAD};
-use super::{BuildConfig, Geometry, Kind, Membership, MemoryModel, SharedInsert};
+use super::{Advisor, BuildConfig, Geometry, Kind, Membership, MemoryModel, SharedInsert};
 use crate::hash::{reduce, KeyHash};
 use crate::keys::KeyBatch;
 use crate::persist::{corrupt, Loaded, Payload, SavedParts};
@@ -95,6 +95,22 @@ fn solved_sizing(n: u64, p: f64) -> (u64, u32) {
 impl Kind for BlockedKind {
     fn loader(&self) -> Option<super::Loader> {
         Some(|saved| Ok(Box::new(Blocked::from_saved(saved)?)))
+    }
+    fn planned_geometry(&self, config: &BuildConfig) -> Geometry {
+        let (blocks, k) = sizing(config);
+        Geometry {
+            bits: Some(blocks * theory::BLOCK_BITS),
+            hashes: Some(k),
+            slices: None,
+        }
+    }
+    fn advisor(&self) -> Option<Advisor> {
+        Some(Advisor {
+            pitch: "one cache miss per lookup for a few % more bits than bloom",
+            rung: "even fingerprints no longer fit: a cache-blocked filter meets the rate with one cache miss per lookup",
+            prefers_measured_bytes: false,
+            size_for_advice: None,
+        })
     }
     fn id(&self) -> &'static str {
         ID

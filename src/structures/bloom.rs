@@ -4,7 +4,7 @@
 //! reduction). Rate at fill n: (1 − (1 − 1/m)^(k·n))^k ([`crate::theory::bloom_fpr`]).
 
 use super::bits::{or_owned, or_shared, part_of_index, BitArray};
-use super::{BuildConfig, Geometry, Kind, Membership, MemoryModel, SharedInsert};
+use super::{Advisor, BuildConfig, Geometry, Kind, Membership, MemoryModel, SharedInsert};
 use crate::hash::{reduce, KeyHash};
 use crate::keys::KeyBatch;
 use crate::persist::{corrupt, Loaded, Payload, SavedParts};
@@ -28,6 +28,22 @@ pub fn sizing(config: &BuildConfig) -> BloomSizing {
 impl Kind for BloomKind {
     fn loader(&self) -> Option<super::Loader> {
         Some(|saved| Ok(Box::new(Bloom::from_saved(saved)?)))
+    }
+    fn planned_geometry(&self, config: &BuildConfig) -> Geometry {
+        let s = sizing(config);
+        Geometry {
+            bits: Some(s.bits),
+            hashes: Some(s.hashes),
+            slices: None,
+        }
+    }
+    fn advisor(&self) -> Option<Advisor> {
+        Some(Advisor {
+            pitch: "the smallest filter that meets the rate",
+            rung: "even fingerprints no longer fit: a filter sized by m = -n ln p / ln²2 meets the rate",
+            prefers_measured_bytes: false,
+            size_for_advice: None,
+        })
     }
     fn id(&self) -> &'static str {
         ID

@@ -9,7 +9,7 @@
 //!    land there) returns `false` and changes nothing.
 
 use super::bloom::sizing;
-use super::{BuildConfig, Geometry, Kind, Membership, MemoryModel, Removable};
+use super::{Advisor, BuildConfig, Geometry, Kind, Membership, MemoryModel, Removable};
 use crate::hash::{reduce, KeyHash};
 use crate::persist::{corrupt, Loaded, Payload, SavedParts};
 use crate::theory::{self, BloomSizing};
@@ -28,6 +28,22 @@ pub struct CountingKind;
 impl Kind for CountingKind {
     fn loader(&self) -> Option<super::Loader> {
         Some(|saved| Ok(Box::new(CountingBloom::from_saved(saved)?)))
+    }
+    fn planned_geometry(&self, config: &BuildConfig) -> Geometry {
+        let s = sizing(config);
+        Geometry {
+            bits: Some(s.bits),
+            hashes: Some(s.hashes),
+            slices: None,
+        }
+    }
+    fn advisor(&self) -> Option<Advisor> {
+        Some(Advisor {
+            pitch: "deletions at 4× a Bloom filter's memory",
+            rung: "even fingerprints no longer fit: a counting filter (4-bit counters, m = -n ln p / ln²2) meets the rate and deletes",
+            prefers_measured_bytes: false,
+            size_for_advice: None,
+        })
     }
     fn id(&self) -> &'static str {
         ID

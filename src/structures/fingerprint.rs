@@ -5,7 +5,7 @@
 //! rate 1 − (1 − 2⁻⁶⁴)ⁿ ≈ n/2⁶⁴ ([`crate::theory::fingerprint_fpr`]). Distinct keys with equal fingerprints are
 //! stored once, so `insert` can (with that probability) call a new key old.
 
-use super::{BuildConfig, Geometry, Kind, Membership, MemoryModel, Removable};
+use super::{Advisor, BuildConfig, Geometry, Kind, Membership, MemoryModel, Removable};
 use crate::hash::KeyHash;
 use crate::theory;
 use hashbrown::hash_table::{Entry, HashTable};
@@ -17,6 +17,23 @@ pub const ID: &str = "fingerprint";
 pub struct FingerprintKind;
 
 impl Kind for FingerprintKind {
+    fn growable(&self) -> bool {
+        true
+    }
+    fn planned_geometry(&self, _config: &BuildConfig) -> Geometry {
+        Geometry {
+            bits: Some(64),
+            ..Geometry::default()
+        }
+    }
+    fn advisor(&self) -> Option<Advisor> {
+        Some(Advisor {
+            pitch: "exact in practice (collision rate n/2^64), 8-byte slots",
+            rung: "the URL strings no longer fit, 64-bit fingerprints do (collision rate n/2^64)",
+            prefers_measured_bytes: false,
+            size_for_advice: None,
+        })
+    }
     fn id(&self) -> &'static str {
         ID
     }

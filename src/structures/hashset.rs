@@ -5,7 +5,7 @@
 //! grows by doubling as a set in a crawler would. Memory model: [`crate::theory::hashbrown_table_bytes`] for
 //! the slots plus one heap string per key (requested bytes = key length; footprint = glibc's chunk size).
 
-use super::{BuildConfig, Geometry, KeyLengths, Kind, Membership, MemoryModel, Removable};
+use super::{Advisor, BuildConfig, Geometry, KeyLengths, Kind, Membership, MemoryModel, Removable};
 use crate::hash::{hash_key, KeyHash};
 use crate::theory;
 use hashbrown::hash_table::{Entry, HashTable};
@@ -19,6 +19,17 @@ const SLOT_BYTES: u64 = std::mem::size_of::<Box<[u8]>>() as u64;
 pub struct HashSetKind;
 
 impl Kind for HashSetKind {
+    fn growable(&self) -> bool {
+        true
+    }
+    fn advisor(&self) -> Option<Advisor> {
+        Some(Advisor {
+            pitch: "exact: no false positives at all",
+            rung: "the exact set of URLs fits: no false positive to explain",
+            prefers_measured_bytes: true,
+            size_for_advice: None,
+        })
+    }
     fn id(&self) -> &'static str {
         ID
     }

@@ -235,6 +235,21 @@ impl MemoryModel {
     }
 }
 
+/// What the advisor says about a kind beyond its models. Exact kinds rank first (in registry order)
+/// while they fit; the rest rank by bytes.
+#[derive(Clone, Copy, Debug)]
+pub struct Advisor {
+    /// Why one picks it, when it fits.
+    pub pitch: &'static str,
+    /// Why it is the regime ladder's rung where it is.
+    pub rung: &'static str,
+    /// Whether its model depends on the keys (their lengths), so a run's measured bytes per key are
+    /// the better figure.
+    pub prefers_measured_bytes: bool,
+    /// How the advice sizes it, where that differs from the harness's default sizing.
+    pub size_for_advice: Option<fn(&mut BuildConfig)>,
+}
+
 /// A registered kind of structure: its name, description, size model and constructor.
 pub trait Kind: Sync {
     /// Stable kebab-case id.
@@ -261,6 +276,18 @@ pub trait Kind: Sync {
     /// Whether this is a peer crate's structure, kept for comparison.
     fn peer(&self) -> bool {
         false
+    }
+    /// Whether it keeps its rate (or exactness) however many keys arrive beyond those it was sized for.
+    fn growable(&self) -> bool {
+        false
+    }
+    /// The geometry a structure built for `config` starts with (what `size` and `advise` print).
+    fn planned_geometry(&self, _config: &BuildConfig) -> Geometry {
+        Geometry::default()
+    }
+    /// How the advisor weighs this kind; `None` leaves it out of the advice (peers, servers).
+    fn advisor(&self) -> Option<Advisor> {
+        None
     }
     /// Predicted memory after `config.expected_keys` distinct inserts.
     fn predicted_memory(&self, config: &BuildConfig) -> MemoryModel;

@@ -7,7 +7,7 @@
 
 use super::bits::BitArray;
 use super::bloom::Bloom;
-use super::{BuildConfig, Geometry, Kind, Membership, MemoryModel};
+use super::{Advisor, BuildConfig, Geometry, Kind, Membership, MemoryModel};
 use crate::hash::KeyHash;
 use crate::persist::{corrupt, Loaded, Payload, SavedParts};
 use crate::theory::{self, ScalableParams};
@@ -34,6 +34,26 @@ pub fn params(config: &BuildConfig) -> ScalableParams {
 impl Kind for ScalableKind {
     fn loader(&self) -> Option<super::Loader> {
         Some(|saved| Ok(Box::new(ScalableBloom::from_saved(saved)?)))
+    }
+    fn growable(&self) -> bool {
+        true
+    }
+    fn planned_geometry(&self, config: &BuildConfig) -> Geometry {
+        let first = params(config).slice(0).1;
+        Geometry {
+            bits: Some(first.bits),
+            hashes: Some(first.hashes),
+            slices: Some(1),
+        }
+    }
+    fn advisor(&self) -> Option<Advisor> {
+        Some(Advisor {
+            pitch: "grows by slices (s = 2, r = 0.9), rate bounded by p however far it grows; first slice sized for n",
+            rung: "even fingerprints no longer fit: a scalable filter meets the rate however far it grows",
+            prefers_measured_bytes: false,
+            // The advice sizes the first slice for the expected n (the harness's default starts at n/64).
+            size_for_advice: Some(|config| config.scalable_initial_capacity = Some(config.expected_keys)),
+        })
     }
     fn id(&self) -> &'static str {
         ID
