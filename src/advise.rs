@@ -2,126 +2,18 @@
 //! run's measurements into a ranked recommendation, the thresholds where each structure stops fitting, and
 //! the regime ladder exact strings → 64-bit fingerprints → Bloom → beyond one machine.
 //!
-//! Bytes per key: Bloom-family sizes come from the formulas in [`crate::theory`] (exact, so they agree with
-//! `size`); the exact sets' come from a bench run's largest measured cell when one is given, else from the
-//! hashbrown layout model with 77-byte keys. Throughput is only ever quoted from a measured run.
+//! Every structure the registry marks as advised is weighed with its own models (so `advise` and `size`
+//! agree); the exact set's bytes come from the line fitted to a bench run's cells when one is given
+//! ([`crate::analysis`]), else from its hashbrown layout model with 77-byte keys. Throughput is only ever
+//! quoted from a measured run.
 
+use crate::analysis::regimes::{advice_config, advised_kinds, Sizing};
+pub use crate::analysis::regimes::{ladder, KeyCost, Rung, Threshold, Workload};
 use crate::registry::REGISTRY;
 use crate::results::Results;
-use crate::structures::{Advisor, BuildConfig, Kind};
 use crate::theory::BloomSizing;
-use crate::{Error, Result};
+use crate::Result;
 use serde::Serialize;
-
-/// What the user needs.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Workload {
-    /// Smallest and largest expected distinct keys (equal for a single n).
-    pub n_low: u64,
-    pub n_high: u64,
-    pub fpr: f64,
-    pub memory_bytes: u64,
-    pub deletes: bool,
-    pub growth_unknown: bool,
-    pub shared: bool,
-}
-
-impl Workload {
-    /// Validates the workload: p in (0, 1), n ≥ 1, low ≤ high, memory > 0.
-    pub fn validate(&self) -> Result<()> {
-        if !(self.fpr > 0.0 && self.fpr < 1.0) {
-            return Err(Error::invalid(
-                "--fpr",
-                format!("{} is outside (0, 1)", self.fpr),
-            ));
-        }
-        if self.n_high >= crate::keys::NON_MEMBER_BASE {
-            return Err(Error::invalid(
-                "--n",
-                format!("{} is beyond the supported 2^47 keys", self.n_high),
-            ));
-        }
-        if self.n_low == 0 || self.n_low > self.n_high {
-            return Err(Error::invalid(
-                "--n",
-                "must be ≥ 1, and a range must be low..high with low ≤ high",
-            ));
-        }
-        if self.memory_bytes == 0 {
-            return Err(Error::invalid("--memory", "must be > 0"));
-        }
-        Ok(())
-    }
-}
-
-/// Bytes per key of a structure whose model depends on the keys (the exact set of strings), and where
-/// the figure comes from.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct KeyCost {
-    pub id: &'static str,
-    pub bytes_per_key: f64,
-    /// "measured in <run> at n = …" or "model (…)".
-    pub source: String,
-}
-
-/// The configuration the advice sizes `kind` with for `n` keys at rate `p`.
-fn advice_config(kind: &dyn Kind, n: u64, p: f64) -> BuildConfig {
-    let mut config = BuildConfig::new(n.max(1), p, 0);
-    if let Some(size) = kind.advisor().and_then(|a| a.size_for_advice) {
-        size(&mut config);
-    }
-    config
-}
-
-/// The kinds the advisor weighs, in registry order.
-fn advised_kinds() -> impl Iterator<Item = (&'static dyn Kind, Advisor)> {
-    REGISTRY.iter().filter_map(|k| k.advisor().map(|a| (*k, a)))
-}
-
-/// The bytes of `kind` at `n` keys: a run's measured bytes per key where the model depends on the keys
-/// and the run has them, else the model.
-struct Bytes<'a> {
-    run: Option<(&'a Results, &'a str)>,
-    p: f64,
-}
-
-impl Bytes<'_> {
-    /// The run's bytes per key of `id` in its largest cell, with that n.
-    fn measured(&self, id: &str) -> Option<(f64, u64)> {
-        let (results, _) = self.run?;
-        results
-            .cells
-            .iter()
-            .filter(|c| c.structure == id)
-            .max_by_key(|c| c.n)
-            .map(|c| (c.heap_footprint_bytes as f64 / c.n as f64, c.n))
-    }
-
-    /// The cost per key `kind` is charged, when it is linear in n (measured), with its source.
-    fn key_cost(&self, kind: &dyn Kind, advisor: &Advisor, n: u64) -> Option<KeyCost> {
-        if !advisor.prefers_measured_bytes {
-            return None;
-        }
-        Some(match (self.measured(kind.id()), self.run) {
-            (Some((per_key, at)), Some((_, label))) => KeyCost {
-                id: kind.id(),
-                bytes_per_key: per_key,
-                source: format!(
-                    "measured in {label} (largest cell, n = {})",
-                    crate::units::human_count(at as f64)
-                ),
-            },
-            _ => KeyCost {
-                id: kind.id(),
-                bytes_per_key: kind
-                    .predicted_memory(&advice_config(kind, n, self.p))
-                    .footprint_bytes
-                    / n.max(1) as f64,
-                source: "model (hashbrown layout, 77-byte URLs)".into(),
-            },
-        })
-    }
-}
 
 /// One structure's standing for the workload.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -139,22 +31,6 @@ pub struct Candidate {
     /// Why it ranks where it does, or why it fails.
     pub reason: String,
     pub fits: bool,
-}
-
-/// A threshold: the largest n at which a structure fits the budget at the target rate.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Threshold {
-    pub id: &'static str,
-    pub max_n: f64,
-}
-
-/// One rung of the regime ladder: from `from_n` keys up to `to_n` (None: no upper end), use `id`.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Rung {
-    pub id: String,
-    pub from_n: f64,
-    pub to_n: Option<f64>,
-    pub why: String,
 }
 
 /// The advisor's answer.
@@ -183,39 +59,16 @@ pub const RATE_TOLERANCE: f64 = 0.01;
 /// The most probes the advisor proposes (more costs a cache miss each for a vanishing gain).
 pub const MAX_HASHES: u32 = 32;
 
-/// Largest n for which `bytes(n) ≤ budget` (bytes non-decreasing in n), by doubling then bisection.
-fn largest_n(budget: f64, bytes: impl Fn(u64) -> f64) -> f64 {
-    if bytes(1) > budget {
-        return 0.0;
-    }
-    let mut high = 2u64;
-    while bytes(high) <= budget {
-        if high > 1 << 50 {
-            return high as f64;
-        }
-        high *= 2;
-    }
-    let mut low = high / 2;
-    while high - low > 1 {
-        let mid = low + (high - low) / 2;
-        if bytes(mid) <= budget {
-            low = mid;
-        } else {
-            high = mid;
-        }
-    }
-    low as f64
-}
-
 /// Advises on `workload`; `run` is a bench run's results with a label for the output.
 pub fn advise(workload: &Workload, run: Option<(&Results, String)>) -> Result<Advice> {
     workload.validate()?;
     let n = workload.n_high;
     let p = workload.fpr;
     let budget = workload.memory_bytes as f64;
-    let bytes = Bytes {
+    let sizing = Sizing {
         run: run.as_ref().map(|(r, label)| (*r, label.as_str())),
-        p,
+        fpr: p,
+        budget_bytes: budget,
     };
     let measured_speed = |id: &str| -> (Option<f64>, Option<f64>, Option<u64>) {
         let Some((results, _)) = &run else {
@@ -245,20 +98,13 @@ pub fn advise(workload: &Workload, run: Option<(&Results, String)>) -> Result<Ad
     let mut thresholds = Vec::new();
     for (order, (kind, advisor)) in advised_kinds().enumerate() {
         let config = advice_config(kind, n, p);
-        let key_cost = bytes.key_cost(kind, &advisor, n);
-        let model_bytes = |k: u64| {
-            kind.predicted_memory(&advice_config(kind, k, p))
-                .footprint_bytes
-        };
-        let (at_n, max_n) = match &key_cost {
-            Some(cost) => (cost.bytes_per_key * n as f64, budget / cost.bytes_per_key),
-            None => (model_bytes(n), largest_n(budget, model_bytes)),
-        };
+        let size = sizing.of(kind, &advisor, n);
+        let at_n = size.bytes_at_n;
         thresholds.push(Threshold {
             id: kind.id(),
-            max_n,
+            max_n: size.max_n,
         });
-        key_costs.extend(key_cost);
+        key_costs.extend(size.key_cost);
         let fpr = kind.predicted_fpr(&config);
         let geometry = kind.planned_geometry(&config);
         let mut fails = Vec::new();
@@ -361,53 +207,6 @@ capacity and rate) holds on the server; `bench --redis` measures the backends"
         ladder,
         notes,
     })
-}
-
-/// The regime ladder for the budget: the exact sets in registry order, then the filter the workload
-/// calls for (removable if it deletes, growable if its growth is unknown; the one that fits the most
-/// keys), then beyond one machine.
-pub fn ladder(thresholds: &[Threshold], workload: &Workload) -> Vec<Rung> {
-    let max_n = |id: &str| {
-        thresholds
-            .iter()
-            .find(|t| t.id == id)
-            .map(|t| t.max_n)
-            .unwrap_or(0.0)
-    };
-    let filters: Vec<(&dyn Kind, Advisor)> = advised_kinds().filter(|(k, _)| !k.exact()).collect();
-    let wanted = |k: &dyn Kind, growth: bool| {
-        (!workload.deletes || k.removable()) && (!growth || k.growable())
-    };
-    let pick = |growth: bool| {
-        filters
-            .iter()
-            .filter(|(k, _)| wanted(*k, growth))
-            .max_by(|a, b| max_n(a.0.id()).total_cmp(&max_n(b.0.id())))
-            .copied()
-    };
-    // A workload that both deletes and grows gets the deleting filter (and a rebuild plan).
-    let filter = pick(workload.growth_unknown).or_else(|| pick(false));
-    let mut rungs = Vec::new();
-    let mut from = 1.0;
-    for (kind, advisor) in advised_kinds().filter(|(k, _)| k.exact()).chain(filter) {
-        let to = max_n(kind.id());
-        if to > from {
-            rungs.push(Rung {
-                id: kind.id().to_string(),
-                from_n: from,
-                to_n: Some(to),
-                why: advisor.rung.to_string(),
-            });
-            from = to;
-        }
-    }
-    rungs.push(Rung {
-        id: if workload.shared { "shared store (Redis) or sharding".into() } else { "beyond one budget".into() },
-        from_n: from,
-        to_n: None,
-        why: format!("no in-memory structure meets p = {} in the budget: shard, share a server-side filter, or accept a higher rate", workload.fpr),
-    });
-    rungs
 }
 
 #[cfg(test)]

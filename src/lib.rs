@@ -7,6 +7,7 @@
 //! same code serves 10⁴ and 10⁹ keys.
 
 pub mod advise;
+pub mod analysis;
 pub mod atomic_file;
 pub mod dedup;
 pub mod error;

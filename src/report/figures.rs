@@ -116,71 +116,6 @@ where
     Ok(chart)
 }
 
-/// A straight line bytes = intercept + per_key·n fitted (least squares) to a structure's measured cells.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct BytesFit {
-    pub intercept_bytes: f64,
-    pub bytes_per_key: f64,
-    /// Measured cells the line is fitted to.
-    pub points: usize,
-}
-
-impl BytesFit {
-    /// Projected bytes at n keys.
-    pub fn at(&self, n: f64) -> f64 {
-        self.intercept_bytes + self.bytes_per_key * n
-    }
-    /// Keys at which the projection reaches `bytes`.
-    pub fn keys_at(&self, bytes: f64) -> f64 {
-        (bytes - self.intercept_bytes) / self.bytes_per_key
-    }
-}
-
-/// Fits bytes against n over a structure's measured cells of at least 10⁵ keys (smaller ones are all
-/// constant overhead); `None` with fewer than two such cells. With one cell, use its ratio instead.
-pub fn fit_bytes(results: &Results, id: &str) -> Option<BytesFit> {
-    let points: Vec<(f64, f64)> = results
-        .cells
-        .iter()
-        .filter(|c| c.structure == id && c.n >= 100_000)
-        .map(|c| (c.n as f64, c.heap_footprint_bytes as f64))
-        .collect();
-    if points.len() < 2 {
-        return None;
-    }
-    let k = points.len() as f64;
-    let (mx, my) = (
-        points.iter().map(|p| p.0).sum::<f64>() / k,
-        points.iter().map(|p| p.1).sum::<f64>() / k,
-    );
-    let sxx: f64 = points.iter().map(|p| (p.0 - mx).powi(2)).sum();
-    let sxy: f64 = points.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
-    if sxx <= 0.0 {
-        return None;
-    }
-    let slope = sxy / sxx;
-    (slope > 0.0).then_some(BytesFit {
-        intercept_bytes: my - slope * mx,
-        bytes_per_key: slope,
-        points: points.len(),
-    })
-}
-
-/// Exact-set crossover: the n at which a structure's bytes reach `budget`, from the line fitted to its
-/// measured cells (or, with one cell, from that cell's bytes per key). Returns (n, bytes per key).
-pub fn exact_crossover(results: &Results, id: &str, budget: f64) -> Option<(f64, f64)> {
-    if let Some(fit) = fit_bytes(results, id) {
-        return Some((fit.keys_at(budget), fit.bytes_per_key));
-    }
-    let cell = results
-        .cells
-        .iter()
-        .filter(|c| c.structure == id)
-        .max_by_key(|c| c.n)?;
-    let bytes_per_key = cell.heap_footprint_bytes as f64 / cell.n as f64;
-    Some((budget / bytes_per_key, bytes_per_key))
-}
-
 pub struct BytesVsN;
 
 impl Figure for BytesVsN {
@@ -205,7 +140,9 @@ impl Figure for BytesVsN {
         // Projections: the exact sets at their largest measured bytes per key, up to the budget.
         let crossovers: Vec<(&str, f64, f64)> = ["hashset", "fingerprint"]
             .iter()
-            .filter_map(|id| exact_crossover(r, id, budget).map(|(n, _)| (*id, n, budget)))
+            .filter_map(|id| {
+                crate::analysis::exact_crossover(r, id, budget).map(|(n, _)| (*id, n, budget))
+            })
             .filter(|(_, n, _)| *n > 0.0 && n.is_finite())
             .collect();
         let ns = r
@@ -220,7 +157,7 @@ impl Figure for BytesVsN {
             .iter()
             .map(|c| c.heap_footprint_bytes as f64)
             .chain(structure_skips(r).map(|s| {
-                fit_bytes(r, &s.structure)
+                crate::analysis::fit_bytes(r, &s.structure)
                     .map(|f| f.at(s.n as f64))
                     .unwrap_or(s.projected_bytes)
             }))
@@ -256,7 +193,7 @@ impl Figure for BytesVsN {
                 .collect();
             measured.sort_by(|a, b| a.0.total_cmp(&b.0));
             // Projections from the line fitted to this run's measured cells; the size model otherwise.
-            let fit = fit_bytes(r, &id);
+            let fit = crate::analysis::fit_bytes(r, &id);
             let mut projected: Vec<(f64, f64)> = r
                 .skipped
                 .iter()
@@ -305,7 +242,7 @@ impl Figure for BytesVsN {
                 )))?;
             }
         }
-        if let Some((n_cross, _)) = exact_crossover(r, "hashset", budget) {
+        if let Some((n_cross, _)) = crate::analysis::exact_crossover(r, "hashset", budget) {
             if n_cross > x.start && n_cross < x.end {
                 let red = RGBColor(200, 0, 0);
                 chart.draw_series(DashedLineSeries::new(
@@ -892,24 +829,6 @@ impl Figure for Deletion {
     }
 }
 
-/// The regime ladder of the run's budget and rate, from [`crate::advise`] with the run's measured bytes.
-pub fn run_ladder(r: &Results) -> Option<Vec<crate::advise::Rung>> {
-    let h = r.header.as_ref()?;
-    let n = h.scales.iter().copied().max().unwrap_or(1_000_000);
-    let workload = crate::advise::Workload {
-        n_low: n,
-        n_high: n,
-        fpr: h.fpr,
-        memory_bytes: h.memory_budget_bytes,
-        deletes: false,
-        growth_unknown: false,
-        shared: false,
-    };
-    crate::advise::advise(&workload, Some((r, "this run".into())))
-        .ok()
-        .map(|a| a.ladder)
-}
-
 pub struct Regimes;
 
 impl Figure for Regimes {
@@ -923,7 +842,7 @@ impl Figure for Regimes {
     where
         DB::ErrorType: 'static,
     {
-        let Some(ladder) = run_ladder(r) else {
+        let Some(ladder) = crate::analysis::run_ladder(r) else {
             return empty(area, self.title(), "no run header in these results");
         };
         let last_from = ladder.last().map(|l| l.from_n).unwrap_or(1.0);

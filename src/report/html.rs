@@ -202,7 +202,7 @@ fn speed_table(s: &mut String, r: &Results) {
         );
     }
     let _ = writeln!(s, "</table>");
-    let ratios = super::speed::ratios(r);
+    let ratios = crate::analysis::ratios(r);
     if !ratios.is_empty() {
         let _ = writeln!(s, "<h3>Ratios measured in this run</h3><table><tr><th>ratio</th><th>value</th><th>target</th><th>met</th></tr>");
         for q in &ratios {
@@ -221,7 +221,7 @@ fn speed_table(s: &mut String, r: &Results) {
         }
         let _ = writeln!(s, "</table>");
     }
-    let missed = super::speed::missed_targets(r);
+    let missed = crate::analysis::missed_targets(r);
     if !missed.is_empty() {
         let _ = writeln!(
             s,
@@ -330,7 +330,7 @@ fn scenario_section(s: &mut String, r: &Results) {
             human_count(x.n as f64),
             esc(&super::verdicts::scenario(x))
         );
-        let target = if x.n == crate::run::scenario::ARTICLE_N {
+        let target = if x.n == crate::results::ARTICLE_N {
             let minutes = x.wall_s / 60.0;
             format!(
                 " Target: the whole scenario in ≤ 15 minutes of wall time: {} ({minutes:.1} min).",

@@ -8,7 +8,6 @@ mod chart;
 mod figures;
 mod html;
 mod shared;
-mod speed;
 mod verdicts;
 
 use crate::atomic_file::write_atomic;

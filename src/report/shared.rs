@@ -5,6 +5,7 @@
 
 use super::chart::{axis_label, colour, empty, log_range, Figure};
 use super::html::{esc, sci};
+use crate::analysis::sweep::{best_bitmap, point, target_ratios};
 use crate::results::{Results, SharedRecord};
 use crate::units::human_bytes;
 use plotters::coord::Shift;
@@ -14,8 +15,8 @@ use std::fmt::Write;
 type DrawResult = std::result::Result<(), Box<dyn std::error::Error>>;
 
 /// The in-process references' series names.
-const REFERENCE: &str = crate::run::shared::REFERENCE_SERIES;
-const SCALABLE_REFERENCE: &str = crate::run::shared::SCALABLE_REFERENCE_SERIES;
+const REFERENCE: &str = crate::results::REFERENCE_SERIES;
+const SCALABLE_REFERENCE: &str = crate::results::SCALABLE_REFERENCE_SERIES;
 
 /// Series in the order they were measured.
 fn series(r: &Results) -> Vec<String> {
@@ -26,12 +27,6 @@ fn series(r: &Results) -> Vec<String> {
         }
     }
     names
-}
-
-fn point<'a>(r: &'a Results, series: &str, batch: u64) -> Option<&'a SharedRecord> {
-    r.shared
-        .iter()
-        .find(|p| p.series == series && p.batch_keys == batch)
 }
 
 /// The batch sizes measured, ascending.
@@ -45,24 +40,6 @@ fn batches(r: &Results) -> Vec<u64> {
     b.sort_unstable();
     b.dedup();
     b
-}
-
-/// The fastest `redis-bitmap` mode at a batch size.
-fn best_bitmap(r: &Results, batch: u64) -> Option<&SharedRecord> {
-    r.shared
-        .iter()
-        .filter(|p| p.structure == "redis-bitmap" && p.batch_keys == batch)
-        .max_by(|a, b| a.insert_keys_per_s.total_cmp(&b.insert_keys_per_s))
-}
-
-/// The two targets at one batch size: (bitmap / bloom inserts, our client / raw pipeline).
-pub fn target_ratios(r: &Results, batch: u64) -> (Option<f64>, Option<f64>) {
-    let bloom = point(r, "redis-bloom", batch);
-    let bitmap = best_bitmap(r, batch)
-        .zip(bloom)
-        .map(|(m, b)| m.insert_keys_per_s / b.insert_keys_per_s);
-    let client = bloom.and_then(|b| b.raw_insert_keys_per_s.map(|raw| b.insert_keys_per_s / raw));
-    (bitmap, client)
 }
 
 /// Keys/s against batch size (inserts left, non-member lookups right).

@@ -1,6 +1,6 @@
 //! One plain-language verdict per chart, computed from the results (never hand-written numbers).
 
-use super::figures::exact_crossover;
+use crate::analysis::exact_crossover;
 use crate::results::{CellRecord, Results};
 use crate::units::{human_bytes, human_count};
 
@@ -72,7 +72,7 @@ fn memory(r: &Results) -> String {
             .as_ref()
             .map(|h| h.machine.total_memory_bytes as f64)
             .unwrap_or(0.0);
-        if let Some(fit) = super::figures::fit_bytes(r, id) {
+        if let Some(fit) = crate::analysis::fit_bytes(r, id) {
             out.push(format!(
                 "Fitted to its {} measured cells of ≥ 10⁵ keys, the {name} takes {:.1} bytes per key (+ {}); it outgrows the {} budget at n ≈ {} and this machine's {} of RAM at n ≈ {} (projections from this run's measurements; the table grows in doubling steps, so the real edge can come earlier).",
                 fit.points,
@@ -216,7 +216,7 @@ fn rates(r: &Results) -> String {
             with_fill.len()
         ));
     }
-    let missed = super::speed::missed_targets(r);
+    let missed = crate::analysis::missed_targets(r);
     if !missed.is_empty() {
         text.push_str(&format!(" Missing their target: {}.", missed.join("; ")));
     }
@@ -333,7 +333,7 @@ fn bitmap(r: &Results) -> String {
 }
 
 fn regimes(r: &Results) -> String {
-    let Some(ladder) = super::figures::run_ladder(r) else {
+    let Some(ladder) = crate::analysis::run_ladder(r) else {
         return "No run header.".into();
     };
     let budget = r

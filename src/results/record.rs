@@ -195,6 +195,11 @@ impl SharedRecord {
     }
 }
 
+/// The sweep's series of the in-process Bloom filter, its reference.
+pub const REFERENCE_SERIES: &str = "bloom (in-process)";
+/// The sweep's series of the in-process scalable filter, the reference of the scaling RedisBloom.
+pub const SCALABLE_REFERENCE_SERIES: &str = "scalable (in-process)";
+
 /// The id of a sweep point (also the `structure` of its skipped record).
 pub fn shared_cell_id(series: &str, batch_keys: u64) -> String {
     format!("{series} batch={batch_keys}")
@@ -275,6 +280,11 @@ pub struct ScenarioStructure {
     pub n_members_checked: u64,
     pub false_negatives: u64,
 }
+
+/// The second article's size: 6·10⁹ URLs.
+pub const ARTICLE_N: u64 = 6_000_000_000;
+/// The second article's budget: 1 GiB for 6·10⁹ URLs.
+pub const ARTICLE_BUDGET_BYTES: u64 = 1 << 30;
 
 /// The second article's scenario: n distinct URLs into the raw bitmap, the best Bloom filter of a 1 GiB
 /// budget, and a cache-blocked filter sized for 1%.

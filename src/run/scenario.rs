@@ -20,17 +20,13 @@ use crate::keys::KeyBatch;
 use crate::measure::machine;
 use crate::registry::find;
 use crate::results::{Record, ScenarioRecord, ScenarioStructure, SkippedCell};
+use crate::results::{ARTICLE_BUDGET_BYTES, ARTICLE_N};
 use crate::stats::wilson;
 use crate::structures::{BuildConfig, Membership, SharedInsert};
 use crate::Result;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TryRecvError, TrySendError};
 use std::time::{Duration, Instant};
-
-/// The article's size: 6·10⁹ URLs.
-pub const ARTICLE_N: u64 = 6_000_000_000;
-/// The article's budget: 1 GiB for 6·10⁹ URLs.
-pub const ARTICLE_BUDGET_BYTES: u64 = 1 << 30;
 
 /// Per-thread timings of one pass.
 #[derive(Default, Clone)]

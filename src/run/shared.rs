@@ -13,16 +13,13 @@ use crate::redis::BitmapMode;
 use crate::redis::RemoteConfig;
 use crate::redis::{Client, RedisUrl};
 use crate::registry::find;
-use crate::results::{shared_cell_id, Record, SharedRecord, SkippedCell};
+use crate::results::{
+    shared_cell_id, Record, SharedRecord, SkippedCell, REFERENCE_SERIES, SCALABLE_REFERENCE_SERIES,
+};
 use crate::stats::wilson;
 use crate::structures::{BuildConfig, Kind, Membership};
 use crate::{Error, Result};
 use std::time::{Duration, Instant};
-
-/// The series of the in-process reference.
-pub const REFERENCE_SERIES: &str = "bloom (in-process)";
-/// The in-process scalable filter, the reference of `redis-bloom-scaling`.
-pub const SCALABLE_REFERENCE_SERIES: &str = "scalable (in-process)";
 
 /// Turns a backend's latched failure into an error naming the server and the phase.
 fn check(s: &dyn Membership, url: &RedisUrl, phase: &str) -> Result<()> {

@@ -1,0 +1,275 @@
+//! The regimes of a budget: where each structure the advisor weighs stops fitting (from its model, or
+//! from the line fitted to a run's measured bytes where the model depends on the keys), and the ladder
+//! exact strings → 64-bit fingerprints → a filter → beyond one machine. `advise` and the report's
+//! regime figure read the same thresholds.
+
+use super::fit::measured_line;
+use crate::registry::REGISTRY;
+use crate::results::Results;
+use crate::structures::{Advisor, BuildConfig, Kind};
+use crate::{Error, Result};
+use serde::Serialize;
+
+/// What the user needs.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Workload {
+    /// Smallest and largest expected distinct keys (equal for a single n).
+    pub n_low: u64,
+    pub n_high: u64,
+    pub fpr: f64,
+    pub memory_bytes: u64,
+    pub deletes: bool,
+    pub growth_unknown: bool,
+    pub shared: bool,
+}
+
+impl Workload {
+    /// Validates the workload: p in (0, 1), n ≥ 1, low ≤ high, memory > 0.
+    pub fn validate(&self) -> Result<()> {
+        if !(self.fpr > 0.0 && self.fpr < 1.0) {
+            return Err(Error::invalid(
+                "--fpr",
+                format!("{} is outside (0, 1)", self.fpr),
+            ));
+        }
+        if self.n_high >= crate::keys::NON_MEMBER_BASE {
+            return Err(Error::invalid(
+                "--n",
+                format!("{} is beyond the supported 2^47 keys", self.n_high),
+            ));
+        }
+        if self.n_low == 0 || self.n_low > self.n_high {
+            return Err(Error::invalid(
+                "--n",
+                "must be ≥ 1, and a range must be low..high with low ≤ high",
+            ));
+        }
+        if self.memory_bytes == 0 {
+            return Err(Error::invalid("--memory", "must be > 0"));
+        }
+        Ok(())
+    }
+}
+
+/// A threshold: the largest n at which a structure fits the budget at the target rate.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Threshold {
+    pub id: &'static str,
+    pub max_n: f64,
+}
+
+/// One rung of the regime ladder: from `from_n` keys up to `to_n` (None: no upper end), use `id`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Rung {
+    pub id: String,
+    pub from_n: f64,
+    pub to_n: Option<f64>,
+    pub why: String,
+}
+
+/// Bytes per key of a structure whose model depends on the keys (the exact set of strings): a line
+/// bytes = intercept + per key · n, and where it comes from.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct KeyCost {
+    pub id: &'static str,
+    pub bytes_per_key: f64,
+    pub intercept_bytes: f64,
+    /// "fitted to … measured cells in <run>", "measured in <run> …" or "model (…)".
+    pub source: String,
+}
+
+impl KeyCost {
+    fn at(&self, n: f64) -> f64 {
+        self.intercept_bytes + self.bytes_per_key * n
+    }
+}
+
+/// The configuration the advice sizes `kind` with for `n` keys at rate `p`.
+pub fn advice_config(kind: &dyn Kind, n: u64, p: f64) -> BuildConfig {
+    let mut config = BuildConfig::new(n.max(1), p, 0);
+    if let Some(size) = kind.advisor().and_then(|a| a.size_for_advice) {
+        size(&mut config);
+    }
+    config
+}
+
+/// The kinds the advisor weighs, in registry order.
+pub fn advised_kinds() -> impl Iterator<Item = (&'static dyn Kind, Advisor)> {
+    REGISTRY.iter().filter_map(|k| k.advisor().map(|a| (*k, a)))
+}
+
+/// How big each advised kind is at any n, for one rate and budget.
+pub struct Sizing<'a> {
+    /// A bench run's results and its label, whose measurements replace models that depend on keys.
+    pub run: Option<(&'a Results, &'a str)>,
+    pub fpr: f64,
+    pub budget_bytes: f64,
+}
+
+/// One kind's size: its bytes at the workload's n and the largest n within the budget.
+pub struct KindSize {
+    pub bytes_at_n: f64,
+    pub max_n: f64,
+    /// The line used, for kinds whose model depends on the keys.
+    pub key_cost: Option<KeyCost>,
+}
+
+impl Sizing<'_> {
+    /// The line charged to `kind` when its model depends on the keys: the run's measured line, else
+    /// the model's bytes per key at `n`.
+    fn key_cost(&self, kind: &dyn Kind, advisor: &Advisor, n: u64) -> Option<KeyCost> {
+        if !advisor.prefers_measured_bytes {
+            return None;
+        }
+        let measured = self
+            .run
+            .and_then(|(results, label)| measured_line(results, kind.id()).map(|l| (l, label)));
+        Some(match measured {
+            Some((line, label)) => KeyCost {
+                id: kind.id(),
+                bytes_per_key: line.bytes_per_key,
+                intercept_bytes: line.intercept_bytes,
+                source: if line.points > 1 {
+                    format!(
+                        "fitted to {} measured cells of ≥ 10⁵ keys in {label}",
+                        line.points
+                    )
+                } else {
+                    format!("measured in {label} (its largest cell)")
+                },
+            },
+            None => KeyCost {
+                id: kind.id(),
+                bytes_per_key: kind
+                    .predicted_memory(&advice_config(kind, n, self.fpr))
+                    .footprint_bytes
+                    / n.max(1) as f64,
+                intercept_bytes: 0.0,
+                source: "model (hashbrown layout, 77-byte URLs)".into(),
+            },
+        })
+    }
+
+    /// The size of `kind` for `n` keys.
+    pub fn of(&self, kind: &dyn Kind, advisor: &Advisor, n: u64) -> KindSize {
+        let model_bytes = |k: u64| {
+            kind.predicted_memory(&advice_config(kind, k, self.fpr))
+                .footprint_bytes
+        };
+        match self.key_cost(kind, advisor, n) {
+            Some(cost) => KindSize {
+                bytes_at_n: cost.at(n as f64),
+                max_n: (self.budget_bytes - cost.intercept_bytes) / cost.bytes_per_key,
+                key_cost: Some(cost),
+            },
+            None => KindSize {
+                bytes_at_n: model_bytes(n),
+                max_n: largest_n(self.budget_bytes, model_bytes),
+                key_cost: None,
+            },
+        }
+    }
+
+    /// Where every advised kind stops fitting the budget.
+    pub fn thresholds(&self, n: u64) -> Vec<Threshold> {
+        advised_kinds()
+            .map(|(kind, advisor)| Threshold {
+                id: kind.id(),
+                max_n: self.of(kind, &advisor, n).max_n,
+            })
+            .collect()
+    }
+}
+
+/// Largest n for which `bytes(n) ≤ budget` (bytes non-decreasing in n), by doubling then bisection.
+pub fn largest_n(budget: f64, bytes: impl Fn(u64) -> f64) -> f64 {
+    if bytes(1) > budget {
+        return 0.0;
+    }
+    let mut high = 2u64;
+    while bytes(high) <= budget {
+        if high > 1 << 50 {
+            return high as f64;
+        }
+        high *= 2;
+    }
+    let mut low = high / 2;
+    while high - low > 1 {
+        let mid = low + (high - low) / 2;
+        if bytes(mid) <= budget {
+            low = mid;
+        } else {
+            high = mid;
+        }
+    }
+    low as f64
+}
+
+/// The regime ladder for the budget: the exact sets in registry order, then the filter the workload
+/// calls for (removable if it deletes, growable if its growth is unknown; the one that fits the most
+/// keys), then beyond one machine.
+pub fn ladder(thresholds: &[Threshold], workload: &Workload) -> Vec<Rung> {
+    let max_n = |id: &str| {
+        thresholds
+            .iter()
+            .find(|t| t.id == id)
+            .map(|t| t.max_n)
+            .unwrap_or(0.0)
+    };
+    let filters: Vec<(&dyn Kind, Advisor)> = advised_kinds().filter(|(k, _)| !k.exact()).collect();
+    let wanted = |k: &dyn Kind, growth: bool| {
+        (!workload.deletes || k.removable()) && (!growth || k.growable())
+    };
+    let pick = |growth: bool| {
+        filters
+            .iter()
+            .filter(|(k, _)| wanted(*k, growth))
+            .max_by(|a, b| max_n(a.0.id()).total_cmp(&max_n(b.0.id())))
+            .copied()
+    };
+    // A workload that both deletes and grows gets the deleting filter (and a rebuild plan).
+    let filter = pick(workload.growth_unknown).or_else(|| pick(false));
+    let mut rungs = Vec::new();
+    let mut from = 1.0;
+    for (kind, advisor) in advised_kinds().filter(|(k, _)| k.exact()).chain(filter) {
+        let to = max_n(kind.id());
+        if to > from {
+            rungs.push(Rung {
+                id: kind.id().to_string(),
+                from_n: from,
+                to_n: Some(to),
+                why: advisor.rung.to_string(),
+            });
+            from = to;
+        }
+    }
+    rungs.push(Rung {
+        id: if workload.shared { "shared store (Redis) or sharding".into() } else { "beyond one budget".into() },
+        from_n: from,
+        to_n: None,
+        why: format!("no in-memory structure meets p = {} in the budget: shard, share a server-side filter, or accept a higher rate", workload.fpr),
+    });
+    rungs
+}
+
+/// The regime ladder of a run's budget and rate at its largest scale, with its measured bytes.
+pub fn run_ladder(r: &Results) -> Option<Vec<Rung>> {
+    let h = r.header.as_ref()?;
+    let n = h.scales.iter().copied().max().unwrap_or(1_000_000);
+    let workload = Workload {
+        n_low: n,
+        n_high: n,
+        fpr: h.fpr,
+        memory_bytes: h.memory_budget_bytes,
+        deletes: false,
+        growth_unknown: false,
+        shared: false,
+    };
+    workload.validate().ok()?;
+    let sizing = Sizing {
+        run: Some((r, "this run")),
+        fpr: h.fpr,
+        budget_bytes: h.memory_budget_bytes as f64,
+    };
+    Some(ladder(&sizing.thresholds(n), &workload))
+}

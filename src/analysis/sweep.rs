@@ -1,0 +1,29 @@
+//! The shared-filter sweep's targets, from its records: the bitmap backend's inserts against
+//! RedisBloom's at the same batch size, and our client against a raw pipeline of the same commands.
+
+use crate::results::{Results, SharedRecord};
+
+/// The record of `series` at `batch` keys per round trip.
+pub fn point<'a>(r: &'a Results, series: &str, batch: u64) -> Option<&'a SharedRecord> {
+    r.shared
+        .iter()
+        .find(|p| p.series == series && p.batch_keys == batch)
+}
+
+/// The fastest `redis-bitmap` mode at a batch size.
+pub fn best_bitmap(r: &Results, batch: u64) -> Option<&SharedRecord> {
+    r.shared
+        .iter()
+        .filter(|p| p.structure == "redis-bitmap" && p.batch_keys == batch)
+        .max_by(|a, b| a.insert_keys_per_s.total_cmp(&b.insert_keys_per_s))
+}
+
+/// The two targets at one batch size: (bitmap / bloom inserts, our client / raw pipeline).
+pub fn target_ratios(r: &Results, batch: u64) -> (Option<f64>, Option<f64>) {
+    let bloom = point(r, "redis-bloom", batch);
+    let bitmap = best_bitmap(r, batch)
+        .zip(bloom)
+        .map(|(m, b)| m.insert_keys_per_s / b.insert_keys_per_s);
+    let client = bloom.and_then(|b| b.raw_insert_keys_per_s.map(|raw| b.insert_keys_per_s / raw));
+    (bitmap, client)
+}
