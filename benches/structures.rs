@@ -9,8 +9,8 @@
 
 use criterion::{criterion_group, BatchSize, Criterion, Throughput};
 use dedupbench::keys::{KeyBatch, Profile, UrlGenerator};
-use dedupbench::registry::local_kinds;
-use dedupbench::structures::BuildConfig;
+use dedupbench::registry::{local_kinds, REGISTRY};
+use dedupbench::structures::{BuildConfig, Op};
 use std::hint::black_box;
 
 const LOOKUP_KEYS: u64 = 4096;
@@ -93,10 +93,22 @@ fn hashing_and_generating(c: &mut Criterion) {
     group.finish();
 }
 
-/// Structures compared by the speed targets.
-const TARGET_IDS: [&str; 4] = ["bloom", "blocked", "fastbloom", "sbbf"];
-/// Keys of the targets group.
-const TARGET_N: u64 = 10_000_000;
+/// Keys of the targets group: the size the registry's speed targets are judged at.
+const TARGET_N: u64 = dedupbench::analysis::TARGET_N;
+
+/// The structures the registry's speed targets compare: every peer with targets and ours they name.
+fn target_ids() -> Vec<&'static str> {
+    let mut ids = Vec::new();
+    for peer in REGISTRY.iter().filter(|k| !k.speed_targets().is_empty()) {
+        for target in peer.speed_targets() {
+            if !ids.contains(&target.ours) {
+                ids.push(target.ours);
+            }
+        }
+        ids.push(peer.id());
+    }
+    ids
+}
 
 /// Batches of 4096 keys: members spread over [0, n), or non-members.
 fn lookup_batches(g: &UrlGenerator, n: u64, non_members: bool) -> Vec<KeyBatch> {
@@ -126,13 +138,13 @@ fn targets(c: &mut Criterion) {
     let mut non_member_batches = lookup_batches(&g, n, true);
     let mut group = c.benchmark_group("targets");
     group.sample_size(10);
-    for id in TARGET_IDS {
+    for id in target_ids() {
         let Ok(kind) = dedupbench::registry::find(id) else {
-            continue; // a peer missing without the `peers` feature
+            continue;
         };
         let config = BuildConfig::new(n, 0.01, SEED);
         group.throughput(Throughput::Elements(n));
-        group.bench_function(format!("{id}-insert"), |b| {
+        group.bench_function(format!("{id}-{}", Op::Insert.bench_name()), |b| {
             b.iter_batched(
                 || kind.build(&config).expect("builds"),
                 |mut s| {
@@ -151,8 +163,8 @@ fn targets(c: &mut Criterion) {
             built.insert_batch(batch);
         }
         for (name, batches) in [
-            ("member-lookup", &mut member_batches),
-            ("non-member-lookup", &mut non_member_batches),
+            (Op::MemberQuery.bench_name(), &mut member_batches),
+            (Op::NonMemberQuery.bench_name(), &mut non_member_batches),
         ] {
             group.throughput(Throughput::Elements(LOOKUP_KEYS));
             let mut next = 0usize;
@@ -183,62 +195,30 @@ fn estimate_ns(bench: &str) -> Option<f64> {
     v["mean"]["point_estimate"].as_f64()
 }
 
-/// Prints the target ratios (throughput of ours over the peer's, from the same run).
+/// Prints the registry's target ratios (throughput of ours over the peer's, from the same run).
 fn print_target_ratios() {
     let ratio = |ours: &str, peer: &str| Some(estimate_ns(peer)? / estimate_ns(ours)?);
     println!(
         "\nSpeed targets at n = 10^7, p = 1% (throughput ratios from this run's criterion means):"
     );
-    for (what, ours, peer, target) in [
-        (
-            "bloom / fastbloom, insert",
-            "bloom-insert",
-            "fastbloom-insert",
-            1.0,
-        ),
-        (
-            "bloom / fastbloom, member lookup",
-            "bloom-member-lookup",
-            "fastbloom-member-lookup",
-            1.0,
-        ),
-        (
-            "bloom / fastbloom, non-member lookup",
-            "bloom-non-member-lookup",
-            "fastbloom-non-member-lookup",
-            1.0,
-        ),
-        (
-            "blocked / fastbloom, member lookup",
-            "blocked-member-lookup",
-            "fastbloom-member-lookup",
-            2.5,
-        ),
-        (
-            "blocked / fastbloom, non-member lookup",
-            "blocked-non-member-lookup",
-            "fastbloom-non-member-lookup",
-            2.5,
-        ),
-        (
-            "blocked / sbbf, member lookup",
-            "blocked-member-lookup",
-            "sbbf-member-lookup",
-            1.0,
-        ),
-        (
-            "blocked / sbbf, non-member lookup",
-            "blocked-non-member-lookup",
-            "sbbf-non-member-lookup",
-            1.0,
-        ),
-    ] {
-        match ratio(ours, peer) {
-            Some(r) => println!(
-                "  {what:<40} {r:>5.2}×  target ≥ {target}: {}",
-                if r >= target { "met" } else { "NOT met" }
-            ),
-            None => println!("  {what:<40} not measured in this run"),
+    for peer in REGISTRY.iter() {
+        for target in peer.speed_targets() {
+            for op in target.ops {
+                let what = format!("{} / {}, {}", target.ours, peer.id(), op.words());
+                let bench = |id: &str| format!("{id}-{}", op.bench_name());
+                match ratio(&bench(target.ours), &bench(peer.id())) {
+                    Some(r) => println!(
+                        "  {what:<40} {r:>5.2}×  target ≥ {:.1}: {}",
+                        target.min_ratio,
+                        if r >= target.min_ratio {
+                            "met"
+                        } else {
+                            "NOT met"
+                        }
+                    ),
+                    None => println!("  {what:<40} not measured in this run"),
+                }
+            }
         }
     }
 }

@@ -8,7 +8,9 @@
 //! `filters_past_two_to_the_32_bits_keep_their_rate` checks this row past 2³² bits like our own.
 
 use super::{peer, PeerFilter, PeerKind};
-use crate::structures::{bloom, BuildConfig, Geometry, Membership, MemoryModel};
+use crate::structures::{
+    blocked, bloom, BuildConfig, Geometry, Membership, MemoryModel, Op, SpeedTarget,
+};
 use crate::theory;
 
 /// Registry entry.
@@ -48,6 +50,20 @@ pub fn with_geometry(bits: u64, hashes: u32, seed: u64) -> Box<dyn Membership> {
 
 impl PeerKind for FastBloomKind {
     const ID: &'static str = "fastbloom";
+    const SPEED_TARGETS: &'static [SpeedTarget] = &[
+        SpeedTarget {
+            ours: bloom::ID,
+            ops: &[Op::Insert, Op::MemberQuery, Op::NonMemberQuery],
+            min_ratio: 1.0,
+            floor_reach: false,
+        },
+        SpeedTarget {
+            ours: blocked::ID,
+            ops: &[Op::MemberQuery, Op::NonMemberQuery],
+            min_ratio: 2.5,
+            floor_reach: true,
+        },
+    ];
     const SUMMARY: &'static str =
         "peer: fastbloom crate, standard Bloom filter (same m, k as bloom)";
     fn predicted_memory(&self, config: &BuildConfig) -> MemoryModel {

@@ -15,7 +15,9 @@ pub mod qfilter;
 pub mod sbbf;
 
 use crate::hash::KeyHash;
-use crate::structures::{BuildConfig, Geometry, Kind, Membership, MemoryModel, Removable};
+use crate::structures::{
+    BuildConfig, Geometry, Kind, Membership, MemoryModel, Removable, SpeedTarget,
+};
 
 /// What a peer filter offers, in terms of our 64-bit key hash.
 pub trait PeerFilter: Send + Sync {
@@ -121,6 +123,8 @@ pub trait PeerKind: Sync {
     const DYNAMIC: bool = true;
     /// Filters that add capacity as keys arrive.
     const GROWABLE: bool = false;
+    /// What ours must reach against this peer.
+    const SPEED_TARGETS: &'static [SpeedTarget] = &[];
     fn predicted_memory(&self, config: &BuildConfig) -> MemoryModel;
     /// Peak bytes while building (by default the final footprint).
     fn predicted_peak_bytes(&self, config: &BuildConfig) -> f64 {
@@ -148,6 +152,9 @@ impl<T: PeerKind> Kind for T {
     }
     fn growable(&self) -> bool {
         T::GROWABLE
+    }
+    fn speed_targets(&self) -> &'static [SpeedTarget] {
+        T::SPEED_TARGETS
     }
     fn predicted_memory(&self, config: &BuildConfig) -> MemoryModel {
         PeerKind::predicted_memory(self, config)

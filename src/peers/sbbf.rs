@@ -3,7 +3,7 @@
 //! that meet the target by the split-block formula Σᵢ Pois(i; 256·n/m)·(1 − (1 − 1/32)^i)^8.
 
 use super::{peer, PeerFilter, PeerKind};
-use crate::structures::{BuildConfig, Geometry, Membership, MemoryModel};
+use crate::structures::{blocked, BuildConfig, Geometry, Membership, MemoryModel, Op, SpeedTarget};
 use crate::theory;
 
 /// Registry entry.
@@ -53,6 +53,12 @@ impl PeerFilter for Filter {
 
 impl PeerKind for SbbfKind {
     const ID: &'static str = "sbbf";
+    const SPEED_TARGETS: &'static [SpeedTarget] = &[SpeedTarget {
+        ours: blocked::ID,
+        ops: &[Op::MemberQuery, Op::NonMemberQuery],
+        min_ratio: 1.0,
+        floor_reach: false,
+    }];
     const SUMMARY: &'static str =
         "peer: sbbf-rs-safe crate, split-block Bloom (256-bit blocks, k = 8)";
     fn predicted_memory(&self, config: &BuildConfig) -> MemoryModel {

@@ -26,6 +26,9 @@ impl Kind for BitmapKind {
     fn loader(&self) -> Option<super::Loader> {
         Some(|saved| Ok(Box::new(Bitmap::from_saved(saved)?)))
     }
+    fn sized_for_rate(&self) -> bool {
+        false
+    }
     fn planned_geometry(&self, config: &BuildConfig) -> Geometry {
         Geometry {
             bits: Some(bits_for(config)),

@@ -250,6 +250,45 @@ pub struct Advisor {
     pub size_for_advice: Option<fn(&mut BuildConfig)>,
 }
 
+/// An operation timed per key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Op {
+    Insert,
+    MemberQuery,
+    NonMemberQuery,
+}
+
+impl Op {
+    /// Words for reports ("member query").
+    pub fn words(self) -> &'static str {
+        match self {
+            Op::Insert => "insert",
+            Op::MemberQuery => "member query",
+            Op::NonMemberQuery => "non-member query",
+        }
+    }
+    /// The criterion benchmark's suffix ("member-lookup").
+    pub fn bench_name(self) -> &'static str {
+        match self {
+            Op::Insert => "insert",
+            Op::MemberQuery => "member-lookup",
+            Op::NonMemberQuery => "non-member-lookup",
+        }
+    }
+}
+
+/// A speed target of one of our structures against a peer: for each op, our throughput over the peer's,
+/// measured in one run on the same keys and hash, is at least `min_ratio`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SpeedTarget {
+    /// Our structure's id.
+    pub ours: &'static str,
+    pub ops: &'static [Op],
+    pub min_ratio: f64,
+    /// Whether to add what a filter probing at the memory floor would reach against this peer.
+    pub floor_reach: bool,
+}
+
 /// A registered kind of structure: its name, description, size model and constructor.
 pub trait Kind: Sync {
     /// Stable kebab-case id.
@@ -288,6 +327,14 @@ pub trait Kind: Sync {
     /// How the advisor weighs this kind; `None` leaves it out of the advice (peers, servers).
     fn advisor(&self) -> Option<Advisor> {
         None
+    }
+    /// Whether it is sized for the target rate (the raw bitmap is sized m = n, whatever the rate).
+    fn sized_for_rate(&self) -> bool {
+        true
+    }
+    /// The speed targets ours must meet against this kind (a peer), judged in one run.
+    fn speed_targets(&self) -> &'static [SpeedTarget] {
+        &[]
     }
     /// Predicted memory after `config.expected_keys` distinct inserts.
     fn predicted_memory(&self, config: &BuildConfig) -> MemoryModel;
