@@ -1,6 +1,7 @@
 //! The shared-filter sweep's targets, from its records: the bitmap backend's inserts against
 //! RedisBloom's at the same batch size, and our client against a raw pipeline of the same commands.
 
+use crate::remote::{redis_bitmap, redis_bloom};
 use crate::results::{Results, SharedRecord};
 
 /// The record of `series` at `batch` keys per round trip.
@@ -14,13 +15,13 @@ pub fn point<'a>(r: &'a Results, series: &str, batch: u64) -> Option<&'a SharedR
 pub fn best_bitmap(r: &Results, batch: u64) -> Option<&SharedRecord> {
     r.shared
         .iter()
-        .filter(|p| p.structure == "redis-bitmap" && p.batch_keys == batch)
+        .filter(|p| p.structure == redis_bitmap::ID && p.batch_keys == batch)
         .max_by(|a, b| a.insert_keys_per_s.total_cmp(&b.insert_keys_per_s))
 }
 
 /// The two targets at one batch size: (bitmap / bloom inserts, our client / raw pipeline).
 pub fn target_ratios(r: &Results, batch: u64) -> (Option<f64>, Option<f64>) {
-    let bloom = point(r, "redis-bloom", batch);
+    let bloom = point(r, redis_bloom::ID, batch);
     let bitmap = best_bitmap(r, batch)
         .zip(bloom)
         .map(|(m, b)| m.insert_keys_per_s / b.insert_keys_per_s);

@@ -20,7 +20,7 @@ pub struct SharedArgs {
     #[arg(long)]
     redis: String,
     /// Backend: redis-bitmap, redis-bloom, redis-bloom-scaling, redis-set or redis-set-fp.
-    #[arg(long, default_value = "redis-bitmap")]
+    #[arg(long, default_value = dedupbench::remote::redis_bitmap::ID)]
     structure: String,
     /// The Redis key (prefix) of the shared filter.
     #[arg(long)]

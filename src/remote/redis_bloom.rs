@@ -35,13 +35,20 @@ pub(crate) fn remote_of<'a>(id: &str, config: &'a BuildConfig) -> Result<&'a Rem
     })
 }
 
+/// The registry id of the fixed-size filter.
+pub const ID: &str = "redis-bloom";
+/// The registry id of the module's scalable filter.
+pub const SCALING_ID: &str = "redis-bloom-scaling";
+/// The module both need (`MODULE LIST` name).
+pub const MODULE: &str = "bf";
+
 /// Bits per key RedisBloom gives a fixed filter at rate p.
 fn module_bits_per_key(p: f64) -> f64 {
     -p.ln() / (std::f64::consts::LN_2 * std::f64::consts::LN_2)
 }
 
 macro_rules! kind {
-    ($kind:ident, $id:literal, $summary:literal, $scaling:expr) => {
+    ($kind:ident, $id:expr, $summary:literal, $scaling:expr) => {
         impl Kind for $kind {
             fn id(&self) -> &'static str {
                 $id
@@ -57,6 +64,9 @@ macro_rules! kind {
             }
             fn growable(&self) -> bool {
                 $scaling
+            }
+            fn server_module(&self) -> Option<&'static str> {
+                Some(MODULE)
             }
             fn predicted_memory(&self, config: &BuildConfig) -> MemoryModel {
                 // On the server, not in this process.
@@ -80,13 +90,13 @@ macro_rules! kind {
 }
 kind!(
     RedisBloomKind,
-    "redis-bloom",
+    ID,
     "RedisBloom module filter on a Redis server (BF.RESERVE … NONSCALING, BF.MADD/BF.MEXISTS)",
     false
 );
 kind!(
     RedisBloomScalingKind,
-    "redis-bloom-scaling",
+    SCALING_ID,
     "RedisBloom module's scalable filter (BF.RESERVE without NONSCALING, expansion 2)",
     true
 );

@@ -33,8 +33,13 @@ impl NextPow2 for f64 {
     }
 }
 
+/// The registry id of the exact set.
+pub const ID: &str = "redis-set";
+/// The registry id of the set of fingerprints.
+pub const FINGERPRINT_ID: &str = "redis-set-fp";
+
 macro_rules! kind {
-    ($kind:ident, $id:literal, $summary:literal, $fingerprint:expr) => {
+    ($kind:ident, $id:expr, $summary:literal, $fingerprint:expr) => {
         impl Kind for $kind {
             fn id(&self) -> &'static str {
                 $id
@@ -80,13 +85,13 @@ macro_rules! kind {
 }
 kind!(
     RedisSetKind,
-    "redis-set",
+    ID,
     "exact Redis set of the URLs (SADD/SMISMEMBER)",
     false
 );
 kind!(
     RedisSetFingerprintKind,
-    "redis-set-fp",
+    FINGERPRINT_ID,
     "Redis set of 16-byte xxh3-128 fingerprints (SADD/SMISMEMBER)",
     true
 );

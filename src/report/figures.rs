@@ -2,6 +2,7 @@
 
 use super::chart::{axis_label, bytes_label, colour, empty, log_range, render, DrawResult, Figure};
 use crate::results::{RatePoint, Results};
+use crate::structures::{bitmap, bloom, counting, fingerprint, hashset, scalable};
 use crate::Result;
 use plotters::coord::combinators::LogCoord;
 use plotters::coord::Shift;
@@ -138,7 +139,7 @@ impl Figure for BytesVsN {
             .map(|h| h.machine.total_memory_bytes as f64)
             .unwrap_or(0.0);
         // Projections: the exact sets at their largest measured bytes per key, up to the budget.
-        let crossovers: Vec<(&str, f64, f64)> = ["hashset", "fingerprint"]
+        let crossovers: Vec<(&str, f64, f64)> = [hashset::ID, fingerprint::ID]
             .iter()
             .filter_map(|id| {
                 crate::analysis::exact_crossover(r, id, budget).map(|(n, _)| (*id, n, budget))
@@ -242,7 +243,7 @@ impl Figure for BytesVsN {
                 )))?;
             }
         }
-        if let Some((n_cross, _)) = crate::analysis::exact_crossover(r, "hashset", budget) {
+        if let Some((n_cross, _)) = crate::analysis::exact_crossover(r, hashset::ID, budget) {
             if n_cross > x.start && n_cross < x.end {
                 let red = RGBColor(200, 0, 0);
                 chart.draw_series(DashedLineSeries::new(
@@ -612,7 +613,7 @@ impl Figure for Saturation {
         rate_point_series(
             &mut chart,
             &r.saturation,
-            &["bloom", "scalable"],
+            &[bloom::ID, scalable::ID],
             ratio,
             floor,
         )?;
@@ -650,7 +651,7 @@ impl Figure for Growth {
         rate_point_series(
             &mut chart,
             &r.growth,
-            &["bloom", "scalable"],
+            &[bloom::ID, scalable::ID],
             |p| p.n_inserted as f64,
             floor,
         )?;
@@ -693,14 +694,14 @@ impl Figure for BitmapClaim {
         rate_point_series(
             &mut chart,
             &r.bitmap_claim,
-            &["bitmap", "bloom"],
+            &[bitmap::ID, bloom::ID],
             bpk,
             floor,
         )?;
         if let Some(p) = r
             .bitmap_claim
             .iter()
-            .find(|p| p.structure == "bitmap" && p.bits == p.n_inserted)
+            .find(|p| p.structure == bitmap::ID && p.bits == p.n_inserted)
         {
             chart.draw_series(std::iter::once(Text::new(
                 format!("m = n: {:.1}% of new keys dropped", p.observed_fpr * 100.0),
@@ -763,7 +764,7 @@ impl Figure for Deletion {
             .y_label_formatter(&|v| format!("{:.2}%", v * 100.0))
             .label_style(("sans-serif", 14))
             .draw()?;
-        let c = colour("counting");
+        let c = colour(counting::ID);
         for (i, (label, observed, interval, expected)) in rates.iter().enumerate() {
             let x0 = i as f64 + 0.2;
             chart.draw_series(std::iter::once(Rectangle::new(
@@ -810,7 +811,7 @@ impl Figure for Deletion {
             .y_label_formatter(&|v| bytes_label(*v))
             .label_style(("sans-serif", 14))
             .draw()?;
-        for (i, (id, bytes)) in [("counting", d.counting_bytes), ("bloom", d.bloom_bytes)]
+        for (i, (id, bytes)) in [(counting::ID, d.counting_bytes), (bloom::ID, d.bloom_bytes)]
             .iter()
             .enumerate()
         {

@@ -6,7 +6,9 @@
 use super::chart::{axis_label, colour, empty, log_range, Figure};
 use super::html::{esc, sci};
 use crate::analysis::sweep::{best_bitmap, point, target_ratios};
+use crate::remote::redis_bloom;
 use crate::results::{Results, SharedRecord};
+use crate::structures::{bloom, scalable};
 use crate::units::human_bytes;
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -109,7 +111,7 @@ where
         .y_label_formatter(&|v| axis_label(*v))
         .label_style(("sans-serif", 13))
         .draw()?;
-    for (series, id) in [(REFERENCE, "bloom"), (SCALABLE_REFERENCE, "scalable")] {
+    for (series, id) in [(REFERENCE, bloom::ID), (SCALABLE_REFERENCE, scalable::ID)] {
         if let Some(reference) = point(r, series, 0) {
             let v = value(reference);
             let c = colour(id);
@@ -135,7 +137,7 @@ where
             .label(name.clone())
             .legend(move |(a, b)| PathElement::new(vec![(a, b), (a + 20, b)], c.stroke_width(2)));
         chart.draw_series(line.iter().map(|p| Circle::new(*p, 4, c.filled())))?;
-        if with_raw && name == "redis-bloom" {
+        if with_raw && name == redis_bloom::ID {
             let raw: Vec<(f64, f64)> = bs
                 .iter()
                 .filter_map(|b| {
@@ -167,7 +169,7 @@ pub fn verdict(r: &Results) -> String {
     };
     let mut parts = Vec::new();
     if let Some(reference) = point(r, REFERENCE, 0) {
-        if let Some(bloom) = point(r, "redis-bloom", top) {
+        if let Some(bloom) = point(r, redis_bloom::ID, top) {
             parts.push(format!(
                 "At {top} keys per round trip, redis-bloom inserts {} keys/s and the in-process bloom {} keys/s ({:.0}× faster) at {:.2} vs {:.2} bytes per key",
                 axis_label(bloom.insert_keys_per_s),
@@ -180,7 +182,7 @@ pub fn verdict(r: &Results) -> String {
     }
     if let (Some(ours), Some(theirs)) = (
         point(r, SCALABLE_REFERENCE, 0),
-        point(r, "redis-bloom-scaling", top),
+        point(r, redis_bloom::SCALING_ID, top),
     ) {
         parts.push(format!(
             "grown from n/64 through {} links, redis-bloom-scaling holds {:.2} bytes per key at rate {:.3}% against our scalable's {:.2} bytes per key and {:.3}% in {} slices",

@@ -2,6 +2,7 @@
 
 use crate::analysis::exact_crossover;
 use crate::results::{CellRecord, Results};
+use crate::structures::{bitmap, blocked, bloom, fingerprint, hashset, scalable};
 use crate::units::{human_bytes, human_count};
 
 fn largest<'a>(r: &'a Results, id: &str) -> Option<&'a CellRecord> {
@@ -43,13 +44,16 @@ fn memory(r: &Results) -> String {
         .map(|h| h.memory_budget_bytes as f64)
         .unwrap_or(0.0);
     let mut out = Vec::new();
-    if let (Some(h), Some(b)) = (largest(r, "hashset"), largest(r, "bloom")) {
+    if let (Some(h), Some(b)) = (largest(r, hashset::ID), largest(r, bloom::ID)) {
         let n = h.n.min(b.n);
         let hb = r
             .cells
             .iter()
-            .find(|c| c.structure == "hashset" && c.n == n);
-        let bb = r.cells.iter().find(|c| c.structure == "bloom" && c.n == n);
+            .find(|c| c.structure == hashset::ID && c.n == n);
+        let bb = r
+            .cells
+            .iter()
+            .find(|c| c.structure == bloom::ID && c.n == n);
         if let (Some(hb), Some(bb)) = (hb, bb) {
             out.push(format!(
                 "At n = {}, the exact set holds {} ({:.0} bits per key) against {} for the Bloom filter at p = {} ({:.1} bits per key): {:.0}× less memory for the filter.",
@@ -64,8 +68,8 @@ fn memory(r: &Results) -> String {
         }
     }
     for (id, name) in [
-        ("hashset", "exact set of URLs"),
-        ("fingerprint", "64-bit fingerprint set"),
+        (hashset::ID, "exact set of URLs"),
+        (fingerprint::ID, "64-bit fingerprint set"),
     ] {
         let ram = r
             .header
@@ -235,7 +239,7 @@ fn saturation(r: &Results) -> String {
             .filter(|p| p.structure == id)
             .find(|p| (p.n_inserted as f64 / p.design_n as f64 - ratio).abs() < 1e-9)
     };
-    match (at("bloom", 1.0), at("bloom", 2.0), at("bloom", 4.0)) {
+    match (at(bloom::ID, 1.0), at(bloom::ID, 2.0), at(bloom::ID, 4.0)) {
         (Some(one), Some(two), Some(four)) => {
             let mut text = format!(
                 "A Bloom filter sized for {} keys at p = {} shows {} at its design fill, {} at 2× and {} at 4×: it does not fail at capacity, its rate climbs steadily past it (theory inside the interval at {} of {} points).",
@@ -244,10 +248,10 @@ fn saturation(r: &Results) -> String {
                 pct(one.observed_fpr),
                 pct(two.observed_fpr),
                 pct(four.observed_fpr),
-                r.saturation.iter().filter(|p| p.structure == "bloom" && p.theory_in_interval).count(),
-                r.saturation.iter().filter(|p| p.structure == "bloom").count()
+                r.saturation.iter().filter(|p| p.structure == bloom::ID && p.theory_in_interval).count(),
+                r.saturation.iter().filter(|p| p.structure == bloom::ID).count()
             );
-            if let Some(s) = at("scalable", 4.0) {
+            if let Some(s) = at(scalable::ID, 4.0) {
                 text.push_str(&format!(
                     " The scalable filter at 4× stays at {} using {} (the fixed filter: {}).",
                     pct(s.observed_fpr),
@@ -288,7 +292,7 @@ fn growth(r: &Results) -> String {
             .filter(|p| p.structure == id)
             .max_by_key(|p| p.n_inserted)
     };
-    match (last("bloom"), last("scalable")) {
+    match (last(bloom::ID), last(scalable::ID)) {
         (Some(b), Some(s)) => format!(
             "Fed {}× its design size, the fixed Bloom filter answers 'seen' for {} of new keys (target {}); the scalable filter stays at {} with {} against the fixed filter's {}. When the final size is unknown, the fixed filter fails silently and the scalable one pays in memory.",
             b.n_inserted / b.design_n.max(1),
@@ -306,7 +310,7 @@ fn bitmap(r: &Results) -> String {
     let one = r
         .bitmap_claim
         .iter()
-        .find(|p| p.structure == "bitmap" && p.bits == p.n_inserted);
+        .find(|p| p.structure == bitmap::ID && p.bits == p.n_inserted);
     let Some(one) = one else {
         return "The bitmap experiment did not run.".into();
     };
@@ -327,8 +331,8 @@ fn bitmap(r: &Results) -> String {
         "At one bit per key (the article's 6·10⁹ bits for 6·10⁹ URLs) the bitmap reports {} of new keys as already seen (theory {}): it does not 'automatically deduplicate', it silently drops that share of new URLs. Reaching p = {target} takes the bitmap {bitmap_formula:.1} bits per key by its formula (on the tried grid 1, 2, 4 … 100: {} measured) and a Bloom filter {bloom_formula:.2} (grid: {}).",
         pct(one.observed_fpr),
         pct(one.expected_fpr),
-        reach("bitmap"),
-        reach("bloom")
+        reach(bitmap::ID),
+        reach(bloom::ID)
     )
 }
 
@@ -362,7 +366,8 @@ fn regimes(r: &Results) -> String {
 /// The scenario's findings in plain words.
 pub fn scenario(x: &crate::results::ScenarioRecord) -> String {
     let get = |id: &str| x.structures.iter().find(|s| s.structure == id);
-    let (Some(bitmap), Some(bloom), Some(blocked)) = (get("bitmap"), get("bloom"), get("blocked"))
+    let (Some(bitmap), Some(bloom), Some(blocked)) =
+        (get(bitmap::ID), get(bloom::ID), get(blocked::ID))
     else {
         return "Incomplete scenario record.".into();
     };

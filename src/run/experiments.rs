@@ -13,6 +13,7 @@ use super::Runner;
 use crate::registry::find;
 use crate::results::{DeletionRecord, RatePoint, Record, Results, SkippedCell};
 use crate::stats::wilson;
+use crate::structures::{bitmap, bloom, counting, scalable};
 use crate::structures::{BuildConfig, Membership};
 use crate::Result;
 
@@ -135,25 +136,25 @@ impl Runner<'_> {
         let scalable = |times: u64| {
             let mut config = BuildConfig::new(times * n, fpr, seed);
             config.scalable_initial_capacity = Some(n);
-            ("scalable", config)
+            (scalable::ID, config)
         };
         let mut configs = Vec::new();
         match experiment {
             Experiment::Saturation => {
-                configs.push(("bloom", BuildConfig::new(n, fpr, seed)));
+                configs.push((bloom::ID, BuildConfig::new(n, fpr, seed)));
                 let most = SATURATION_FILLS.iter().copied().fold(1.0, f64::max);
                 configs.push(scalable(most.ceil() as u64));
             }
-            Experiment::Deletion => configs.push(("counting", BuildConfig::new(n, fpr, seed))),
+            Experiment::Deletion => configs.push((counting::ID, BuildConfig::new(n, fpr, seed))),
             Experiment::Growth => {
-                configs.push(("bloom", BuildConfig::new(n, fpr, seed)));
+                configs.push((bloom::ID, BuildConfig::new(n, fpr, seed)));
                 configs.push(scalable(GROWTH_STEPS.last().copied().unwrap_or(1)));
             }
             Experiment::BitmapClaim => {
                 let mut config = BuildConfig::new(n, fpr, seed);
                 let most = BITMAP_BITS_PER_KEY.iter().copied().max().unwrap_or(1);
                 config.bitmap_bits = Some(n * most);
-                configs.push(("bitmap", config));
+                configs.push((bitmap::ID, config));
             }
         }
         let mut peak = 0.0f64;
@@ -218,7 +219,7 @@ impl Runner<'_> {
     }
 
     fn saturation(&mut self, n: u64) -> Result<()> {
-        for id in ["bloom", "scalable"] {
+        for id in [bloom::ID, scalable::ID] {
             let mut config = BuildConfig::new(n, self.plan.fpr, self.plan.seed);
             config.scalable_initial_capacity = Some(n);
             let mut s = find(id)?.build(&config)?;
@@ -242,7 +243,7 @@ impl Runner<'_> {
 
     fn deletion(&mut self, n: u64) -> Result<()> {
         let config = BuildConfig::new(n, self.plan.fpr, self.plan.seed);
-        let mut s = find("counting")?.build(&config)?;
+        let mut s = find(counting::ID)?.build(&config)?;
         self.insert_members(s.as_mut(), 0, n)?;
         let expected_before = s.expected_fpr(n);
         let queries = self.plan.non_member_queries(expected_before);
@@ -251,7 +252,7 @@ impl Runner<'_> {
         let remaining_found = self.count_members_found(s.as_ref(), n / 2, n)?;
         let removed_still_present = self.count_members_found(s.as_ref(), 0, n / 2)?;
         let (fp_after, _) = self.count_false_positives(s.as_ref(), q, "deletion: after")?;
-        let bloom = find("bloom")?.build(&config)?;
+        let bloom = find(bloom::ID)?.build(&config)?;
         let record = DeletionRecord {
             n_inserted: n,
             n_removed: removed,
@@ -276,7 +277,7 @@ impl Runner<'_> {
     }
 
     fn growth(&mut self, n0: u64) -> Result<()> {
-        for id in ["bloom", "scalable"] {
+        for id in [bloom::ID, scalable::ID] {
             let mut config = BuildConfig::new(n0, self.plan.fpr, self.plan.seed);
             config.scalable_initial_capacity = Some(n0);
             let mut s = find(id)?.build(&config)?;
@@ -304,9 +305,9 @@ impl Runner<'_> {
             config.bitmap_bits = Some(n * bits_per_key);
             config.bloom_bits = Some(n * bits_per_key);
             let ids: &[&str] = if bits_per_key <= BLOOM_MAX_BITS_PER_KEY {
-                &["bitmap", "bloom"]
+                &[bitmap::ID, bloom::ID]
             } else {
-                &["bitmap"]
+                &[bitmap::ID]
             };
             for id in ids {
                 let mut s = find(id)?.build(&config)?;

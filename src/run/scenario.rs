@@ -22,6 +22,7 @@ use crate::registry::find;
 use crate::results::{Record, ScenarioRecord, ScenarioStructure, SkippedCell};
 use crate::results::{ARTICLE_BUDGET_BYTES, ARTICLE_N};
 use crate::stats::wilson;
+use crate::structures::{bitmap, blocked, bloom};
 use crate::structures::{BuildConfig, Membership, SharedInsert};
 use crate::Result;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -50,10 +51,14 @@ impl Runner<'_> {
         bloom_config.bloom_bits = Some(budget_bytes * 8);
         let blocked_config = BuildConfig::new(n, self.plan.fpr, self.plan.seed);
         let plan = [
-            ("bitmap", "the raw bitmap: one bit per URL", bitmap_config),
-            ("bloom", "the best Bloom filter in the budget", bloom_config),
+            (bitmap::ID, "the raw bitmap: one bit per URL", bitmap_config),
             (
-                "blocked",
+                bloom::ID,
+                "the best Bloom filter in the budget",
+                bloom_config,
+            ),
+            (
+                blocked::ID,
                 "a cache-blocked filter sized for the target rate",
                 blocked_config,
             ),

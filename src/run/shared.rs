@@ -13,10 +13,12 @@ use crate::redis::BitmapMode;
 use crate::redis::RemoteConfig;
 use crate::redis::{Client, RedisUrl};
 use crate::registry::find;
+use crate::remote::{redis_bitmap, redis_bloom};
 use crate::results::{
     shared_cell_id, Record, SharedRecord, SkippedCell, REFERENCE_SERIES, SCALABLE_REFERENCE_SERIES,
 };
 use crate::stats::wilson;
+use crate::structures::{bloom, scalable};
 use crate::structures::{BuildConfig, Kind, Membership};
 use crate::{Error, Result};
 use std::time::{Duration, Instant};
@@ -57,8 +59,8 @@ impl Runner<'_> {
             })
         };
         for (series, id) in [
-            (REFERENCE_SERIES, "bloom"),
-            (SCALABLE_REFERENCE_SERIES, "scalable"),
+            (REFERENCE_SERIES, bloom::ID),
+            (SCALABLE_REFERENCE_SERIES, scalable::ID),
         ] {
             if !is_done(&shared_cell_id(series, 0)) {
                 let config = self.config(self.source.distinct_members(n));
@@ -68,18 +70,18 @@ impl Runner<'_> {
         // A server lost before the sweep's first point fails every point, with the reason; the grid's
         // results and the report stay.
         let (has_module, lost) =
-            match Client::connect(&plan.url).and_then(|mut c| c.has_module("bf")) {
+            match Client::connect(&plan.url).and_then(|mut c| c.has_module(redis_bloom::MODULE)) {
                 Ok(m) => (m, None),
                 Err(e) => (true, Some(e.to_string())),
             };
         for kind in &plan.kinds {
-            let modes: &[BitmapMode] = if kind.id() == "redis-bitmap" {
+            let modes: &[BitmapMode] = if kind.id() == redis_bitmap::ID {
                 &BitmapMode::ALL
             } else {
                 &[BitmapMode::Bitfield]
             };
             for mode in modes {
-                let series = if kind.id() == "redis-bitmap" {
+                let series = if kind.id() == redis_bitmap::ID {
                     format!("redis-bitmap/{}", mode.name())
                 } else {
                     kind.id().to_string()
@@ -93,7 +95,7 @@ impl Runner<'_> {
                         self.point_failed(id, n, e)?;
                         continue;
                     }
-                    if kind.id().starts_with("redis-bloom") && !has_module {
+                    if kind.server_module().is_some() && !has_module {
                         let reason = format!(
                             "the server at {} has no RedisBloom module (MODULE LIST shows no 'bf')",
                             plan.url.addr()
@@ -205,7 +207,7 @@ impl Runner<'_> {
         let used_after = used_memory(&url)?;
         drop(s);
         let raw_insert_keys_per_s = match (&remote, kind.id()) {
-            (Some(r), "redis-bloom") => Some(self.raw_bloom_inserts(r, config)?),
+            (Some(r), redis_bloom::ID) => Some(self.raw_bloom_inserts(r, config)?),
             _ => None,
         };
         // Our hash is part of a point's cost only where the client needs it.
@@ -278,7 +280,10 @@ impl Runner<'_> {
         let mut commands: Vec<(Vec<u8>, usize)> = Vec::new();
         let mut cursor = self.source.member_cursor(n)?;
         self.progress.start(
-            &format!("{} raw pipeline", shared_cell_id("redis-bloom", per as u64)),
+            &format!(
+                "{} raw pipeline",
+                shared_cell_id(redis_bloom::ID, per as u64)
+            ),
             n,
         );
         loop {

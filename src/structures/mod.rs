@@ -308,6 +308,10 @@ pub trait Kind: Sync {
     fn remote(&self) -> bool {
         false
     }
+    /// The server module the structure needs (`MODULE LIST` name), if any.
+    fn server_module(&self) -> Option<&'static str> {
+        None
+    }
     /// Whether the server hashes the keys itself (our hash is then not part of its cost).
     fn hashed_by_server(&self) -> bool {
         false
