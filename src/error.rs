@@ -24,13 +24,13 @@ pub enum Error {
     },
     /// A saved filter's bytes are malformed.
     #[error("invalid filter file: {0}")]
-    SavedFile(#[from] crate::persist::FormatError),
+    SavedFile(#[from] FormatError),
     /// A saved filter file at `path` is malformed.
     #[error("{path}: {source}")]
     SavedFileAt {
         path: PathBuf,
         #[source]
-        source: crate::persist::FormatError,
+        source: FormatError,
     },
     /// JSON (de)serialisation failed.
     #[error("json: {0}")]
@@ -63,3 +63,28 @@ impl Error {
 
 /// The library's result type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// What is wrong with a saved filter file's content ([`crate::persist`]).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum FormatError {
+    #[error("not a dedupbench filter file (bad magic bytes)")]
+    BadMagic,
+    #[error("truncated: the header is incomplete")]
+    Truncated,
+    #[error("format version {found}; this build reads version {expected}")]
+    Version { found: u32, expected: u32 },
+    #[error("checksum mismatch: the file is corrupt or truncated")]
+    Checksum,
+    #[error("kind id is not UTF-8")]
+    KindNotUtf8,
+    #[error("hash '{found}' is not this build's {expected}")]
+    Hash {
+        found: String,
+        expected: &'static str,
+    },
+    #[error("kind '{id}' cannot be loaded; savable kinds: {savable}")]
+    NotSavable { id: String, savable: String },
+    /// A structure's parameters or arrays are inconsistent.
+    #[error("{0}")]
+    Corrupt(String),
+}

@@ -24,30 +24,7 @@ pub const MAGIC: &[u8; 8] = b"DDBFILT\0";
 /// The format version this build writes and reads.
 pub const VERSION: u32 = 1;
 
-/// What is wrong with a saved file's content.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum FormatError {
-    #[error("not a dedupbench filter file (bad magic bytes)")]
-    BadMagic,
-    #[error("truncated: the header is incomplete")]
-    Truncated,
-    #[error("format version {found}; this build reads version {VERSION}")]
-    Version { found: u32 },
-    #[error("checksum mismatch: the file is corrupt or truncated")]
-    Checksum,
-    #[error("kind id is not UTF-8")]
-    KindNotUtf8,
-    #[error("hash '{found}' is not this build's {expected}")]
-    Hash {
-        found: String,
-        expected: &'static str,
-    },
-    #[error("kind '{id}' cannot be loaded; savable kinds: {savable}")]
-    NotSavable { id: String, savable: String },
-    /// A structure's parameters or arrays are inconsistent.
-    #[error("{0}")]
-    Corrupt(String),
-}
+pub use crate::error::FormatError;
 
 /// A piece of a structure's saved state.
 pub enum Payload<'a> {
@@ -165,7 +142,10 @@ pub fn decode(bytes: &[u8]) -> Result<(String, Loaded<'_>), FormatError> {
     }
     let found = u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes"));
     if found != VERSION {
-        return Err(FormatError::Version { found });
+        return Err(FormatError::Version {
+            found,
+            expected: VERSION,
+        });
     }
     let (body, tail) = bytes.split_at(bytes.len() - 8);
     let stored = u64::from_le_bytes(tail.try_into().expect("8 bytes"));

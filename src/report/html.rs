@@ -2,25 +2,11 @@
 //! with its uncertainty. Deterministic: the same results give the same bytes.
 
 use super::figures::Drawn;
+use super::markup::{esc, sci};
 use super::verdicts::verdict;
 use crate::results::Results;
 use crate::units::{human_bytes, human_count};
 use std::fmt::Write;
-
-pub(super) fn esc(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
-
-pub(super) fn sci(x: f64) -> String {
-    if x == 0.0 {
-        "0".into()
-    } else {
-        format!("{x:.3e}")
-    }
-}
 
 /// The whole page.
 pub fn page(r: &Results, figures: &[Drawn]) -> String {

@@ -7,6 +7,7 @@
 mod chart;
 mod figures;
 mod html;
+mod markup;
 mod shared;
 mod verdicts;
 

@@ -4,7 +4,7 @@
 //! client ≥ 90% of a raw pipeline of the same commands), computed from the records alone.
 
 use super::chart::{axis_label, colour, empty, log_range, Figure};
-use super::html::{esc, sci};
+use super::markup::{esc, sci};
 use crate::analysis::sweep::{best_bitmap, point, target_ratios};
 use crate::remote::redis_bloom;
 use crate::results::{Results, SharedRecord};

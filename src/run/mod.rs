@@ -453,11 +453,8 @@ impl<'a> Runner<'a> {
     /// The memory floor: one random cache-line read per key in the structure's own array (independent,
     /// prefetched reads, as the batched lookups issue them), for structures whose state is one word array.
     fn memory_floor(&mut self, s: &dyn Membership, keys: u64) -> Result<Option<f64>> {
-        let Some(parts) = s.saved_parts() else {
-            return Ok(None);
-        };
         // Only structures whose whole state is one word array (a chain of slices has no single size).
-        let [crate::persist::Payload::Words(words)] = parts.payload.as_slice() else {
+        let Some(words) = s.word_array() else {
             return Ok(None);
         };
         let lines = (words.len() / 8).max(1) as u64;

@@ -1,5 +1,6 @@
 //! Suites and the plan of a run: which scales, structures and experiments, with how many queries.
 
+use crate::results::{Record, Results};
 use crate::structures::Kind;
 use crate::{Error, Result};
 
@@ -65,6 +66,87 @@ impl Suite {
         }
     }
 }
+
+/// Fill ratios of the saturation experiment.
+pub const SATURATION_FILLS: &[f64] = &[0.1, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 3.0, 4.0];
+/// Bits per key of the bitmap claim.
+pub const BITMAP_BITS_PER_KEY: &[u64] = &[1, 2, 4, 8, 16, 32, 64, 100];
+/// Growth checkpoints, as multiples of n₀.
+pub const GROWTH_STEPS: &[u64] = &[1, 2, 4, 8, 16, 32, 64];
+
+/// An experiment beyond the grid; its name is also its figure's stem and its results' field.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Experiment {
+    Saturation,
+    Deletion,
+    Growth,
+    BitmapClaim,
+}
+
+impl Experiment {
+    /// The experiments, in run order.
+    pub const ALL: [Experiment; 4] = [
+        Experiment::Saturation,
+        Experiment::Deletion,
+        Experiment::Growth,
+        Experiment::BitmapClaim,
+    ];
+
+    /// The name in results and reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Experiment::Saturation => "saturation",
+            Experiment::Deletion => "deletion",
+            Experiment::Growth => "growth",
+            Experiment::BitmapClaim => "bitmap_claim",
+        }
+    }
+
+    /// How many records a complete run of the experiment writes.
+    pub fn expected_records(self) -> usize {
+        match self {
+            Experiment::Saturation => 2 * SATURATION_FILLS.len(),
+            Experiment::Deletion => 1,
+            Experiment::Growth => 2 * GROWTH_STEPS.len(),
+            Experiment::BitmapClaim => {
+                BITMAP_BITS_PER_KEY.len()
+                    + BITMAP_BITS_PER_KEY
+                        .iter()
+                        .filter(|b| **b <= BLOOM_MAX_BITS_PER_KEY)
+                        .count()
+            }
+        }
+    }
+
+    /// The records of the experiment in `results`.
+    pub fn records_in(self, results: &Results) -> usize {
+        match self {
+            Experiment::Saturation => results.saturation.len(),
+            Experiment::Deletion => results.deletion.len(),
+            Experiment::Growth => results.growth.len(),
+            Experiment::BitmapClaim => results.bitmap_claim.len(),
+        }
+    }
+
+    /// The experiment a record belongs to, if any.
+    pub fn of(record: &Record) -> Option<Experiment> {
+        match record {
+            Record::Saturation(_) => Some(Experiment::Saturation),
+            Record::Deletion(_) => Some(Experiment::Deletion),
+            Record::Growth(_) => Some(Experiment::Growth),
+            Record::BitmapClaim(_) => Some(Experiment::BitmapClaim),
+            _ => None,
+        }
+    }
+
+    /// The `structure` of the skipped record written when the experiment does not fit memory.
+    pub fn skipped_label(self) -> String {
+        format!("{} experiment", self.name())
+    }
+}
+
+/// The Bloom filter joins the bitmap claim up to this many bits per key (k ≤ 22).
+pub const BLOOM_MAX_BITS_PER_KEY: u64 = 32;
 
 /// Sizes of the experiments beyond the grid.
 #[derive(Clone, Copy, Debug, PartialEq)]

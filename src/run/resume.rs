@@ -6,7 +6,7 @@
 //! a torn last line, the records of an experiment that stopped part-way and every unmeasured sweep point
 //! are removed from the file (the server may be back), so what runs again starts clean.
 
-use super::experiments::Experiment;
+use super::plan::Experiment;
 use crate::results::{read_results, rewrite_without, Record, Results};
 use crate::Result;
 use std::collections::HashSet;

@@ -71,6 +71,15 @@ pub trait Membership: Send + Sync {
         None
     }
 
+    /// The whole state when it is one array of 64-bit words (the memory floor reads it); `None` for
+    /// anything else (chains of slices, tables, peers).
+    fn word_array(&self) -> Option<&[u64]> {
+        match self.saved_parts()?.payload.as_slice() {
+            [persist::Payload::Words(words)] => Some(*words),
+            _ => None,
+        }
+    }
+
     /// Inserts a key, hashing it first.
     fn insert(&mut self, key: &[u8]) -> bool {
         let hash = hash_key(self.seed(), key);
