@@ -25,6 +25,10 @@ pub trait Figure {
     ) -> DrawResult
     where
         DB::ErrorType: 'static;
+    /// The plain-language verdict under the figure, computed from the results.
+    fn verdict(&self, results: &crate::results::Results) -> String;
+    /// Tables of the numbers behind the figure (HTML), appended to `out`.
+    fn tables(&self, _out: &mut String, _results: &crate::results::Results) {}
 }
 
 /// Renders a figure as `stem.png` and `stem.svg` in `dir`.

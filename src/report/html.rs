@@ -2,9 +2,9 @@
 //! with its uncertainty. Deterministic: the same results give the same bytes.
 
 use super::figures::Drawn;
-use super::markup::{esc, sci};
-use super::verdicts::verdict;
+use super::markup::{esc, pct, sci};
 use crate::results::Results;
+use crate::structures::{bitmap, blocked, bloom};
 use crate::units::{human_bytes, human_count};
 use std::fmt::Write;
 
@@ -74,7 +74,7 @@ th{{background:#f3f3f3}}td:first-child,th:first-child{{text-align:left}}.bad{{co
             "<li><a href=\"#{}\">{}</a>: {}</li>",
             f.stem,
             esc(f.title),
-            esc(&verdict(f.stem, r))
+            esc(&f.verdict)
         );
     }
     if !r.shared.is_empty() {
@@ -92,26 +92,9 @@ th{{background:#f3f3f3}}td:first-child,th:first-child{{text-align:left}}.bad{{co
 <p class=\"verdict\">{2}</p></figure>",
             f.stem,
             esc(f.title),
-            esc(&verdict(f.stem, r))
+            esc(&f.verdict)
         );
-        if f.stem == "bytes_vs_n" {
-            memory_table(&mut s, r);
-        }
-        if f.stem == "query_throughput" {
-            speed_table(&mut s, r);
-            probe_table(&mut s, r);
-        }
-        if f.stem == "fpr_vs_n" {
-            rate_table(&mut s, r);
-        }
-        if matches!(f.stem, "saturation" | "growth" | "bitmap_claim") {
-            let points = match f.stem {
-                "saturation" => &r.saturation,
-                "growth" => &r.growth,
-                _ => &r.bitmap_claim,
-            };
-            point_table(&mut s, points);
-        }
+        s.push_str(&f.tables);
     }
     scenario_section(&mut s, r);
     {
@@ -128,193 +111,13 @@ th{{background:#f3f3f3}}td:first-child,th:first-child{{text-align:left}}.bad{{co
     s
 }
 
-fn memory_table(s: &mut String, r: &Results) {
-    let _ = writeln!(
-        s,
-        "<table><tr><th>structure</th><th>n</th><th>bits</th><th>k</th><th>bytes held</th><th>heap requested</th><th>heap footprint</th><th>model footprint</th><th>model / measured</th><th>bits per key</th><th>RSS after build</th><th>peak RSS</th></tr>"
-    );
-    for c in &r.cells {
-        let _ = writeln!(
-            s,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.4}</td><td>{:.2}</td><td>{}</td><td>{}</td></tr>",
-            esc(&c.structure),
-            human_count(c.n as f64),
-            c.geometry.bits.map(|b| b.to_string()).unwrap_or_else(|| "–".into()),
-            c.geometry.hashes.map(|k| k.to_string()).unwrap_or_else(|| "–".into()),
-            c.bytes_held,
-            c.heap_requested_bytes,
-            c.heap_footprint_bytes,
-            c.model_footprint_bytes.round(),
-            c.model_footprint_bytes / (c.heap_footprint_bytes.max(1) as f64),
-            c.bits_per_key,
-            human_bytes(c.rss_after_bytes as f64),
-            human_bytes(c.rss_peak_bytes as f64)
-        );
-    }
-    for k in super::figures::structure_skips(r) {
-        let _ = writeln!(
-            s,
-            "<tr><td>{}</td><td>{}</td><td colspan=\"5\">skipped: {}</td><td>{} (projection)</td><td></td><td>{:.2}</td><td></td><td></td></tr>",
-            esc(&k.structure),
-            human_count(k.n as f64),
-            esc(&k.reason),
-            k.projected_bytes.round(),
-            k.projected_bytes * 8.0 / k.n.max(1) as f64
-        );
-    }
-    let _ = writeln!(s, "</table>");
-}
-
-fn speed_table(s: &mut String, r: &Results) {
-    let _ = writeln!(
-        s,
-        "<h3 id=\"speed\">Speed</h3><p>Nanoseconds per key: median [min, max] over repetitions. Hashing is timed alone on the same keys; probe = the structure's own cost.</p>\
-<table><tr><th>structure</th><th>n</th><th>insert ns</th><th>hash ns</th><th>probe (insert) ns</th><th>member query ns</th><th>non-member query ns</th><th>insert keys/s</th><th>query keys/s</th></tr>"
-    );
-    let span = |x: crate::stats::Summary| format!("{:.1} [{:.1}, {:.1}]", x.median, x.min, x.max);
-    for c in &r.cells {
-        let _ = writeln!(
-            s,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            esc(&c.structure),
-            human_count(c.n as f64),
-            span(c.insert_ns_per_key),
-            span(c.hash_ns_per_key),
-            span(c.probe_insert_ns_per_key),
-            span(c.member_query_ns_per_key),
-            span(c.non_member_query_ns_per_key),
-            human_count(c.insert_keys_per_s()),
-            human_count(c.query_keys_per_s())
-        );
-    }
-    let _ = writeln!(s, "</table>");
-    let ratios = crate::analysis::ratios(r);
-    if !ratios.is_empty() {
-        let _ = writeln!(s, "<h3>Ratios measured in this run</h3><table><tr><th>ratio</th><th>value</th><th>target</th><th>met</th></tr>");
-        for q in &ratios {
-            let met = match q.met {
-                Some(true) => "<td>yes</td>".to_string(),
-                Some(false) => "<td class=\"warn\">no</td>".to_string(),
-                None => "<td>–</td>".to_string(),
-            };
-            let _ = writeln!(
-                s,
-                "<tr><td>{}</td><td>{:.2}</td><td>{}</td>{met}</tr>",
-                esc(&q.what),
-                q.value,
-                esc(&q.target)
-            );
-        }
-        let _ = writeln!(s, "</table>");
-    }
-    let missed = crate::analysis::missed_targets(r);
-    if !missed.is_empty() {
-        let _ = writeln!(
-            s,
-            "<p class=\"warn\">Filters that miss the rate they were built for: {}.</p>",
-            esc(&missed.join("; "))
-        );
-    }
-}
-
-/// Random-read costs of this machine by page size and access pattern, beside the issue's reference.
-fn probe_table(s: &mut String, r: &Results) {
-    for p in &r.memory_probe {
-        let _ = writeln!(
-            s,
-            "<h3>Memory access on this machine ({} array, {} reads)</h3>\
-<table><tr><th>pages</th><th>dependent reads, ns</th><th>independent reads, ns</th><th>reference (issue, this kind of machine)</th></tr>\
-<tr><td>4 KiB (MADV_NOHUGEPAGE)</td><td>{:.1}</td><td>{:.1}</td><td>≈ 250 dependent, ≈ 70 independent</td></tr>\
-<tr><td>huge pages asked for (MADV_HUGEPAGE; {} granted)</td><td>{:.1}</td><td>{:.1}</td><td>≈ 25 independent</td></tr></table>\
-<p>Huge pages cut the independent read from {:.1} to {:.1} ns ({:.2}×). The structures ask for huge pages on arrays of 4 MiB or more; each cell records how many bytes the kernel granted.</p>",
-            human_bytes(p.array_bytes as f64),
-            p.reads,
-            p.dependent_ns,
-            p.independent_ns,
-            human_bytes(p.huge_page_bytes as f64),
-            p.dependent_huge_ns,
-            p.independent_huge_ns,
-            p.independent_ns,
-            p.independent_huge_ns,
-            p.independent_ns / p.independent_huge_ns.max(1e-9)
-        );
-    }
-}
-
-fn rate_table(s: &mut String, r: &Results) {
-    let _ = writeln!(
-        s,
-        "<table><tr><th>structure</th><th>n</th><th>member queries</th><th>false negatives</th><th>non-member queries</th><th>false positives</th><th>observed rate</th><th>95% Wilson interval</th><th>theory</th><th>theory inside</th><th>rate from this filter's fill</th><th>fill rate inside</th></tr>"
-    );
-    for c in &r.cells {
-        let fn_cell = if c.false_negatives > 0 {
-            format!("<td class=\"bad\">{}</td>", c.false_negatives)
-        } else {
-            "<td>0</td>".into()
-        };
-        let _ = writeln!(
-            s,
-            "<tr><td>{}</td><td>{}</td><td>{}</td>{}<td>{}</td><td>{}</td><td>{}</td><td>[{}, {}]</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            esc(&c.structure),
-            human_count(c.n as f64),
-            c.n_member_queries,
-            fn_cell,
-            c.n_non_member_queries,
-            c.n_false_positives,
-            sci(c.observed_fpr),
-            sci(c.observed_fpr_wilson95.low),
-            sci(c.observed_fpr_wilson95.high),
-            sci(c.expected_fpr),
-            if c.theory_in_interval { "yes" } else { "no" },
-            c.fill_fpr.map(sci).unwrap_or_else(|| "–".into()),
-            match c.fill_fpr_in_interval {
-                Some(true) => "yes",
-                Some(false) => "no",
-                None => "–",
-            }
-        );
-    }
-    let _ = writeln!(s, "</table>");
-}
-
-fn point_table(s: &mut String, points: &[crate::results::RatePoint]) {
-    if points.is_empty() {
-        return;
-    }
-    let _ = writeln!(
-        s,
-        "<table><tr><th>structure</th><th>design n</th><th>inserted</th><th>bits</th><th>k</th><th>bytes</th><th>queries</th><th>false positives</th><th>observed</th><th>95% interval</th><th>theory</th><th>inside</th><th>false negatives</th></tr>"
-    );
-    for p in points {
-        let _ = writeln!(
-            s,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>[{}, {}]</td><td>{}</td><td>{}</td>{}</tr>",
-            esc(&p.structure),
-            human_count(p.design_n as f64),
-            human_count(p.n_inserted as f64),
-            p.bits,
-            p.hashes,
-            human_bytes(p.bytes as f64),
-            p.n_queries,
-            p.n_false_positives,
-            sci(p.observed_fpr),
-            sci(p.observed_fpr_wilson95.low),
-            sci(p.observed_fpr_wilson95.high),
-            sci(p.expected_fpr),
-            if p.theory_in_interval { "yes" } else { "no" },
-            if p.false_negatives > 0 { format!("<td class=\"bad\">{}</td>", p.false_negatives) } else { "<td>0</td>".into() }
-        );
-    }
-    let _ = writeln!(s, "</table>");
-}
-
 fn scenario_section(s: &mut String, r: &Results) {
     for x in &r.scenario {
         let _ = writeln!(
             s,
             "<h2 id=\"scenario\">The 6-billion-URL scenario at n = {}</h2><p class=\"verdict\">{}</p>",
             human_count(x.n as f64),
-            esc(&super::verdicts::scenario(x))
+            esc(&scenario_verdict(x))
         );
         let target = if x.n == crate::results::ARTICLE_N {
             let minutes = x.wall_s / 60.0;
@@ -369,4 +172,31 @@ fn scenario_section(s: &mut String, r: &Results) {
         }
         let _ = writeln!(s, "</table>");
     }
+}
+
+/// The scenario's findings in plain words.
+fn scenario_verdict(x: &crate::results::ScenarioRecord) -> String {
+    let get = |id: &str| x.structures.iter().find(|s| s.structure == id);
+    let (Some(bitmap), Some(bloom), Some(blocked)) =
+        (get(bitmap::ID), get(bloom::ID), get(blocked::ID))
+    else {
+        return "Incomplete scenario record.".into();
+    };
+    format!(
+        "{} distinct URLs. The {} budget buys: the raw bitmap ({}) that reports {} of new URLs as already seen (theory {}), or the best Bloom filter of the budget ({}, k = {}) at {} (theory {}): neither deduplicates, both silently drop a large share of new URLs. A rate of {} takes {} in a cache-blocked filter, observed {} (theory {}). The whole run took {:.0} s.",
+        human_count(x.n as f64),
+        human_bytes(x.budget_bytes as f64),
+        human_bytes(bitmap.bytes as f64),
+        pct(bitmap.observed_fpr),
+        pct(bitmap.expected_fpr),
+        human_bytes(bloom.bytes as f64),
+        bloom.hashes,
+        pct(bloom.observed_fpr),
+        pct(bloom.expected_fpr),
+        pct(blocked.expected_fpr.max(0.0)).replace("1.00%", "1%"),
+        human_bytes(blocked.bytes as f64),
+        pct(blocked.observed_fpr),
+        pct(blocked.expected_fpr),
+        x.wall_s
+    )
 }

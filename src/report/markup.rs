@@ -16,3 +16,12 @@ pub(super) fn sci(x: f64) -> String {
         format!("{x:.3e}")
     }
 }
+
+/// A rate as a percentage with two decimals, or in scientific notation below 0.1%.
+pub(super) fn pct(x: f64) -> String {
+    if x >= 0.001 {
+        format!("{:.2}%", x * 100.0)
+    } else {
+        format!("{x:.2e}")
+    }
+}

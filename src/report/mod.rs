@@ -9,7 +9,6 @@ mod figures;
 mod html;
 mod markup;
 mod shared;
-mod verdicts;
 
 use crate::atomic_file::write_atomic;
 use crate::results::Results;

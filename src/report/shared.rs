@@ -54,6 +54,9 @@ impl Figure for SharedThroughput {
     fn title(&self) -> &'static str {
         "Shared filter: keys/s vs keys per round trip (Redis backends; dashed: in-process bloom and scalable)"
     }
+    fn verdict(&self, r: &Results) -> String {
+        verdict(r)
+    }
     fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>, r: &Results) -> DrawResult
     where
         DB::ErrorType: 'static,

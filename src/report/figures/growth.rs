@@ -1,0 +1,68 @@
+//! The growth experiment: a fixed Bloom filter against the scalable one when n is unknown.
+
+use super::*;
+
+pub struct Growth;
+
+impl Figure for Growth {
+    fn stem(&self) -> &'static str {
+        "growth"
+    }
+    fn title(&self) -> &'static str {
+        "Unknown growth: bloom sized for n0 vs scalable from n0, fed 64 x n0"
+    }
+    fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>, r: &Results) -> DrawResult
+    where
+        DB::ErrorType: 'static,
+    {
+        if r.growth.is_empty() {
+            return empty(area, self.title(), "the growth experiment did not run");
+        }
+        let x = log_range(r.growth.iter().map(|p| p.n_inserted as f64));
+        let floor = 1e-6;
+        let y = rate_y_range(&r.growth, floor);
+        let mut chart = log_log_chart(
+            area,
+            self.title(),
+            (x.clone(), "keys inserted"),
+            (y, "false-positive rate"),
+            axis_label,
+        )?;
+        target_line(&mut chart, x, r.growth[0].target_fpr)?;
+        rate_point_series(
+            &mut chart,
+            &r.growth,
+            &[bloom::ID, scalable::ID],
+            |p| p.n_inserted as f64,
+            floor,
+        )?;
+        legend(&mut chart, SeriesLabelPosition::LowerRight)
+    }
+    fn verdict(&self, r: &Results) -> String {
+        growth(r)
+    }
+    fn tables(&self, out: &mut String, r: &Results) {
+        point_table(out, &r.growth);
+    }
+}
+
+fn growth(r: &Results) -> String {
+    let last = |id: &str| {
+        r.growth
+            .iter()
+            .filter(|p| p.structure == id)
+            .max_by_key(|p| p.n_inserted)
+    };
+    match (last(bloom::ID), last(scalable::ID)) {
+        (Some(b), Some(s)) => format!(
+            "Fed {}× its design size, the fixed Bloom filter answers 'seen' for {} of new keys (target {}); the scalable filter stays at {} with {} against the fixed filter's {}. When the final size is unknown, the fixed filter fails silently and the scalable one pays in memory.",
+            b.n_inserted / b.design_n.max(1),
+            pct(b.observed_fpr),
+            b.target_fpr,
+            pct(s.observed_fpr),
+            human_bytes(s.bytes as f64),
+            human_bytes(b.bytes as f64)
+        ),
+        _ => "The growth experiment did not run.".into(),
+    }
+}

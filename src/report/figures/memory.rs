@@ -1,0 +1,287 @@
+//! The memory figure: bytes held against n, measured and projected, with the exact sets' crossovers.
+
+use super::*;
+
+pub struct BytesVsN;
+
+impl Figure for BytesVsN {
+    fn stem(&self) -> &'static str {
+        "bytes_vs_n"
+    }
+    fn title(&self) -> &'static str {
+        "Memory held vs keys (measured; hollow = projected from the model)"
+    }
+    fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>, r: &Results) -> DrawResult
+    where
+        DB::ErrorType: 'static,
+    {
+        if r.cells.is_empty() && r.skipped.is_empty() {
+            return empty(area, self.title(), "no cells in these results");
+        }
+        let header = r.header.as_ref();
+        let budget = header.map(|h| h.memory_budget_bytes as f64).unwrap_or(0.0);
+        let ram = header
+            .map(|h| h.machine.total_memory_bytes as f64)
+            .unwrap_or(0.0);
+        // Projections: the exact sets at their largest measured bytes per key, up to the budget.
+        let crossovers: Vec<(&str, f64, f64)> = [hashset::ID, fingerprint::ID]
+            .iter()
+            .filter_map(|id| {
+                crate::analysis::exact_crossover(r, id, budget).map(|(n, _)| (*id, n, budget))
+            })
+            .filter(|(_, n, _)| *n > 0.0 && n.is_finite())
+            .collect();
+        let ns = r
+            .cells
+            .iter()
+            .map(|c| c.n as f64)
+            .chain(structure_skips(r).map(|s| s.n as f64))
+            .chain(crossovers.iter().map(|c| c.1 * 1.5));
+        let x = log_range(ns);
+        let ys = r
+            .cells
+            .iter()
+            .map(|c| c.heap_footprint_bytes as f64)
+            .chain(structure_skips(r).map(|s| {
+                crate::analysis::fit_bytes(r, &s.structure)
+                    .map(|f| f.at(s.n as f64))
+                    .unwrap_or(s.projected_bytes)
+            }))
+            .chain([budget, ram]);
+        let y = log_range(ys);
+        let mut chart = log_log_chart(
+            area,
+            self.title(),
+            (x.clone(), "keys inserted (n)"),
+            (y.clone(), "bytes"),
+            bytes_label,
+        )?;
+        for (value, name, style) in [(budget, "memory budget", RED), (ram, "machine RAM", BLACK)] {
+            if value > 0.0 {
+                chart
+                    .draw_series(DashedLineSeries::new(
+                        vec![(x.start, value), (x.end, value)],
+                        8,
+                        6,
+                        style.stroke_width(1),
+                    ))?
+                    .label(format!("{name} {}", bytes_label(value)))
+                    .legend(move |(a, b)| PathElement::new(vec![(a, b), (a + 20, b)], style));
+            }
+        }
+        for id in structure_order(r) {
+            let c = colour(&id);
+            let mut measured: Vec<(f64, f64)> = r
+                .cells
+                .iter()
+                .filter(|cell| cell.structure == id)
+                .map(|cell| (cell.n as f64, cell.heap_footprint_bytes as f64))
+                .collect();
+            measured.sort_by(|a, b| a.0.total_cmp(&b.0));
+            // Projections from the line fitted to this run's measured cells; the size model otherwise.
+            let fit = crate::analysis::fit_bytes(r, &id);
+            let mut projected: Vec<(f64, f64)> = r
+                .skipped
+                .iter()
+                .filter(|s| s.structure == id)
+                .map(|s| {
+                    let n = s.n as f64;
+                    (n, fit.map(|f| f.at(n)).unwrap_or(s.projected_bytes))
+                })
+                .collect();
+            projected.sort_by(|a, b| a.0.total_cmp(&b.0));
+            chart
+                .draw_series(LineSeries::new(measured.clone(), c.stroke_width(2)))?
+                .label(id.clone())
+                .legend(move |(a, b)| {
+                    PathElement::new(vec![(a, b), (a + 20, b)], c.stroke_width(2))
+                });
+            chart.draw_series(measured.iter().map(|p| Circle::new(*p, 4, c.filled())))?;
+            if !projected.is_empty() {
+                let mut line = measured.last().copied().into_iter().collect::<Vec<_>>();
+                line.extend(projected.iter().copied());
+                chart.draw_series(DashedLineSeries::new(line, 6, 5, c.stroke_width(1)))?;
+                chart.draw_series(
+                    projected
+                        .iter()
+                        .map(|p| Circle::new(*p, 5, c.stroke_width(2))),
+                )?;
+            }
+        }
+        for (id, n_cross, bytes) in &crossovers {
+            if let Some(last) = r
+                .cells
+                .iter()
+                .filter(|c| c.structure == *id)
+                .max_by_key(|c| c.n)
+            {
+                let c = colour(id);
+                let line = vec![
+                    (last.n as f64, last.heap_footprint_bytes as f64),
+                    (*n_cross, *bytes),
+                ];
+                chart.draw_series(DashedLineSeries::new(line, 3, 5, c.stroke_width(1)))?;
+                chart.draw_series(std::iter::once(Circle::new(
+                    (*n_cross, *bytes),
+                    5,
+                    c.stroke_width(2),
+                )))?;
+            }
+        }
+        if let Some((n_cross, _)) = crate::analysis::exact_crossover(r, hashset::ID, budget) {
+            if n_cross > x.start && n_cross < x.end {
+                let red = RGBColor(200, 0, 0);
+                chart.draw_series(DashedLineSeries::new(
+                    vec![(n_cross, y.start), (n_cross, y.end)],
+                    4,
+                    4,
+                    red.stroke_width(1),
+                ))?;
+                chart.draw_series(std::iter::once(Text::new(
+                    format!("exact set exceeds budget at n ≈ {}", axis_label(n_cross)),
+                    (n_cross, y.start * 4.0),
+                    ("sans-serif", 14).into_font().color(&red),
+                )))?;
+            }
+        }
+        legend(&mut chart, SeriesLabelPosition::UpperLeft)
+    }
+    fn verdict(&self, r: &Results) -> String {
+        memory(r)
+    }
+    fn tables(&self, out: &mut String, r: &Results) {
+        memory_table(out, r);
+    }
+}
+
+fn memory(r: &Results) -> String {
+    let budget = r
+        .header
+        .as_ref()
+        .map(|h| h.memory_budget_bytes as f64)
+        .unwrap_or(0.0);
+    let mut out = Vec::new();
+    if let (Some(h), Some(b)) = (largest(r, hashset::ID), largest(r, bloom::ID)) {
+        let n = h.n.min(b.n);
+        let hb = r
+            .cells
+            .iter()
+            .find(|c| c.structure == hashset::ID && c.n == n);
+        let bb = r
+            .cells
+            .iter()
+            .find(|c| c.structure == bloom::ID && c.n == n);
+        if let (Some(hb), Some(bb)) = (hb, bb) {
+            out.push(format!(
+                "At n = {}, the exact set holds {} ({:.0} bits per key) against {} for the Bloom filter at p = {} ({:.1} bits per key): {:.0}× less memory for the filter.",
+                human_count(n as f64),
+                human_bytes(hb.heap_footprint_bytes as f64),
+                hb.bits_per_key,
+                human_bytes(bb.heap_footprint_bytes as f64),
+                r.header.as_ref().map(|h| h.fpr).unwrap_or(0.0),
+                bb.bits_per_key,
+                hb.heap_footprint_bytes as f64 / bb.heap_footprint_bytes.max(1) as f64
+            ));
+        }
+    }
+    for (id, name) in [
+        (hashset::ID, "exact set of URLs"),
+        (fingerprint::ID, "64-bit fingerprint set"),
+    ] {
+        let ram = r
+            .header
+            .as_ref()
+            .map(|h| h.machine.total_memory_bytes as f64)
+            .unwrap_or(0.0);
+        if let Some(fit) = crate::analysis::fit_bytes(r, id) {
+            out.push(format!(
+                "Fitted to its {} measured cells of ≥ 10⁵ keys, the {name} takes {:.1} bytes per key (+ {}); it outgrows the {} budget at n ≈ {} and this machine's {} of RAM at n ≈ {} (projections from this run's measurements; the table grows in doubling steps, so the real edge can come earlier).",
+                fit.points,
+                fit.bytes_per_key,
+                human_bytes(fit.intercept_bytes.max(0.0)),
+                human_bytes(budget),
+                human_count(fit.keys_at(budget)),
+                human_bytes(ram),
+                human_count(fit.keys_at(ram))
+            ));
+        } else if let Some((n, bytes_per_key)) = exact_crossover(r, id, budget) {
+            out.push(format!(
+                "With the measured {:.1} bytes per key, the {name} outgrows the {} budget at n ≈ {} (a projection from the largest measured cell).",
+                bytes_per_key,
+                human_bytes(budget),
+                human_count(n)
+            ));
+        }
+    }
+    let skipped: Vec<String> = structure_skips(r)
+        .map(|s| format!("{} at n = {}", s.structure, human_count(s.n as f64)))
+        .collect();
+    if !skipped.is_empty() {
+        out.push(format!(
+            "Not run (over budget, drawn as projections): {}.",
+            skipped.join(", ")
+        ));
+    }
+    let registry = crate::registry::ids();
+    let others: Vec<String> = r
+        .skipped
+        .iter()
+        .filter(|s| !registry.contains(&s.structure.as_str()))
+        .map(|s| {
+            format!(
+                "the {} at n = {} ({})",
+                s.structure,
+                human_count(s.n as f64),
+                s.reason
+            )
+        })
+        .collect();
+    if !others.is_empty() {
+        out.push(format!(
+            "Not run (over the memory limit): {}.",
+            others.join("; ")
+        ));
+    }
+    if out.is_empty() {
+        "Not enough cells to compare structures.".into()
+    } else {
+        out.join(" ")
+    }
+}
+
+fn memory_table(s: &mut String, r: &Results) {
+    let _ = writeln!(
+        s,
+        "<table><tr><th>structure</th><th>n</th><th>bits</th><th>k</th><th>bytes held</th><th>heap requested</th><th>heap footprint</th><th>model footprint</th><th>model / measured</th><th>bits per key</th><th>RSS after build</th><th>peak RSS</th></tr>"
+    );
+    for c in &r.cells {
+        let _ = writeln!(
+            s,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.4}</td><td>{:.2}</td><td>{}</td><td>{}</td></tr>",
+            esc(&c.structure),
+            human_count(c.n as f64),
+            c.geometry.bits.map(|b| b.to_string()).unwrap_or_else(|| "–".into()),
+            c.geometry.hashes.map(|k| k.to_string()).unwrap_or_else(|| "–".into()),
+            c.bytes_held,
+            c.heap_requested_bytes,
+            c.heap_footprint_bytes,
+            c.model_footprint_bytes.round(),
+            c.model_footprint_bytes / (c.heap_footprint_bytes.max(1) as f64),
+            c.bits_per_key,
+            human_bytes(c.rss_after_bytes as f64),
+            human_bytes(c.rss_peak_bytes as f64)
+        );
+    }
+    for k in structure_skips(r) {
+        let _ = writeln!(
+            s,
+            "<tr><td>{}</td><td>{}</td><td colspan=\"5\">skipped: {}</td><td>{} (projection)</td><td></td><td>{:.2}</td><td></td><td></td></tr>",
+            esc(&k.structure),
+            human_count(k.n as f64),
+            esc(&k.reason),
+            k.projected_bytes.round(),
+            k.projected_bytes * 8.0 / k.n.max(1) as f64
+        );
+    }
+    let _ = writeln!(s, "</table>");
+}

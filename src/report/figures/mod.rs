@@ -1,0 +1,306 @@
+//! The report's figures, one file each: how it is drawn, the verdict under it and the tables of its
+//! numbers, all from results only. [`render_all`] lists them in page order.
+
+mod bitmap_claim;
+mod bits;
+mod deletion;
+mod growth;
+mod memory;
+mod rates;
+mod regimes;
+mod saturation;
+mod throughput;
+
+use bitmap_claim::BitmapClaim;
+use bits::BitsPerKey;
+use deletion::Deletion;
+use growth::Growth;
+use memory::BytesVsN;
+use rates::RateVsN;
+use regimes::Regimes;
+use saturation::Saturation;
+use throughput::Throughput;
+
+use super::chart::{axis_label, bytes_label, colour, empty, log_range, render, DrawResult, Figure};
+use super::markup::{esc, pct, sci};
+use crate::analysis::exact_crossover;
+use crate::results::{CellRecord, RatePoint, Results};
+use crate::structures::{bitmap, bloom, counting, fingerprint, hashset, scalable};
+use crate::units::{human_bytes, human_count};
+use crate::Result;
+use plotters::coord::combinators::LogCoord;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use std::fmt::Write;
+use std::path::Path;
+
+/// A figure that was drawn: its image stem and title.
+#[derive(Clone, Debug)]
+pub struct Drawn {
+    pub stem: &'static str,
+    pub title: &'static str,
+    /// The plain-language verdict under it.
+    pub verdict: String,
+    /// Tables of its numbers (HTML), possibly empty.
+    pub tables: String,
+}
+
+/// Draws every figure into `dir`.
+pub fn render_all(dir: &Path, results: &Results) -> Result<Vec<Drawn>> {
+    let mut drawn = Vec::new();
+    macro_rules! figure {
+        ($f:expr) => {{
+            let f = $f;
+            render(dir, &f, results)?;
+            let mut tables = String::new();
+            f.tables(&mut tables, results);
+            drawn.push(Drawn {
+                stem: f.stem(),
+                title: f.title(),
+                verdict: f.verdict(results),
+                tables,
+            });
+        }};
+    }
+    figure!(BytesVsN);
+    figure!(BitsPerKey);
+    figure!(Throughput { insert: true });
+    figure!(Throughput { insert: false });
+    figure!(RateVsN);
+    figure!(Saturation);
+    figure!(Deletion);
+    figure!(Growth);
+    figure!(BitmapClaim);
+    figure!(Regimes);
+    Ok(drawn)
+}
+
+/// Structures in registry order, then any others, as they appear in the cells.
+/// Skipped grid cells of registered structures (not skipped experiments or scenarios).
+pub fn structure_skips(r: &Results) -> impl Iterator<Item = &crate::results::SkippedCell> {
+    let registry = crate::registry::ids();
+    r.skipped
+        .iter()
+        .filter(move |s| registry.contains(&s.structure.as_str()))
+}
+
+fn structure_order(results: &Results) -> Vec<String> {
+    let mut ids: Vec<String> = Vec::new();
+    for c in &results.cells {
+        if !ids.contains(&c.structure) {
+            ids.push(c.structure.clone());
+        }
+    }
+    // Skipped experiments and scenarios are not structures: they get no projection line.
+    for s in structure_skips(results) {
+        if !ids.contains(&s.structure) {
+            ids.push(s.structure.clone());
+        }
+    }
+    let registry = crate::registry::ids();
+    ids.sort_by_key(|id| registry.iter().position(|r| r == id).unwrap_or(usize::MAX));
+    ids
+}
+
+fn legend<'a, DB: DrawingBackend + 'a, X: Ranged, Y: Ranged>(
+    chart: &mut ChartContext<'a, DB, Cartesian2d<X, Y>>,
+    position: SeriesLabelPosition,
+) -> DrawResult
+where
+    DB::ErrorType: 'static,
+{
+    chart
+        .configure_series_labels()
+        .position(position)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK.mix(0.4))
+        .label_font(("sans-serif", 15))
+        .draw()?;
+    Ok(())
+}
+
+/// A chart context with log axes on both sides.
+type LogLogChart<'a, DB> = ChartContext<'a, DB, Cartesian2d<LogCoord<f64>, LogCoord<f64>>>;
+
+/// A chart with log axes on both sides, its caption, axis descriptions and tick labels.
+fn log_log_chart<'a, DB: DrawingBackend + 'a>(
+    area: &'a DrawingArea<DB, Shift>,
+    title: &str,
+    (x, x_desc): (std::ops::Range<f64>, &str),
+    (y, y_desc): (std::ops::Range<f64>, &str),
+    y_label: fn(f64) -> String,
+) -> std::result::Result<LogLogChart<'a, DB>, Box<dyn std::error::Error>>
+where
+    DB::ErrorType: 'static,
+{
+    let mut chart = ChartBuilder::on(area)
+        .caption(title, ("sans-serif", 20))
+        .margin(15)
+        .x_label_area_size(45)
+        .y_label_area_size(85)
+        .build_cartesian_2d(x.log_scale(), y.log_scale())?;
+    chart
+        .configure_mesh()
+        .x_desc(x_desc)
+        .y_desc(y_desc)
+        .x_label_formatter(&|v| axis_label(*v))
+        .y_label_formatter(&|v| y_label(*v))
+        .label_style(("sans-serif", 14))
+        .draw()?;
+    Ok(chart)
+}
+
+/// Draws observed rates with 95% bars and theory as a dashed line, for one structure's points.
+fn rate_series<
+    'a,
+    DB: DrawingBackend + 'a,
+    X: Ranged<ValueType = f64>,
+    Y: Ranged<ValueType = f64>,
+>(
+    chart: &mut ChartContext<'a, DB, Cartesian2d<X, Y>>,
+    label: &str,
+    c: RGBColor,
+    points: &[(f64, f64, f64, f64, f64)],
+    floor: f64,
+) -> DrawResult
+where
+    DB::ErrorType: 'static,
+{
+    let clamp = |v: f64| v.max(floor);
+    let observed: Vec<(f64, f64)> = points.iter().map(|p| (p.0, clamp(p.1))).collect();
+    let theory: Vec<(f64, f64)> = points.iter().map(|p| (p.0, clamp(p.4))).collect();
+    chart
+        .draw_series(LineSeries::new(observed.clone(), c.stroke_width(2)))?
+        .label(format!("{label} observed"))
+        .legend(move |(a, b)| PathElement::new(vec![(a, b), (a + 20, b)], c.stroke_width(2)));
+    chart.draw_series(
+        points.iter().map(|p| {
+            ErrorBar::new_vertical(p.0, clamp(p.2), clamp(p.1), clamp(p.3), c.filled(), 8)
+        }),
+    )?;
+    chart
+        .draw_series(DashedLineSeries::new(theory, 5, 4, c.stroke_width(1)))?
+        .label(format!("{label} theory"))
+        .legend(move |(a, b)| {
+            PathElement::new(vec![(a, b), (a + 6, b), (a + 10, b), (a + 16, b)], c)
+        });
+    Ok(())
+}
+
+fn target_line<
+    'a,
+    DB: DrawingBackend + 'a,
+    X: Ranged<ValueType = f64>,
+    Y: Ranged<ValueType = f64>,
+>(
+    chart: &mut ChartContext<'a, DB, Cartesian2d<X, Y>>,
+    x: std::ops::Range<f64>,
+    target: f64,
+) -> DrawResult
+where
+    DB::ErrorType: 'static,
+{
+    chart
+        .draw_series(DashedLineSeries::new(
+            vec![(x.start, target), (x.end, target)],
+            10,
+            6,
+            BLACK.stroke_width(1),
+        ))?
+        .label(format!("target p = {target}"))
+        .legend(|(a, b)| PathElement::new(vec![(a, b), (a + 20, b)], BLACK));
+    Ok(())
+}
+
+/// (x, observed, low, high, expected) of rate points.
+fn rate_tuples(
+    points: &[&RatePoint],
+    x: &impl Fn(&RatePoint) -> f64,
+) -> Vec<(f64, f64, f64, f64, f64)> {
+    points
+        .iter()
+        .map(|p| {
+            (
+                x(p),
+                p.observed_fpr,
+                p.observed_fpr_wilson95.low,
+                p.observed_fpr_wilson95.high,
+                p.expected_fpr,
+            )
+        })
+        .collect()
+}
+
+/// Draws the rate points of each structure in `ids` (observed with 95% bars, theory dashed).
+fn rate_point_series<
+    'a,
+    DB: DrawingBackend + 'a,
+    X: Ranged<ValueType = f64>,
+    Y: Ranged<ValueType = f64>,
+>(
+    chart: &mut ChartContext<'a, DB, Cartesian2d<X, Y>>,
+    points: &[RatePoint],
+    ids: &[&str],
+    x_of: impl Fn(&RatePoint) -> f64,
+    floor: f64,
+) -> DrawResult
+where
+    DB::ErrorType: 'static,
+{
+    for id in ids {
+        let mine: Vec<&RatePoint> = points.iter().filter(|p| p.structure == *id).collect();
+        if !mine.is_empty() {
+            rate_series(chart, id, colour(id), &rate_tuples(&mine, &x_of), floor)?;
+        }
+    }
+    Ok(())
+}
+
+/// A log y range covering the rate points' upper interval bounds and theory, never below `floor`.
+fn rate_y_range(points: &[RatePoint], floor: f64) -> std::ops::Range<f64> {
+    log_range(points.iter().flat_map(|p| {
+        [
+            p.observed_fpr_wilson95.high.max(floor),
+            p.expected_fpr.max(floor),
+            floor,
+        ]
+    }))
+}
+
+fn largest<'a>(r: &'a Results, id: &str) -> Option<&'a CellRecord> {
+    r.cells
+        .iter()
+        .filter(|c| c.structure == id)
+        .max_by_key(|c| c.n)
+}
+
+fn point_table(s: &mut String, points: &[crate::results::RatePoint]) {
+    if points.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        s,
+        "<table><tr><th>structure</th><th>design n</th><th>inserted</th><th>bits</th><th>k</th><th>bytes</th><th>queries</th><th>false positives</th><th>observed</th><th>95% interval</th><th>theory</th><th>inside</th><th>false negatives</th></tr>"
+    );
+    for p in points {
+        let _ = writeln!(
+            s,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>[{}, {}]</td><td>{}</td><td>{}</td>{}</tr>",
+            esc(&p.structure),
+            human_count(p.design_n as f64),
+            human_count(p.n_inserted as f64),
+            p.bits,
+            p.hashes,
+            human_bytes(p.bytes as f64),
+            p.n_queries,
+            p.n_false_positives,
+            sci(p.observed_fpr),
+            sci(p.observed_fpr_wilson95.low),
+            sci(p.observed_fpr_wilson95.high),
+            sci(p.expected_fpr),
+            if p.theory_in_interval { "yes" } else { "no" },
+            if p.false_negatives > 0 { format!("<td class=\"bad\">{}</td>", p.false_negatives) } else { "<td>0</td>".into() }
+        );
+    }
+    let _ = writeln!(s, "</table>");
+}

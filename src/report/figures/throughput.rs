@@ -1,0 +1,199 @@
+//! Insert and lookup throughput against n, with the speed ratios and the probe costs under the lookup figure.
+
+use super::*;
+
+pub struct Throughput {
+    pub insert: bool,
+}
+
+impl Figure for Throughput {
+    fn stem(&self) -> &'static str {
+        if self.insert {
+            "insert_throughput"
+        } else {
+            "query_throughput"
+        }
+    }
+    fn title(&self) -> &'static str {
+        if self.insert {
+            "Insert throughput vs keys (hash + probe; median, bars min–max over reps)"
+        } else {
+            "Member query throughput vs keys (hash + probe; median, bars min–max)"
+        }
+    }
+    fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>, r: &Results) -> DrawResult
+    where
+        DB::ErrorType: 'static,
+    {
+        if r.cells.is_empty() {
+            return empty(area, self.title(), "no measured cells in these results");
+        }
+        let pick = |c: &crate::results::CellRecord| {
+            if self.insert {
+                c.insert_ns_per_key
+            } else {
+                c.member_query_ns_per_key
+            }
+        };
+        let x = log_range(r.cells.iter().map(|c| c.n as f64));
+        let y = log_range(
+            r.cells
+                .iter()
+                .flat_map(|c| [1e9 / pick(c).min, 1e9 / pick(c).max]),
+        );
+        let mut chart = log_log_chart(
+            area,
+            self.title(),
+            (x, "keys inserted (n)"),
+            (y, "keys per second"),
+            axis_label,
+        )?;
+        for id in structure_order(r) {
+            let c = colour(&id);
+            let mut cells: Vec<_> = r.cells.iter().filter(|cell| cell.structure == id).collect();
+            cells.sort_by_key(|cell| cell.n);
+            let points: Vec<(f64, f64)> = cells
+                .iter()
+                .map(|cell| (cell.n as f64, 1e9 / pick(cell).median))
+                .collect();
+            chart
+                .draw_series(LineSeries::new(points.clone(), c.stroke_width(2)))?
+                .label(id.clone())
+                .legend(move |(a, b)| {
+                    PathElement::new(vec![(a, b), (a + 20, b)], c.stroke_width(2))
+                });
+            chart.draw_series(cells.iter().map(|cell| {
+                let s = pick(cell);
+                ErrorBar::new_vertical(
+                    cell.n as f64,
+                    1e9 / s.max,
+                    1e9 / s.median,
+                    1e9 / s.min,
+                    c.filled(),
+                    8,
+                )
+            }))?;
+        }
+        legend(&mut chart, SeriesLabelPosition::LowerLeft)
+    }
+    fn verdict(&self, r: &Results) -> String {
+        speed(r, self.insert)
+    }
+    fn tables(&self, out: &mut String, r: &Results) {
+        if !self.insert {
+            speed_table(out, r);
+            probe_table(out, r);
+        }
+    }
+}
+
+fn speed(r: &Results, insert: bool) -> String {
+    let top = r.cells.iter().map(|c| c.n).max().unwrap_or(0);
+    let mut rows: Vec<(&CellRecord, f64)> = r
+        .cells
+        .iter()
+        .filter(|c| c.n == top)
+        .map(|c| {
+            (
+                c,
+                if insert {
+                    c.insert_ns_per_key.median
+                } else {
+                    c.member_query_ns_per_key.median
+                },
+            )
+        })
+        .collect();
+    rows.sort_by(|a, b| a.1.total_cmp(&b.1));
+    let Some((fastest, ns)) = rows.first() else {
+        return "No measured cells.".into();
+    };
+    let slowest = rows.last().map(|r| r.1).unwrap_or(*ns);
+    format!(
+        "At n = {}, {} is fastest to {} at {:.1} ns per key ({} keys/s; hashing alone {:.1} ns), {:.1}× the slowest ({:.1} ns). Timings are medians inside one process; compare ratios, not absolute values, across machines.",
+        human_count(top as f64),
+        fastest.structure,
+        if insert { "insert" } else { "query" },
+        ns,
+        human_count(1e9 / ns),
+        fastest.hash_ns_per_key.median,
+        slowest / ns,
+        slowest
+    )
+}
+
+fn speed_table(s: &mut String, r: &Results) {
+    let _ = writeln!(
+        s,
+        "<h3 id=\"speed\">Speed</h3><p>Nanoseconds per key: median [min, max] over repetitions. Hashing is timed alone on the same keys; probe = the structure's own cost.</p>\
+<table><tr><th>structure</th><th>n</th><th>insert ns</th><th>hash ns</th><th>probe (insert) ns</th><th>member query ns</th><th>non-member query ns</th><th>insert keys/s</th><th>query keys/s</th></tr>"
+    );
+    let span = |x: crate::stats::Summary| format!("{:.1} [{:.1}, {:.1}]", x.median, x.min, x.max);
+    for c in &r.cells {
+        let _ = writeln!(
+            s,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            esc(&c.structure),
+            human_count(c.n as f64),
+            span(c.insert_ns_per_key),
+            span(c.hash_ns_per_key),
+            span(c.probe_insert_ns_per_key),
+            span(c.member_query_ns_per_key),
+            span(c.non_member_query_ns_per_key),
+            human_count(c.insert_keys_per_s()),
+            human_count(c.query_keys_per_s())
+        );
+    }
+    let _ = writeln!(s, "</table>");
+    let ratios = crate::analysis::ratios(r);
+    if !ratios.is_empty() {
+        let _ = writeln!(s, "<h3>Ratios measured in this run</h3><table><tr><th>ratio</th><th>value</th><th>target</th><th>met</th></tr>");
+        for q in &ratios {
+            let met = match q.met {
+                Some(true) => "<td>yes</td>".to_string(),
+                Some(false) => "<td class=\"warn\">no</td>".to_string(),
+                None => "<td>–</td>".to_string(),
+            };
+            let _ = writeln!(
+                s,
+                "<tr><td>{}</td><td>{:.2}</td><td>{}</td>{met}</tr>",
+                esc(&q.what),
+                q.value,
+                esc(&q.target)
+            );
+        }
+        let _ = writeln!(s, "</table>");
+    }
+    let missed = crate::analysis::missed_targets(r);
+    if !missed.is_empty() {
+        let _ = writeln!(
+            s,
+            "<p class=\"warn\">Filters that miss the rate they were built for: {}.</p>",
+            esc(&missed.join("; "))
+        );
+    }
+}
+
+/// Random-read costs of this machine by page size and access pattern, beside the issue's reference.
+fn probe_table(s: &mut String, r: &Results) {
+    for p in &r.memory_probe {
+        let _ = writeln!(
+            s,
+            "<h3>Memory access on this machine ({} array, {} reads)</h3>\
+<table><tr><th>pages</th><th>dependent reads, ns</th><th>independent reads, ns</th><th>reference (issue, this kind of machine)</th></tr>\
+<tr><td>4 KiB (MADV_NOHUGEPAGE)</td><td>{:.1}</td><td>{:.1}</td><td>≈ 250 dependent, ≈ 70 independent</td></tr>\
+<tr><td>huge pages asked for (MADV_HUGEPAGE; {} granted)</td><td>{:.1}</td><td>{:.1}</td><td>≈ 25 independent</td></tr></table>\
+<p>Huge pages cut the independent read from {:.1} to {:.1} ns ({:.2}×). The structures ask for huge pages on arrays of 4 MiB or more; each cell records how many bytes the kernel granted.</p>",
+            human_bytes(p.array_bytes as f64),
+            p.reads,
+            p.dependent_ns,
+            p.independent_ns,
+            human_bytes(p.huge_page_bytes as f64),
+            p.dependent_huge_ns,
+            p.independent_huge_ns,
+            p.independent_ns,
+            p.independent_huge_ns,
+            p.independent_ns / p.independent_huge_ns.max(1e-9)
+        );
+    }
+}
