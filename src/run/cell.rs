@@ -1,0 +1,305 @@
+//! One grid cell: sized and checked against the memory limit before anything is allocated, then built,
+//! queried and measured over its repetitions (hashing and probing timed apart, the parallel build and
+//! the memory floor beside them), and recorded.
+
+use super::pass::Keys;
+use super::*;
+
+impl Runner<'_> {
+    /// Runs one grid cell and records it (measured or skipped). `done` says which cells to skip (resume).
+    pub fn run_cell(&mut self, kind: &dyn Kind, n: u64) -> Result<()> {
+        // Structures are sized for the distinct keys they will hold (a file's lines may repeat).
+        let config = self.config(self.source.distinct_members(n));
+        // What earlier cells freed must not count against this one.
+        machine::release_free_heap();
+        let model = kind.predicted_memory(&config);
+        // The peak while building (hashbrown holds its old table as it grows), plus 5% for allocator slack.
+        let peak = kind.predicted_peak_bytes(&config) * 1.05;
+        let limit = self.memory_limit();
+        if peak > limit as f64 {
+            let reason = if limit < self.plan.memory_budget_bytes {
+                format!(
+                    "needs ≈ {} at peak; only {} available now",
+                    crate::units::human_bytes(peak),
+                    crate::units::human_bytes(limit as f64)
+                )
+            } else {
+                format!(
+                    "needs ≈ {} at peak; budget {}",
+                    crate::units::human_bytes(peak),
+                    crate::units::human_bytes(limit as f64)
+                )
+            };
+            return self.record(Record::Skipped(SkippedCell {
+                structure: kind.id().to_string(),
+                n,
+                projected_bytes: model.footprint_bytes,
+                budget_bytes: self.plan.memory_budget_bytes,
+                reason,
+            }));
+        }
+        let record = self.measure_cell(kind, n, &config)?;
+        if record.false_negatives > 0 {
+            self.failures.push(format!(
+                "{} at n = {}: {} false negatives",
+                record.structure, n, record.false_negatives
+            ));
+        }
+        self.record(Record::Cell(record))
+    }
+
+    fn measure_cell(
+        &mut self,
+        kind: &dyn Kind,
+        n: u64,
+        config: &BuildConfig,
+    ) -> Result<CellRecord> {
+        let started = Instant::now();
+        let reps = self.plan.reps_for(n);
+        let n_distinct = self.source.distinct_members(n);
+        let predicted_fpr = kind.predicted_fpr(config);
+        let queries = self.plan.non_member_queries(predicted_fpr);
+        let timing_queries = queries.min(self.plan.timing_queries_cap);
+        let mut insert = Vec::new();
+        let mut hash = Vec::new();
+        let mut probe = Vec::new();
+        let mut member_query = Vec::new();
+        let mut non_member_query = Vec::new();
+        let mut parallel = Vec::new();
+        let mut floor = None;
+        let mut huge_pages = 0;
+        let mut fill_fpr = None;
+        let mut outcome = None;
+        machine::release_free_heap();
+        machine::reset_peak_rss();
+        let (rss_before, _) = machine::rss_bytes();
+        for rep in 0..reps {
+            let label = format!(
+                "{} n={} rep {}/{}",
+                kind.id(),
+                crate::units::human_count(n as f64),
+                rep + 1,
+                reps
+            );
+            let heap_before = heap_snapshot();
+            // Construction (allocation, and zeroing where a structure does it eagerly) is part of the build.
+            let constructed = Instant::now();
+            let mut structure = kind.build(config)?;
+            let construct_ns = constructed.elapsed().as_nanos() as u64;
+            let mut build = self.pass(
+                &label,
+                "insert",
+                Some(structure.as_mut()),
+                None,
+                Keys::Members(n),
+            )?;
+            build.probe_ns += construct_ns;
+            let heap = heap_snapshot().since(&heap_before);
+            // The first repetition checks every member (an even sample above MEMBER_CHECK_CAP); later ones
+            // time a prefix.
+            let member_keys = if rep == 0 {
+                Keys::MemberSample {
+                    n,
+                    count: n.min(MEMBER_CHECK_CAP),
+                }
+            } else {
+                Keys::Members(n.min(self.plan.timing_queries_cap * 5))
+            };
+            let members = self.pass(
+                &label,
+                "query members",
+                None,
+                Some(structure.as_ref()),
+                member_keys,
+            )?;
+            // The first repetition counts every non-member; later ones time a prefix of them.
+            let count = if rep == 0 { queries } else { timing_queries };
+            let deadline = Some(
+                Instant::now() + std::time::Duration::from_secs_f64(self.plan.query_time_cap_s),
+            );
+            let non_members = self.pass(
+                &label,
+                "query non-members",
+                None,
+                Some(structure.as_ref()),
+                Keys::NonMembers { count, deadline },
+            )?;
+            insert.push(build.total_per_key());
+            hash.push(build.hash_per_key());
+            probe.push(build.probe_per_key());
+            member_query.push(members.total_per_key());
+            non_member_query.push(non_members.total_per_key());
+            if rep == 0 {
+                fill_fpr = structure.fill_fpr();
+                huge_pages = crate::structures::mem::anon_huge_page_bytes();
+                if n >= 1_000_000 {
+                    floor = self.memory_floor(structure.as_ref(), timing_queries.min(n))?;
+                }
+                let (rss_after, rss_peak) = machine::rss_bytes();
+                outcome = Some((
+                    build.hits,
+                    members,
+                    non_members,
+                    heap,
+                    structure.bytes_held(),
+                    structure.expected_fpr(n_distinct),
+                    structure.geometry(),
+                    rss_after,
+                    rss_peak,
+                ));
+            }
+            drop(structure);
+            machine::release_free_heap();
+            if self.plan.threads > 1 && rep == 0 {
+                if let Some(ns) = self.parallel_build(kind, config, n)? {
+                    parallel.push(ns);
+                }
+            }
+        }
+        let (
+            reported_new,
+            members,
+            non_members,
+            heap,
+            bytes_held,
+            expected_fpr,
+            geometry,
+            rss_after,
+            rss_peak,
+        ) = outcome.expect("at least one repetition");
+        let interval = wilson(non_members.hits, non_members.keys, 0.95);
+        let model = kind.predicted_memory(config);
+        Ok(CellRecord {
+            structure: kind.id().to_string(),
+            peer: kind.peer(),
+            exact: kind.exact(),
+            n,
+            n_distinct,
+            n_reported_new: reported_new,
+            reps,
+            geometry,
+            insert_ns_per_key: summarize(&insert),
+            hash_ns_per_key: summarize(&hash),
+            probe_insert_ns_per_key: summarize(&probe),
+            member_query_ns_per_key: summarize(&member_query),
+            non_member_query_ns_per_key: summarize(&non_member_query),
+            n_member_queries: members.keys,
+            false_negatives: members.keys - members.hits,
+            n_non_member_queries: non_members.keys,
+            n_false_positives: non_members.hits,
+            observed_fpr: non_members.hits as f64 / non_members.keys.max(1) as f64,
+            observed_fpr_wilson95: interval,
+            expected_fpr,
+            theory_in_interval: interval.contains(expected_fpr),
+            fill_fpr,
+            fill_fpr_in_interval: fill_fpr.map(|f| interval.contains(f)),
+            bytes_held,
+            heap_requested_bytes: heap.requested_bytes,
+            heap_footprint_bytes: heap.footprint_bytes,
+            model_heap_bytes: model.heap_bytes,
+            model_footprint_bytes: model.footprint_bytes,
+            rss_before_bytes: rss_before,
+            rss_after_bytes: rss_after,
+            rss_peak_bytes: rss_peak,
+            bits_per_key: heap.footprint_bytes as f64 * 8.0 / n_distinct.max(1) as f64,
+            wall_s: started.elapsed().as_secs_f64(),
+            threads: if parallel.is_empty() {
+                1
+            } else {
+                self.plan.threads
+            },
+            parallel_insert_ns_per_key: (!parallel.is_empty()).then(|| summarize(&parallel)),
+            batched_query_ns_per_key: None,
+            memory_floor_ns_per_key: floor,
+            anon_huge_pages_bytes: huge_pages,
+        })
+    }
+
+    /// Builds a fresh structure with [`RunPlan::threads`] threads through its shared inserter (for kinds that
+    /// have one); returns the slowest thread's timed hash + insert nanoseconds per key.
+    fn parallel_build(
+        &mut self,
+        kind: &dyn Kind,
+        config: &BuildConfig,
+        n: u64,
+    ) -> Result<Option<f64>> {
+        if !matches!(self.source.members, keys::Members::Generated) {
+            return Ok(None);
+        }
+        let mut structure = kind.build(config)?;
+        let seed = structure.seed();
+        let threads = self.plan.threads as u64;
+        let stop = self.stop;
+        let generator = &self.source.generator;
+        let Some(inserter) = structure.shared_inserter() else {
+            return Ok(None);
+        };
+        let (slowest_ns, new) = std::thread::scope(|scope| {
+            let inserter = &inserter;
+            let workers: Vec<_> = (0..threads)
+                .map(|t| {
+                    scope.spawn(move || {
+                        let mut batch = KeyBatch::with_capacity(BATCH_KEYS, 96);
+                        let (mut timed_ns, mut new) = (0u64, 0u64);
+                        let (from, to) = (t * n / threads, (t + 1) * n / threads);
+                        let mut i = from;
+                        while i < to && !stop.load(Ordering::Relaxed) {
+                            batch.clear();
+                            let end = (i + BATCH_KEYS as u64).min(to);
+                            generator.fill_members(i..end, &mut batch);
+                            let t0 = Instant::now();
+                            batch.hash_all(seed);
+                            new += inserter.insert_batch(&batch);
+                            timed_ns += t0.elapsed().as_nanos() as u64;
+                            i = end;
+                        }
+                        (timed_ns, new)
+                    })
+                })
+                .collect();
+            workers
+                .into_iter()
+                .fold((0u64, 0u64), |(slowest, total), w| {
+                    let (ns, new) = w
+                        .join()
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                    (slowest.max(ns), total + new)
+                })
+        });
+        drop(inserter);
+        structure.add_inserted(new);
+        if self.stopped() {
+            return Err(interrupted_error());
+        }
+        Ok(Some(slowest_ns as f64 / n.max(1) as f64))
+    }
+
+    /// The memory floor: one random cache-line read per key in the structure's own array (independent,
+    /// prefetched reads, as the batched lookups issue them), for structures whose state is one word array.
+    fn memory_floor(&mut self, s: &dyn Membership, keys: u64) -> Result<Option<f64>> {
+        // Only structures whose whole state is one word array (a chain of slices has no single size).
+        let Some(words) = s.word_array() else {
+            return Ok(None);
+        };
+        let lines = (words.len() / 8).max(1) as u64;
+        let mut total_ns = 0u64;
+        let mut sum = 0u64;
+        let mut done = 0u64;
+        while done < keys {
+            self.batch.clear();
+            let to = (done + BATCH_KEYS as u64).min(keys);
+            self.source.fill_non_members(done, to, &mut self.batch);
+            self.batch.hash_all(s.seed() ^ 0xF100);
+            let t0 = Instant::now();
+            sum = sum.wrapping_add(crate::measure::floor::read_lines(
+                words,
+                lines,
+                self.batch.hashes(),
+            ));
+            total_ns += t0.elapsed().as_nanos() as u64;
+            done = to;
+        }
+        std::hint::black_box(sum);
+        Ok(Some(total_ns as f64 / keys.max(1) as f64))
+    }
+}

@@ -1,0 +1,265 @@
+//! Passes over keys: members from a cursor or non-members by index, made a batch at a time (by a second
+//! thread when there is a core for it), hashed, and given to the structure, with hashing and probing
+//! timed apart.
+
+use super::*;
+
+/// What one pass over keys measured.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct PassTiming {
+    pub(super) keys: u64,
+    pub(super) hash_ns: u64,
+    pub(super) probe_ns: u64,
+    pub(super) hits: u64,
+}
+
+impl PassTiming {
+    pub(super) fn hash_per_key(&self) -> f64 {
+        self.hash_ns as f64 / self.keys.max(1) as f64
+    }
+    pub(super) fn probe_per_key(&self) -> f64 {
+        self.probe_ns as f64 / self.keys.max(1) as f64
+    }
+    pub(super) fn total_per_key(&self) -> f64 {
+        (self.hash_ns + self.probe_ns) as f64 / self.keys.max(1) as f64
+    }
+}
+
+/// Which keys a pass touches.
+pub(super) enum Keys {
+    Members(u64),
+    /// `count` of the first n members, spread evenly (the false-negative check of very large cells).
+    MemberSample {
+        n: u64,
+        count: u64,
+    },
+    NonMembers {
+        count: u64,
+        deadline: Option<Instant>,
+    },
+}
+
+/// Above this many keys, the first repetition checks an evenly spread sample of this many members for
+/// false negatives instead of all of them (a pass over 10⁹ members costs minutes of key generation).
+pub const MEMBER_CHECK_CAP: u64 = 20_000_000;
+
+/// Makes the batches of one pass: members from a cursor, or non-members `[0, total)`.
+pub(super) struct KeyProducer<'a> {
+    source: &'a KeySource,
+    cursor: Option<keys::MemberCursor>,
+    next_non_member: u64,
+    total: u64,
+}
+
+impl KeyProducer<'_> {
+    /// Fills `batch` with the next keys; returns how many (0: the pass is done).
+    fn fill(&mut self, batch: &mut KeyBatch) -> Result<usize> {
+        match self.cursor.as_mut() {
+            Some(cursor) => self.source.fill_members(cursor, batch, BATCH_KEYS),
+            None => {
+                let to = (self.next_non_member + BATCH_KEYS as u64).min(self.total);
+                self.source
+                    .fill_non_members(self.next_non_member, to, batch);
+                let added = (to - self.next_non_member) as usize;
+                self.next_non_member = to;
+                Ok(added)
+            }
+        }
+    }
+}
+
+impl Runner<'_> {
+    /// One timed pass: keys are made untimed, then hashed (timed) and inserted or queried (timed).
+    ///
+    /// Measured here: hashing a 77-byte URL costs ≈ 6 ns when its bytes are in this core's cache and
+    /// ≈ 16 ns when they must first come from the core that made them, hence the untimed `touch`.
+    ///
+    /// With more than one core, a second thread makes the keys while this one hashes and probes (batches
+    /// go back and forth over two channels), so a pass costs max(generation, work) of wall time instead of
+    /// their sum. Generation is never inside the timed region either way.
+    pub(super) fn pass(
+        &mut self,
+        label: &str,
+        phase: &str,
+        mut insert_into: Option<&mut dyn Membership>,
+        query: Option<&dyn Membership>,
+        keys: Keys,
+    ) -> Result<PassTiming> {
+        let seed = insert_into
+            .as_ref()
+            .map(|s| s.seed())
+            .or(query.map(|s| s.seed()))
+            .unwrap_or(0);
+        let (total, deadline) = match &keys {
+            Keys::Members(n) => (*n, None),
+            Keys::MemberSample { count, .. } => (*count, None),
+            Keys::NonMembers { count, deadline } => (*count, *deadline),
+        };
+        self.progress.start(&format!("{label}: {phase}"), total);
+        let cursor = match keys {
+            Keys::Members(n) => Some(self.source.member_cursor(n)?),
+            Keys::MemberSample { n, count } => Some(self.source.member_sample_cursor(n, count)?),
+            Keys::NonMembers { .. } => None,
+        };
+        let mut timing = PassTiming::default();
+        let stop = self.stop;
+        let source = &self.source;
+        let progress = self.progress;
+        let mut work = |batch: &mut KeyBatch, timing: &mut PassTiming| -> bool {
+            // A batch made by the other thread is still in that core's cache: pull it over untimed, so
+            // hashing costs what it costs on a key the caller just produced (as with one thread).
+            std::hint::black_box(batch.touch());
+            let t0 = Instant::now();
+            batch.hash_all(seed);
+            let t1 = Instant::now();
+            let hits = match (insert_into.as_deref_mut(), query) {
+                (Some(s), _) => s.insert_batch(batch),
+                (None, Some(s)) => s.contains_batch(batch),
+                (None, None) => 0,
+            };
+            let t2 = Instant::now();
+            // A structure on a server that went away: stop the pass, the caller reports the failure.
+            let failed = match (insert_into.as_deref(), query) {
+                (Some(s), _) | (None, Some(s)) => s.failure().is_some(),
+                (None, None) => false,
+            };
+            timing.keys += batch.len() as u64;
+            timing.hits += hits;
+            timing.hash_ns += (t1 - t0).as_nanos() as u64;
+            timing.probe_ns += (t2 - t1).as_nanos() as u64;
+            progress.advance(batch.len() as u64);
+            !failed && deadline.is_none_or(|d| t2 <= d) && !stop.load(Ordering::Relaxed)
+        };
+        let mut producer = KeyProducer {
+            source,
+            cursor,
+            next_non_member: 0,
+            total,
+        };
+        let made: Result<()> = if self.plan.threads > 1 && self.generate_alongside {
+            use std::sync::mpsc::{channel, sync_channel};
+            std::thread::scope(|scope| {
+                let (full_tx, full_rx) = sync_channel::<Result<KeyBatch>>(2);
+                let (empty_tx, empty_rx) = channel::<KeyBatch>();
+                for _ in 0..3 {
+                    let _ = empty_tx.send(KeyBatch::with_capacity(BATCH_KEYS, 96));
+                }
+                scope.spawn(move || {
+                    while let Ok(mut batch) = empty_rx.recv() {
+                        if stop.load(Ordering::Relaxed) {
+                            return;
+                        }
+                        batch.clear();
+                        match producer.fill(&mut batch) {
+                            Ok(0) => return,
+                            Ok(_) => {
+                                if full_tx.send(Ok(batch)).is_err() {
+                                    return;
+                                }
+                            }
+                            Err(e) => {
+                                let _ = full_tx.send(Err(e));
+                                return;
+                            }
+                        }
+                    }
+                });
+                for batch in full_rx.iter() {
+                    let mut batch = batch?;
+                    if !work(&mut batch, &mut timing) {
+                        break;
+                    }
+                    let _ = empty_tx.send(batch);
+                }
+                Ok(())
+            })
+        } else {
+            let mut batch = KeyBatch::with_capacity(BATCH_KEYS, 96);
+            loop {
+                batch.clear();
+                if producer.fill(&mut batch)? == 0 || !work(&mut batch, &mut timing) {
+                    break;
+                }
+            }
+            Ok(())
+        };
+        made?;
+        if self.stop.load(Ordering::Relaxed) {
+            self.progress.finish();
+            return Err(interrupted_error());
+        }
+        if let Some(s) = insert_into {
+            // Static filters build themselves once all keys are in: part of the insert cost.
+            let t0 = Instant::now();
+            s.finish_build();
+            timing.probe_ns += t0.elapsed().as_nanos() as u64;
+        }
+        self.progress.finish();
+        Ok(timing)
+    }
+
+    /// Counts non-members `[0, count)` reported present (for experiments), with a deadline.
+    pub fn count_false_positives(
+        &mut self,
+        s: &dyn Membership,
+        count: u64,
+        label: &str,
+    ) -> Result<(u64, u64)> {
+        let deadline =
+            Some(Instant::now() + std::time::Duration::from_secs_f64(self.plan.query_time_cap_s));
+        let t = self.pass(
+            label,
+            "query non-members",
+            None,
+            Some(s),
+            Keys::NonMembers { count, deadline },
+        )?;
+        Ok((t.hits, t.keys))
+    }
+
+    /// Runs `op` over generated members `[from, to)` a hashed batch at a time (for experiments); returns
+    /// the sum of what `op` returns. Stops with an error when interrupted.
+    pub(super) fn over_members(
+        &mut self,
+        seed: u64,
+        from: u64,
+        to: u64,
+        mut op: impl FnMut(&KeyBatch) -> u64,
+    ) -> Result<u64> {
+        let mut total = 0;
+        let mut i = from;
+        while i < to {
+            if self.stop.load(Ordering::Relaxed) {
+                return Err(interrupted_error());
+            }
+            self.batch.clear();
+            let end = (i + BATCH_KEYS as u64).min(to);
+            self.source.generator.fill_members(i..end, &mut self.batch);
+            self.batch.hash_all(seed);
+            total += op(&self.batch);
+            i = end;
+        }
+        Ok(total)
+    }
+
+    /// Inserts generated members `[from, to)` (for experiments); returns how many were new.
+    pub fn insert_members(&mut self, s: &mut dyn Membership, from: u64, to: u64) -> Result<u64> {
+        let new = self.over_members(s.seed(), from, to, |batch| s.insert_batch(batch))?;
+        s.finish_build();
+        Ok(new)
+    }
+
+    /// Counts generated members `[from, to)` found (for experiments).
+    pub fn count_members_found(&mut self, s: &dyn Membership, from: u64, to: u64) -> Result<u64> {
+        self.over_members(s.seed(), from, to, |batch| s.contains_batch(batch))
+    }
+
+    /// Removes generated members `[from, to)` (for experiments); returns how many were removed.
+    pub fn remove_members(&mut self, s: &mut dyn Membership, from: u64, to: u64) -> Result<u64> {
+        let seed = s.seed();
+        let removable = s
+            .as_removable()
+            .ok_or_else(|| Error::invalid("structure", "does not support removal"))?;
+        self.over_members(seed, from, to, |batch| removable.remove_batch(batch))
+    }
+}
