@@ -285,6 +285,8 @@ pub struct ScenarioStructure {
 pub const ARTICLE_N: u64 = 6_000_000_000;
 /// The second article's budget: 1 GiB for 6·10⁹ URLs.
 pub const ARTICLE_BUDGET_BYTES: u64 = 1 << 30;
+/// The `structure` of the skipped record of a scenario that did not fit memory.
+pub const SCENARIO_LABEL: &str = "seed-6e9 scenario";
 
 /// The second article's scenario: n distinct URLs into the raw bitmap, the best Bloom filter of a 1 GiB
 /// budget, and a cache-blocked filter sized for 1%.

@@ -10,33 +10,17 @@ impl Runner<'_> {
     pub fn run_cell(&mut self, kind: &dyn Kind, n: u64) -> Result<()> {
         // Structures are sized for the distinct keys they will hold (a file's lines may repeat).
         let config = self.config(self.source.distinct_members(n));
-        // What earlier cells freed must not count against this one.
-        machine::release_free_heap();
         let model = kind.predicted_memory(&config);
         // The peak while building (hashbrown holds its old table as it grows), plus 5% for allocator slack.
-        let peak = kind.predicted_peak_bytes(&config) * 1.05;
-        let limit = self.memory_limit();
-        if peak > limit as f64 {
-            let reason = if limit < self.plan.memory_budget_bytes {
-                format!(
-                    "needs ≈ {} at peak; only {} available now",
-                    crate::units::human_bytes(peak),
-                    crate::units::human_bytes(limit as f64)
-                )
-            } else {
-                format!(
-                    "needs ≈ {} at peak; budget {}",
-                    crate::units::human_bytes(peak),
-                    crate::units::human_bytes(limit as f64)
-                )
-            };
-            return self.record(Record::Skipped(SkippedCell {
-                structure: kind.id().to_string(),
-                n,
-                projected_bytes: model.footprint_bytes,
-                budget_bytes: self.plan.memory_budget_bytes,
-                reason,
-            }));
+        let need = Need {
+            label: kind.id().to_string(),
+            n,
+            peak_bytes: kind.predicted_peak_bytes(&config) * 1.05,
+            projected_bytes: model.footprint_bytes,
+            what: "needs at peak",
+        };
+        if !self.fits(need)? {
+            return Ok(());
         }
         let record = self.measure_cell(kind, n, &config)?;
         if record.false_negatives > 0 {

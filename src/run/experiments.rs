@@ -12,9 +12,9 @@ use super::plan::{
     Experiment, BITMAP_BITS_PER_KEY, BLOOM_MAX_BITS_PER_KEY, GROWTH_STEPS, SATURATION_FILLS,
 };
 use super::resume::Completed;
-use super::Runner;
+use super::{Need, Runner};
 use crate::registry::find;
-use crate::results::{DeletionRecord, RatePoint, Record, SkippedCell};
+use crate::results::{DeletionRecord, RatePoint, Record};
 use crate::stats::wilson;
 use crate::structures::{bitmap, bloom, counting, scalable};
 use crate::structures::{BuildConfig, Membership};
@@ -88,24 +88,14 @@ impl Runner<'_> {
 
     /// Whether `experiment` fits the memory limit at `n`; when it does not, records it as skipped.
     fn experiment_fits(&mut self, experiment: Experiment, n: u64) -> Result<bool> {
-        crate::measure::machine::release_free_heap();
         let peak = self.experiment_peak_bytes(experiment, n)?;
-        let limit = self.memory_limit();
-        if peak <= limit as f64 {
-            return Ok(true);
-        }
-        self.record(Record::Skipped(SkippedCell {
-            structure: experiment.skipped_label(),
+        self.fits(Need {
+            label: experiment.skipped_label(),
             n,
+            peak_bytes: peak,
             projected_bytes: peak,
-            budget_bytes: self.plan.memory_budget_bytes,
-            reason: format!(
-                "its largest structure needs ≈ {}; only {} available",
-                crate::units::human_bytes(peak),
-                crate::units::human_bytes(limit as f64)
-            ),
-        }))?;
-        Ok(false)
+            what: "its largest structure needs",
+        })
     }
 
     fn rate_point(

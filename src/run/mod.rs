@@ -65,6 +65,19 @@ pub fn interrupted_error() -> Error {
     Error::invalid("run", "interrupted")
 }
 
+/// What a guarded piece of work would hold, and how to record it when it does not fit.
+pub struct Need {
+    /// The skipped record's `structure`: a structure id, or an experiment's or the scenario's label.
+    pub label: String,
+    pub n: u64,
+    /// Bytes at the peak (allocator slack included), compared with the limit.
+    pub peak_bytes: f64,
+    /// Bytes the record projects (the model's footprint).
+    pub projected_bytes: f64,
+    /// What needs the memory, in words ("needs at peak").
+    pub what: &'static str,
+}
+
 /// The harness.
 pub struct Runner<'a> {
     pub plan: RunPlan,
@@ -120,6 +133,31 @@ impl<'a> Runner<'a> {
     pub fn memory_limit(&self) -> u64 {
         let available = machine::available_memory_bytes().saturating_sub(HARNESS_OVERHEAD_BYTES);
         self.plan.memory_budget_bytes.min(available)
+    }
+
+    /// The one memory guard: whether `need` fits the budget and the memory available now (after what
+    /// earlier work freed is returned). When it does not, it is recorded as skipped with its projection,
+    /// before anything is allocated.
+    pub fn fits(&mut self, need: Need) -> Result<bool> {
+        machine::release_free_heap();
+        let limit = self.memory_limit();
+        if need.peak_bytes <= limit as f64 {
+            return Ok(true);
+        }
+        let human = crate::units::human_bytes;
+        let against = if limit < self.plan.memory_budget_bytes {
+            format!("only {} available now", human(limit as f64))
+        } else {
+            format!("budget {}", human(limit as f64))
+        };
+        self.record(Record::Skipped(SkippedCell {
+            structure: need.label,
+            n: need.n,
+            projected_bytes: need.projected_bytes,
+            budget_bytes: self.plan.memory_budget_bytes,
+            reason: format!("{} ≈ {}; {against}", need.what, human(need.peak_bytes)),
+        }))?;
+        Ok(false)
     }
 
     /// Measures random-read costs over 1 GiB arrays (4 KiB vs huge pages, dependent vs independent) and

@@ -7,7 +7,7 @@
 //! are removed from the file (the server may be back), so what runs again starts clean.
 
 use super::plan::Experiment;
-use crate::results::{read_results, rewrite_without, Record, Results};
+use crate::results::{read_results, rewrite_without, Record, Results, SCENARIO_LABEL};
 use crate::Result;
 use std::collections::HashSet;
 use std::path::Path;
@@ -80,7 +80,10 @@ impl Completed {
             .iter()
             .map(|c| (c.structure.clone(), c.n))
             .chain(results.skipped.iter().map(|s| (s.structure.clone(), s.n)))
-            .map(|(structure, n)| WorkId::Cell { structure, n });
+            .map(|(structure, n)| match structure.as_str() {
+                SCENARIO_LABEL => WorkId::Scenario { n },
+                _ => WorkId::Cell { structure, n },
+            });
         let work = cells
             .chain(results.scenario.iter().map(|s| WorkId::Scenario { n: s.n }))
             .chain(results.shared.iter().map(|s| WorkId::SweepPoint {
@@ -151,5 +154,14 @@ mod tests {
         assert!(done.has_experiment(Experiment::Growth));
         assert!(!done.has_experiment(Experiment::Saturation));
         assert!(!done.has(&WorkId::MemoryProbe));
+    }
+
+    #[test]
+    fn a_scenario_skipped_for_memory_is_done() {
+        let mut results = Results::default();
+        results.skipped.push(skipped(SCENARIO_LABEL, 6_000_000));
+        let done = Completed::from_results(&results);
+        assert!(done.has(&WorkId::Scenario { n: 6_000_000 }));
+        assert!(!done.has(&WorkId::Scenario { n: 60_000_000 }));
     }
 }

@@ -14,13 +14,13 @@
 //! locked ors made `blocked` cost ≈ 114 ns of thread time per key at 6·10⁹), and the arrays are bit for bit
 //! those of a one-thread build (tested). A structure whose keys span parts goes in with atomic ors.
 
-use super::{interrupted_error, Runner, BATCH_KEYS};
+use super::{interrupted_error, Need, Runner, BATCH_KEYS};
 use crate::hash::KeyHash;
 use crate::keys::KeyBatch;
 use crate::measure::machine;
 use crate::registry::find;
-use crate::results::{Record, ScenarioRecord, ScenarioStructure, SkippedCell};
-use crate::results::{ARTICLE_BUDGET_BYTES, ARTICLE_N};
+use crate::results::{Record, ScenarioRecord, ScenarioStructure};
+use crate::results::{ARTICLE_BUDGET_BYTES, ARTICLE_N, SCENARIO_LABEL};
 use crate::stats::wilson;
 use crate::structures::{bitmap, blocked, bloom};
 use crate::structures::{BuildConfig, Membership, SharedInsert};
@@ -71,19 +71,15 @@ impl Runner<'_> {
                     .unwrap_or(0.0)
             })
             .sum();
-        let limit = self.memory_limit() as f64;
-        if predicted > limit {
-            return self.record(Record::Skipped(SkippedCell {
-                structure: "seed-6e9 scenario".into(),
-                n,
-                projected_bytes: predicted,
-                budget_bytes: self.plan.memory_budget_bytes,
-                reason: format!(
-                    "needs ≈ {} for the three structures; only {} available",
-                    crate::units::human_bytes(predicted),
-                    crate::units::human_bytes(limit)
-                ),
-            }));
+        let need = Need {
+            label: SCENARIO_LABEL.into(),
+            n,
+            peak_bytes: predicted,
+            projected_bytes: predicted,
+            what: "the three structures need",
+        };
+        if !self.fits(need)? {
+            return Ok(());
         }
         let mut structures: Vec<Box<dyn Membership>> = Vec::new();
         for (id, _, config) in &plan {
