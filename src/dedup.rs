@@ -7,7 +7,7 @@
 //! negatives), a new line is dropped with the structure's false-positive rate.
 
 use crate::keys::file::UrlFile;
-use crate::keys::{KeyBatch, NON_MEMBER_BASE};
+use crate::keys::{KeyBatch, KeyPipeline, NON_MEMBER_BASE};
 use crate::registry::{self, find};
 use crate::structures::{BuildConfig, Membership};
 use crate::units::human_bytes;
@@ -138,18 +138,18 @@ pub struct DedupCounts {
 /// after the lines before it were passed and inserted.
 pub fn pass_new_lines(
     structure: &mut dyn Membership,
-    input: &mut UrlFile,
+    input: UrlFile,
     out: &mut dyn Write,
 ) -> Result<DedupCounts> {
     let mut counts = DedupCounts::default();
     let mut batch = KeyBatch::with_capacity(BATCH_LINES, 96);
+    let mut lines =
+        KeyPipeline::file(input, u64::MAX, structure.seed()).with_batch_keys(BATCH_LINES);
     let written = (|| -> Result<()> {
         loop {
-            batch.clear();
-            if input.read_batch(&mut batch, BATCH_LINES)? == 0 {
+            if lines.next_hashed(&mut batch)? == 0 {
                 return Ok(());
             }
-            batch.hash_all(structure.seed());
             for (key, hash) in batch.iter() {
                 counts.read += 1;
                 if structure.insert_hashed(key, hash) {
@@ -206,7 +206,7 @@ mod tests {
         let mut s = open(&options("hashset", 10)).unwrap();
         let mut out = Vec::new();
         let text = "https://a.example/1\nhttps://b.example/2\nhttps://a.example/1\nhttps://c.example/3\nhttps://b.example/2\n";
-        let counts = pass_new_lines(s.as_mut(), &mut input(text), &mut out).unwrap();
+        let counts = pass_new_lines(s.as_mut(), input(text), &mut out).unwrap();
         assert_eq!(
             String::from_utf8(out).unwrap(),
             "https://a.example/1\nhttps://b.example/2\nhttps://c.example/3\n"
@@ -229,7 +229,7 @@ mod tests {
             .collect();
         let text = format!("{}\n{}\n", lines.join("\n"), lines.join("\n"));
         let mut out = Vec::new();
-        let counts = pass_new_lines(s.as_mut(), &mut input(&text), &mut out).unwrap();
+        let counts = pass_new_lines(s.as_mut(), input(&text), &mut out).unwrap();
         let passed: Vec<&str> = std::str::from_utf8(&out).unwrap().lines().collect();
         let distinct: std::collections::HashSet<&str> = passed.iter().copied().collect();
         assert_eq!(distinct.len(), passed.len(), "a line passed twice");
@@ -253,12 +253,8 @@ mod tests {
     #[test]
     fn a_closed_output_ends_the_stream_without_error_and_keeps_the_line_inserted() {
         let mut s = open(&options("hashset", 10)).unwrap();
-        let counts = pass_new_lines(
-            s.as_mut(),
-            &mut input("https://a.example/\n"),
-            &mut ClosedPipe,
-        )
-        .unwrap();
+        let counts =
+            pass_new_lines(s.as_mut(), input("https://a.example/\n"), &mut ClosedPipe).unwrap();
         assert!(counts.output_closed);
         assert_eq!(s.n_inserted(), 1);
     }

@@ -1,7 +1,7 @@
 //! Memory is measured, not estimated: each structure's own byte count and its model are checked against
 //! a counting global allocator. One test in its own binary, so no other test allocates meanwhile.
 
-use dedupbench::keys::{KeyBatch, Profile, UrlGenerator};
+use dedupbench::keys::{KeyBatch, KeyPipeline, Profile, UrlGenerator};
 use dedupbench::measure::{heap_snapshot, CountingAllocator};
 use dedupbench::registry::local_kinds;
 use dedupbench::structures::{BuildConfig, KeyLengths};
@@ -25,10 +25,8 @@ fn bytes_held_matches_the_allocator_and_the_model() {
         config.key_lengths = lengths;
         let before = heap_snapshot();
         let mut s = kind.build(&config).unwrap();
-        for start in (0..n).step_by(4096) {
-            batch.clear();
-            g.fill_members(start..(start + 4096).min(n), &mut batch);
-            batch.hash_all(s.seed());
+        let mut members = KeyPipeline::members(&g, 0..n, s.seed());
+        while members.next_hashed(&mut batch).unwrap() > 0 {
             s.insert_batch(&batch);
         }
         let after = heap_snapshot().since(&before);

@@ -49,13 +49,13 @@ pub fn run(args: DedupArgs) -> Result<i32> {
         }
         Ok(s) => s,
     };
-    let mut input = UrlFile::from_reader(
+    let input = UrlFile::from_reader(
         "<stdin>",
         Box::new(std::io::BufReader::with_capacity(1 << 16, std::io::stdin())),
     );
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
-    let passed = dedup::pass_new_lines(structure.as_mut(), &mut input, &mut out);
+    let passed = dedup::pass_new_lines(structure.as_mut(), input, &mut out);
     // Every line passed is in the filter, so it is saved whatever stopped the stream; an input error
     // follows the save.
     if let Some(path) = &args.save {

@@ -5,7 +5,7 @@
 use super::RunFailed;
 use anyhow::{bail, Result};
 use clap::Args;
-use dedupbench::keys::{KeyBatch, Profile, UrlGenerator};
+use dedupbench::keys::{KeyBatch, KeyPipeline, Profile, UrlGenerator};
 use dedupbench::redis::BitmapMode;
 use dedupbench::redis::RedisUrl;
 use dedupbench::redis::RemoteConfig;
@@ -131,25 +131,17 @@ pub fn run(args: SharedArgs) -> Result<i32> {
         Profile::load(dedupbench::keys::profile::DEFAULT_PROFILE)?,
         args.seed,
     );
+    let mut keys = match op {
+        "non-members" => KeyPipeline::non_members(&generator, from..to, args.seed),
+        _ => KeyPipeline::members(&generator, from..to, args.seed),
+    };
     let mut batch = KeyBatch::with_capacity(4096, 96);
     let mut answered = 0u64;
-    let mut i = from;
-    while i < to {
-        batch.clear();
-        let end = (i + 4096).min(to);
-        match op {
-            "non-members" => generator.fill_non_members(i..end, &mut batch),
-            _ => generator.fill_members(i..end, &mut batch),
-        }
-        batch.hash_all(args.seed);
+    while filter.failure().is_none() && keys.next_hashed(&mut batch)? > 0 {
         answered += match op {
             "insert" => filter.insert_batch(&batch),
             _ => filter.contains_batch(&batch),
         };
-        i = end;
-        if filter.failure().is_some() {
-            break;
-        }
     }
     let geometry = filter.geometry();
     let expected_fpr = filter.expected_fpr(args.expected);

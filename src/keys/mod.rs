@@ -6,11 +6,13 @@
 pub mod batch;
 pub mod file;
 pub mod generator;
+pub mod pipeline;
 pub mod profile;
 pub mod stream;
 
 pub use batch::KeyBatch;
 pub use generator::{UrlGenerator, NON_MEMBER_BASE};
+pub use pipeline::KeyPipeline;
 pub use profile::Profile;
 
 /// The URL of member `i` under the default profile and `seed` (allocates; for docs and tests).

@@ -4,6 +4,7 @@
 
 use super::pass::Keys;
 use super::*;
+use crate::keys::KeyPipeline;
 
 impl Runner<'_> {
     /// Runs one grid cell and records it (measured or skipped). `done` says which cells to skip (resume).
@@ -225,17 +226,17 @@ impl Runner<'_> {
                     scope.spawn(move || {
                         let mut batch = KeyBatch::with_capacity(BATCH_KEYS, 96);
                         let (mut timed_ns, mut new) = (0u64, 0u64);
-                        let (from, to) = (t * n / threads, (t + 1) * n / threads);
-                        let mut i = from;
-                        while i < to && !stop.load(Ordering::Relaxed) {
-                            batch.clear();
-                            let end = (i + BATCH_KEYS as u64).min(to);
-                            generator.fill_members(i..end, &mut batch);
+                        let range = t * n / threads..(t + 1) * n / threads;
+                        let mut members = KeyPipeline::members(generator, range, seed)
+                            .with_batch_keys(BATCH_KEYS);
+                        // Generated members cannot fail.
+                        while !stop.load(Ordering::Relaxed)
+                            && members.make(&mut batch).unwrap_or(0) > 0
+                        {
                             let t0 = Instant::now();
                             batch.hash_all(seed);
                             new += inserter.insert_batch(&batch);
                             timed_ns += t0.elapsed().as_nanos() as u64;
-                            i = end;
                         }
                         (timed_ns, new)
                     })
@@ -268,12 +269,12 @@ impl Runner<'_> {
         let lines = (words.len() / 8).max(1) as u64;
         let mut total_ns = 0u64;
         let mut sum = 0u64;
-        let mut done = 0u64;
-        while done < keys {
-            self.batch.clear();
-            let to = (done + BATCH_KEYS as u64).min(keys);
-            self.source.fill_non_members(done, to, &mut self.batch);
-            self.batch.hash_all(s.seed() ^ 0xF100);
+        // Hashed with another seed than the structure's, so the reads land apart from its probes.
+        let mut non_members = self
+            .source
+            .non_members(0..keys, s.seed() ^ 0xF100)
+            .with_batch_keys(BATCH_KEYS);
+        while non_members.next_hashed(&mut self.batch)? > 0 {
             let t0 = Instant::now();
             sum = sum.wrapping_add(crate::measure::floor::read_lines(
                 words,
@@ -281,7 +282,6 @@ impl Runner<'_> {
                 self.batch.hashes(),
             ));
             total_ns += t0.elapsed().as_nanos() as u64;
-            done = to;
         }
         std::hint::black_box(sum);
         Ok(Some(total_ns as f64 / keys.max(1) as f64))

@@ -2,7 +2,7 @@
 //! (members, read again for every pass; non-members are then generated).
 
 use crate::keys::file::UrlFile;
-use crate::keys::{KeyBatch, UrlGenerator};
+use crate::keys::{KeyBatch, KeyPipeline, UrlGenerator};
 use crate::structures::KeyLengths;
 use crate::Result;
 use std::path::{Path, PathBuf};
@@ -25,7 +25,7 @@ impl Members {
     /// prefix of `scales` lines and in the whole file, counted in one pass by 64-bit fingerprints.
     pub fn from_file(path: &Path, scales: &[u64]) -> Result<Members> {
         let lines = UrlFile::count(path)?;
-        let mut file = UrlFile::open(path)?;
+        let mut file = KeyPipeline::file(UrlFile::open(path)?, lines, 0);
         let mut seen = hashbrown::HashSet::with_capacity(lines as usize);
         let mut batch = KeyBatch::with_capacity(4096, 80);
         let mut marks: Vec<u64> = scales.iter().copied().filter(|s| *s < lines).collect();
@@ -36,15 +36,14 @@ impl Members {
         let mut read = 0u64;
         for mark in marks {
             while read < mark {
-                batch.clear();
-                let want = (mark - read).min(4096) as usize;
-                let got = file.read_batch(&mut batch, want)?;
-                if got == 0 {
+                // Batches end at each mark, so every prefix is counted exactly.
+                file.set_batch_keys((mark - read).min(4096) as usize);
+                let made = file.next_hashed(&mut batch)?;
+                if made == 0 {
                     break;
                 }
-                batch.hash_all(0);
                 seen.extend(batch.hashes().iter().map(|h| h.h1));
-                read += got as u64;
+                read += made as u64;
             }
             distinct_at.push((mark, seen.len() as u64));
         }
@@ -62,35 +61,13 @@ pub struct KeySource {
     pub members: Members,
 }
 
-/// A reader over one pass of the members.
-pub enum MemberCursor {
-    Generated {
-        next: u64,
-        end: u64,
-    },
-    /// Every `stride`-th generated member: indices `j·stride` for j in `[next, end)`.
-    Strided {
-        next: u64,
-        end: u64,
-        stride: u64,
-    },
-    File {
-        file: Box<UrlFile>,
-        left: u64,
-    },
-}
-
 impl KeySource {
     /// Key lengths of the first 20,000 members.
     pub fn key_lengths(&self) -> Result<KeyLengths> {
-        let mut cursor = self.member_cursor(20_000)?;
+        let mut members = self.members(20_000, 0)?;
         let mut batch = KeyBatch::with_capacity(4096, 80);
         let mut lengths = Vec::new();
-        loop {
-            batch.clear();
-            if self.fill_members(&mut cursor, &mut batch, 4096)? == 0 {
-                break;
-            }
+        while members.make(&mut batch)? > 0 {
             lengths.extend((0..batch.len()).map(|i| batch.key(i).len()));
         }
         Ok(KeyLengths::from_lengths(lengths))
@@ -114,70 +91,32 @@ impl KeySource {
         }
     }
 
-    /// A cursor over the first `n` members.
-    pub fn member_cursor(&self, n: u64) -> Result<MemberCursor> {
+    /// The first `n` members, hashed with `seed`.
+    pub fn members(&self, n: u64, seed: u64) -> Result<KeyPipeline<'_>> {
         Ok(match &self.members {
-            Members::Generated => MemberCursor::Generated { next: 0, end: n },
-            Members::File { path, lines, .. } => MemberCursor::File {
-                file: Box::new(UrlFile::open(path)?),
-                left: n.min(*lines),
-            },
+            Members::Generated => KeyPipeline::members(&self.generator, 0..n, seed),
+            Members::File { path, lines, .. } => {
+                KeyPipeline::file(UrlFile::open(path)?, n.min(*lines), seed)
+            }
         })
     }
 
-    /// A cursor over `count` of the first `n` members spread evenly over them (every ⌊n/count⌋-th generated
-    /// member; a file's first `count` lines, since a file has no random access).
-    pub fn member_sample_cursor(&self, n: u64, count: u64) -> Result<MemberCursor> {
+    /// `count` of the first `n` members spread evenly over them (every ⌊n/count⌋-th generated member; a
+    /// file's first `count` lines, since a file has no random access).
+    pub fn member_sample(&self, n: u64, count: u64, seed: u64) -> Result<KeyPipeline<'_>> {
         if count >= n {
-            return self.member_cursor(n);
+            return self.members(n, seed);
         }
         Ok(match &self.members {
-            Members::Generated => MemberCursor::Strided {
-                next: 0,
-                end: count,
-                stride: n / count.max(1),
-            },
-            Members::File { .. } => self.member_cursor(count)?,
+            Members::Generated => {
+                KeyPipeline::strided_members(&self.generator, count, n / count.max(1), seed)
+            }
+            Members::File { .. } => self.members(count, seed)?,
         })
     }
 
-    /// Appends up to `max` members from `cursor`; returns how many.
-    #[inline]
-    pub fn fill_members(
-        &self,
-        cursor: &mut MemberCursor,
-        batch: &mut KeyBatch,
-        max: usize,
-    ) -> Result<usize> {
-        match cursor {
-            MemberCursor::Generated { next, end } => {
-                let stop = (*next + max as u64).min(*end);
-                self.generator.fill_members(*next..stop, batch);
-                let added = (stop - *next) as usize;
-                *next = stop;
-                Ok(added)
-            }
-            MemberCursor::Strided { next, end, stride } => {
-                let stop = (*next + max as u64).min(*end);
-                for j in *next..stop {
-                    batch.push_with(|buf| self.generator.append_member(j * *stride, buf));
-                }
-                let added = (stop - *next) as usize;
-                *next = stop;
-                Ok(added)
-            }
-            MemberCursor::File { file, left } => {
-                let want = (*left).min(max as u64) as usize;
-                let added = file.read_batch(batch, want)?;
-                *left -= added as u64;
-                Ok(added)
-            }
-        }
-    }
-
-    /// Appends non-members `[from, to)`.
-    #[inline]
-    pub fn fill_non_members(&self, from: u64, to: u64, batch: &mut KeyBatch) {
-        self.generator.fill_non_members(from..to, batch);
+    /// Generated non-members `range`, hashed with `seed`.
+    pub fn non_members(&self, range: std::ops::Range<u64>, seed: u64) -> KeyPipeline<'_> {
+        KeyPipeline::non_members(&self.generator, range, seed)
     }
 }

@@ -3,6 +3,7 @@
 //! timed apart.
 
 use super::*;
+use crate::keys::KeyPipeline;
 
 /// What one pass over keys measured.
 #[derive(Clone, Copy, Debug, Default)]
@@ -43,31 +44,6 @@ pub(super) enum Keys {
 /// false negatives instead of all of them (a pass over 10⁹ members costs minutes of key generation).
 pub const MEMBER_CHECK_CAP: u64 = 20_000_000;
 
-/// Makes the batches of one pass: members from a cursor, or non-members `[0, total)`.
-pub(super) struct KeyProducer<'a> {
-    source: &'a KeySource,
-    cursor: Option<keys::MemberCursor>,
-    next_non_member: u64,
-    total: u64,
-}
-
-impl KeyProducer<'_> {
-    /// Fills `batch` with the next keys; returns how many (0: the pass is done).
-    fn fill(&mut self, batch: &mut KeyBatch) -> Result<usize> {
-        match self.cursor.as_mut() {
-            Some(cursor) => self.source.fill_members(cursor, batch, BATCH_KEYS),
-            None => {
-                let to = (self.next_non_member + BATCH_KEYS as u64).min(self.total);
-                self.source
-                    .fill_non_members(self.next_non_member, to, batch);
-                let added = (to - self.next_non_member) as usize;
-                self.next_non_member = to;
-                Ok(added)
-            }
-        }
-    }
-}
-
 impl Runner<'_> {
     /// One timed pass: keys are made untimed, then hashed (timed) and inserted or queried (timed).
     ///
@@ -96,14 +72,15 @@ impl Runner<'_> {
             Keys::NonMembers { count, deadline } => (*count, *deadline),
         };
         self.progress.start(&format!("{label}: {phase}"), total);
-        let cursor = match keys {
-            Keys::Members(n) => Some(self.source.member_cursor(n)?),
-            Keys::MemberSample { n, count } => Some(self.source.member_sample_cursor(n, count)?),
-            Keys::NonMembers { .. } => None,
-        };
+        // Hashing is timed in `work`, so the pipeline only makes the keys here.
+        let mut producer = match keys {
+            Keys::Members(n) => self.source.members(n, seed)?,
+            Keys::MemberSample { n, count } => self.source.member_sample(n, count, seed)?,
+            Keys::NonMembers { count, .. } => self.source.non_members(0..count, seed),
+        }
+        .with_batch_keys(BATCH_KEYS);
         let mut timing = PassTiming::default();
         let stop = self.stop;
-        let source = &self.source;
         let progress = self.progress;
         let mut work = |batch: &mut KeyBatch, timing: &mut PassTiming| -> bool {
             // A batch made by the other thread is still in that core's cache: pull it over untimed, so
@@ -130,12 +107,6 @@ impl Runner<'_> {
             progress.advance(batch.len() as u64);
             !failed && deadline.is_none_or(|d| t2 <= d) && !stop.load(Ordering::Relaxed)
         };
-        let mut producer = KeyProducer {
-            source,
-            cursor,
-            next_non_member: 0,
-            total,
-        };
         let made: Result<()> = if self.plan.threads > 1 && self.generate_alongside {
             use std::sync::mpsc::{channel, sync_channel};
             std::thread::scope(|scope| {
@@ -149,8 +120,7 @@ impl Runner<'_> {
                         if stop.load(Ordering::Relaxed) {
                             return;
                         }
-                        batch.clear();
-                        match producer.fill(&mut batch) {
+                        match producer.make(&mut batch) {
                             Ok(0) => return,
                             Ok(_) => {
                                 if full_tx.send(Ok(batch)).is_err() {
@@ -176,8 +146,7 @@ impl Runner<'_> {
         } else {
             let mut batch = KeyBatch::with_capacity(BATCH_KEYS, 96);
             loop {
-                batch.clear();
-                if producer.fill(&mut batch)? == 0 || !work(&mut batch, &mut timing) {
+                if producer.make(&mut batch)? == 0 || !work(&mut batch, &mut timing) {
                     break;
                 }
             }
@@ -226,18 +195,15 @@ impl Runner<'_> {
         to: u64,
         mut op: impl FnMut(&KeyBatch) -> u64,
     ) -> Result<u64> {
+        // Experiments run on generated keys, whatever the grid's members are.
+        let mut members = KeyPipeline::members(&self.source.generator, from..to, seed)
+            .with_batch_keys(BATCH_KEYS);
         let mut total = 0;
-        let mut i = from;
-        while i < to {
+        while members.next_hashed(&mut self.batch)? > 0 {
             if self.stop.load(Ordering::Relaxed) {
                 return Err(interrupted_error());
             }
-            self.batch.clear();
-            let end = (i + BATCH_KEYS as u64).min(to);
-            self.source.generator.fill_members(i..end, &mut self.batch);
-            self.batch.hash_all(seed);
             total += op(&self.batch);
-            i = end;
         }
         Ok(total)
     }

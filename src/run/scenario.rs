@@ -16,7 +16,7 @@
 
 use super::{interrupted_error, Need, Runner, BATCH_KEYS};
 use crate::hash::KeyHash;
-use crate::keys::KeyBatch;
+use crate::keys::{KeyBatch, KeyPipeline};
 use crate::measure::machine;
 use crate::registry::find;
 use crate::results::{Record, ScenarioRecord, ScenarioStructure};
@@ -138,18 +138,13 @@ impl Runner<'_> {
         let stride = (n / sample).max(1);
         let mut batch = KeyBatch::with_capacity(BATCH_KEYS, 96);
         let mut missing = [0u64; 3];
-        let mut checked = 0u64;
-        while checked < sample {
-            batch.clear();
-            let end = (checked + BATCH_KEYS as u64).min(sample);
-            for j in checked..end {
-                batch.push_with(|buf| self.source.generator.append_member(j * stride, buf));
-            }
-            batch.hash_all(seed);
+        let mut members =
+            KeyPipeline::strided_members(&self.source.generator, sample, stride, seed)
+                .with_batch_keys(BATCH_KEYS);
+        while members.next_hashed(&mut batch)? > 0 {
             for (i, s) in structures.iter().enumerate() {
                 missing[i] += batch.len() as u64 - s.contains_batch(&batch);
             }
-            checked = end;
         }
 
         let mut rows = Vec::new();
@@ -235,21 +230,23 @@ impl Runner<'_> {
                             timings: Timings::default(),
                         };
                         let mut batch = KeyBatch::with_capacity(BATCH_KEYS, 96);
-                        let (from, to) = (t as u64 * n / threads, (t as u64 + 1) * n / threads);
-                        let mut i = from;
-                        while i < to && !stop.load(Ordering::Relaxed) {
-                            batch.clear();
-                            let end = (i + BATCH_KEYS as u64).min(to);
+                        let range = t as u64 * n / threads..(t as u64 + 1) * n / threads;
+                        let mut members = KeyPipeline::members(generator, range, seed)
+                            .with_batch_keys(BATCH_KEYS);
+                        while !stop.load(Ordering::Relaxed) {
                             let t0 = Instant::now();
-                            generator.fill_members(i..end, &mut batch);
+                            // Generated members cannot fail.
+                            let made = members.make(&mut batch).unwrap_or(0) as u64;
+                            if made == 0 {
+                                break;
+                            }
                             let t1 = Instant::now();
                             batch.hash_all(seed);
                             owner.timings.generate_ns += (t1 - t0).as_nanos() as u64;
                             owner.timings.hash_ns += t1.elapsed().as_nanos() as u64;
                             owner.route(batch.hashes());
                             owner.apply_waiting();
-                            done.fetch_add(end - i, Ordering::Relaxed);
-                            i = end;
+                            done.fetch_add(made, Ordering::Relaxed);
                         }
                         owner.finish()
                     })
@@ -288,24 +285,25 @@ impl Runner<'_> {
                     scope.spawn(move || {
                         let mut timings = Timings::default();
                         let mut batch = KeyBatch::with_capacity(BATCH_KEYS, 96);
-                        let (from, to) = (t * count / threads, (t + 1) * count / threads);
-                        let mut i = from;
-                        while i < to && !stop.load(Ordering::Relaxed) {
-                            batch.clear();
-                            let end = (i + BATCH_KEYS as u64).min(to);
+                        let range = t * count / threads..(t + 1) * count / threads;
+                        let mut keys = if non_members {
+                            KeyPipeline::non_members(generator, range, seed)
+                        } else {
+                            KeyPipeline::members(generator, range, seed)
+                        }
+                        .with_batch_keys(BATCH_KEYS);
+                        while !stop.load(Ordering::Relaxed) {
                             let t0 = Instant::now();
-                            if non_members {
-                                generator.fill_non_members(i..end, &mut batch);
-                            } else {
-                                generator.fill_members(i..end, &mut batch);
+                            let made = keys.make(&mut batch).unwrap_or(0) as u64;
+                            if made == 0 {
+                                break;
                             }
                             let t1 = Instant::now();
                             batch.hash_all(seed);
                             timings.generate_ns += (t1 - t0).as_nanos() as u64;
                             timings.hash_ns += t1.elapsed().as_nanos() as u64;
                             work(&batch, &mut timings);
-                            done.fetch_add(end - i, Ordering::Relaxed);
-                            i = end;
+                            done.fetch_add(made, Ordering::Relaxed);
                         }
                         timings
                     })

@@ -278,7 +278,8 @@ impl Runner<'_> {
         let per = remote.batch_keys.max(1);
         let mut timed_ns = 0u64;
         let mut commands: Vec<(Vec<u8>, usize)> = Vec::new();
-        let mut cursor = self.source.member_cursor(n)?;
+        // The raw pipeline hashes nothing: the server does.
+        let mut members = self.source.members(n, 0)?.with_batch_keys(BATCH_KEYS);
         self.progress.start(
             &format!(
                 "{} raw pipeline",
@@ -290,10 +291,7 @@ impl Runner<'_> {
             if self.stopped() {
                 return Err(super::interrupted_error());
             }
-            self.batch.clear();
-            let added = self
-                .source
-                .fill_members(&mut cursor, &mut self.batch, BATCH_KEYS)?;
+            let added = members.make(&mut self.batch)?;
             if added == 0 {
                 break;
             }

@@ -3,7 +3,7 @@
 //! 99.9% Wilson interval of the counts around the theory at the structure's actual m, k and fill.
 //! `builds` checks that every parallel build gives the one-thread array bit for bit.
 
-use dedupbench::keys::{KeyBatch, Profile, UrlGenerator};
+use dedupbench::keys::{KeyBatch, KeyPipeline, Profile, UrlGenerator};
 use dedupbench::registry::{find, ids, local_kinds, parse_list};
 use dedupbench::stats::wilson;
 use dedupbench::structures::*;
@@ -25,20 +25,14 @@ fn over_keys(
     non_members: bool,
     mut op: impl FnMut(&KeyBatch) -> u64,
 ) -> u64 {
-    let mut batch = KeyBatch::with_capacity(BATCH, 80);
-    let mut total = 0;
-    for start in (from..to).step_by(BATCH) {
-        batch.clear();
-        let end = (start + BATCH as u64).min(to);
-        if non_members {
-            g.fill_non_members(start..end, &mut batch);
-        } else {
-            g.fill_members(start..end, &mut batch);
-        }
-        batch.hash_all(seed);
-        total += op(&batch);
-    }
-    total
+    let keys = if non_members {
+        KeyPipeline::non_members(g, from..to, seed)
+    } else {
+        KeyPipeline::members(g, from..to, seed)
+    };
+    keys.with_batch_keys(BATCH)
+        .sum(&mut op)
+        .expect("generated keys do not fail")
 }
 
 /// Counts members of `[from, to)` reported present, or non-members of `[from, to)` when `non_members`.
