@@ -6,7 +6,7 @@ bench *ARGS:
 
 # The second article's scenario: 6·10⁹ URLs into a 715 MiB bitmap, a 1 GiB Bloom filter, a 1% blocked filter.
 bench-6e9 *ARGS:
-    cargo run --release -- bench --suite seed-6e9 {{ARGS}}
+    cargo run --release -- bench --suite article-6e9 {{ARGS}}
 
 # The standard suite, up to 10^8 keys.
 bench-standard *ARGS:

@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 #[derive(Args, Debug)]
 pub struct BenchArgs {
-    /// Suite: quick (≤ 3 min, 10⁴…10⁷ keys), standard (to 10⁸), full (to 10⁹), seed-6e9 (the second
+    /// Suite: quick (≤ 3 min, 10⁴…10⁷ keys), standard (to 10⁸), full (to 10⁹), article-6e9 (the second
     /// article's 6·10⁹-URL scenario; --scales N runs it at N keys with the same ratios).
     #[arg(long, default_value = "quick")]
     suite: String,

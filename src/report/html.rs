@@ -81,7 +81,7 @@ th{{background:#f3f3f3}}td:first-child,th:first-child{{text-align:left}}.bad{{co
         let _ = writeln!(
             s,
             "<li><a href=\"#shared\">Shared filter</a>: {}</li>",
-            esc(&super::shared::verdict(r))
+            esc(&super::sweep::verdict(r))
         );
     }
     let _ = writeln!(s, "</ul>");
@@ -99,13 +99,13 @@ th{{background:#f3f3f3}}td:first-child,th:first-child{{text-align:left}}.bad{{co
     scenario_section(&mut s, r);
     {
         use super::chart::Figure;
-        let f = super::shared::SharedThroughput;
+        let f = super::sweep::SharedThroughput;
         let figure = format!(
             "<figure id=\"{0}\"><img src=\"{0}.png\" alt=\"{1}\"><figcaption><a href=\"{0}.svg\">SVG</a></figcaption></figure>",
             f.stem(),
             esc(f.title())
         );
-        super::shared::section(&mut s, r, &figure);
+        super::sweep::section(&mut s, r, &figure);
     }
     let _ = writeln!(s, "</body></html>");
     s

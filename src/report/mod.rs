@@ -8,7 +8,7 @@ mod chart;
 mod figures;
 mod html;
 mod markup;
-mod shared;
+mod sweep;
 
 use crate::atomic_file::write_atomic;
 use crate::results::Results;
@@ -41,7 +41,7 @@ pub fn write_report(dir: &Path, results: &Results) -> Result<()> {
     register_font()?;
     let figures = figures::render_all(dir, results)?;
     if !results.shared.is_empty() {
-        chart::render(dir, &shared::SharedThroughput, results)?;
+        chart::render(dir, &sweep::SharedThroughput, results)?;
     }
     let page = html::page(results, &figures);
     write_atomic(&dir.join("index.html"), page.as_bytes())

@@ -2,7 +2,7 @@
 //! queried and measured over its repetitions (hashing and probing timed apart, the parallel build and
 //! the memory floor beside them), and recorded.
 
-use super::pass::Keys;
+use super::pass::PassKeys;
 use super::*;
 use crate::keys::KeyPipeline;
 
@@ -76,19 +76,19 @@ impl Runner<'_> {
                 "insert",
                 Some(structure.as_mut()),
                 None,
-                Keys::Members(n),
+                PassKeys::Members(n),
             )?;
             build.probe_ns += construct_ns;
             let heap = heap_snapshot().since(&heap_before);
             // The first repetition checks every member (an even sample above MEMBER_CHECK_CAP); later ones
             // time a prefix.
             let member_keys = if rep == 0 {
-                Keys::MemberSample {
+                PassKeys::MemberSample {
                     n,
                     count: n.min(MEMBER_CHECK_CAP),
                 }
             } else {
-                Keys::Members(n.min(self.plan.timing_queries_cap * 5))
+                PassKeys::Members(n.min(self.plan.timing_queries_cap * 5))
             };
             let members = self.pass(
                 &label,
@@ -107,7 +107,7 @@ impl Runner<'_> {
                 "query non-members",
                 None,
                 Some(structure.as_ref()),
-                Keys::NonMembers { count, deadline },
+                PassKeys::NonMembers { count, deadline },
             )?;
             insert.push(build.total_per_key());
             hash.push(build.hash_per_key());
@@ -208,7 +208,7 @@ impl Runner<'_> {
         config: &BuildConfig,
         n: u64,
     ) -> Result<Option<f64>> {
-        if !matches!(self.source.members, keys::Members::Generated) {
+        if !matches!(self.source.members, source::Members::Generated) {
             return Ok(None);
         }
         let mut structure = kind.build(config)?;
@@ -216,7 +216,7 @@ impl Runner<'_> {
         let threads = self.plan.threads as u64;
         let stop = self.stop;
         let generator = &self.source.generator;
-        let Some(inserter) = structure.shared_inserter() else {
+        let Some(inserter) = structure.concurrent_inserter() else {
             return Ok(None);
         };
         let (slowest_ns, new) = std::thread::scope(|scope| {

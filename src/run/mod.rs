@@ -9,15 +9,15 @@
 
 mod cell;
 pub mod experiments;
-pub mod keys;
 pub mod out_dir;
 mod pass;
 pub mod plan;
 pub mod resume;
 pub mod scenario;
 pub mod session;
-pub mod shared;
+pub mod source;
 pub mod spec;
+pub mod sweep;
 
 use crate::keys::KeyBatch;
 use crate::measure::{heap_snapshot, machine};
@@ -25,11 +25,11 @@ use crate::results::{CellRecord, Record, ResultsWriter, SkippedCell};
 use crate::stats::{summarize, wilson};
 use crate::structures::{BuildConfig, KeyLengths, Kind, Membership};
 use crate::{Error, Result};
-use keys::KeySource;
 pub use pass::MEMBER_CHECK_CAP;
-use pass::{Keys, PassTiming};
-pub use plan::{RunPlan, SharedPlan, Suite};
+use pass::{PassKeys, PassTiming};
+pub use plan::{RunPlan, Suite, SweepPlan};
 pub use session::{Outcome, Session};
+use source::KeySource;
 pub use spec::{RunOptions, RunSpec};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;

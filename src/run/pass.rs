@@ -27,7 +27,7 @@ impl PassTiming {
 }
 
 /// Which keys a pass touches.
-pub(super) enum Keys {
+pub(super) enum PassKeys {
     Members(u64),
     /// `count` of the first n members, spread evenly (the false-negative check of very large cells).
     MemberSample {
@@ -59,7 +59,7 @@ impl Runner<'_> {
         phase: &str,
         mut insert_into: Option<&mut dyn Membership>,
         query: Option<&dyn Membership>,
-        keys: Keys,
+        keys: PassKeys,
     ) -> Result<PassTiming> {
         let seed = insert_into
             .as_ref()
@@ -67,16 +67,16 @@ impl Runner<'_> {
             .or(query.map(|s| s.seed()))
             .unwrap_or(0);
         let (total, deadline) = match &keys {
-            Keys::Members(n) => (*n, None),
-            Keys::MemberSample { count, .. } => (*count, None),
-            Keys::NonMembers { count, deadline } => (*count, *deadline),
+            PassKeys::Members(n) => (*n, None),
+            PassKeys::MemberSample { count, .. } => (*count, None),
+            PassKeys::NonMembers { count, deadline } => (*count, *deadline),
         };
         self.progress.start(&format!("{label}: {phase}"), total);
         // Hashing is timed in `work`, so the pipeline only makes the keys here.
         let mut producer = match keys {
-            Keys::Members(n) => self.source.members(n, seed)?,
-            Keys::MemberSample { n, count } => self.source.member_sample(n, count, seed)?,
-            Keys::NonMembers { count, .. } => self.source.non_members(0..count, seed),
+            PassKeys::Members(n) => self.source.members(n, seed)?,
+            PassKeys::MemberSample { n, count } => self.source.member_sample(n, count, seed)?,
+            PassKeys::NonMembers { count, .. } => self.source.non_members(0..count, seed),
         }
         .with_batch_keys(BATCH_KEYS);
         let mut timing = PassTiming::default();
@@ -181,7 +181,7 @@ impl Runner<'_> {
             "query non-members",
             None,
             Some(s),
-            Keys::NonMembers { count, deadline },
+            PassKeys::NonMembers { count, deadline },
         )?;
         Ok((t.hits, t.keys))
     }

@@ -14,7 +14,7 @@ pub enum Suite {
     /// Up to 10⁹ keys, for whatever fits the budget.
     Full,
     /// The second article's 6·10⁹-URL scenario only (see [`crate::run::scenario`]).
-    Seed6e9,
+    Article6e9,
     /// The shared-filter sweep only: Redis backends against in-process `bloom` (needs `--redis`).
     Redis,
 }
@@ -26,11 +26,12 @@ impl Suite {
             "quick" => Ok(Suite::Quick),
             "standard" => Ok(Suite::Standard),
             "full" => Ok(Suite::Full),
-            "seed-6e9" => Ok(Suite::Seed6e9),
+            // "seed-6e9" is the name before 0.2 (the article that seeded the project, not the hash seed).
+            "article-6e9" | "seed-6e9" => Ok(Suite::Article6e9),
             "redis" => Ok(Suite::Redis),
             other => Err(Error::invalid(
                 "--suite",
-                format!("'{other}' is not one of quick, standard, full, seed-6e9, redis"),
+                format!("'{other}' is not one of quick, standard, full, article-6e9, redis"),
             )),
         }
     }
@@ -41,7 +42,7 @@ impl Suite {
             Suite::Quick => "quick",
             Suite::Standard => "standard",
             Suite::Full => "full",
-            Suite::Seed6e9 => "seed-6e9",
+            Suite::Article6e9 => "article-6e9",
             Suite::Redis => "redis",
         }
     }
@@ -52,7 +53,7 @@ impl Suite {
             Suite::Quick => 7,
             Suite::Standard => 8,
             Suite::Full => 9,
-            Suite::Seed6e9 => return vec![6_000_000_000],
+            Suite::Article6e9 => return vec![6_000_000_000],
             Suite::Redis => return Vec::new(),
         };
         (4..=top).map(|e| 10u64.pow(e)).collect()
@@ -62,7 +63,7 @@ impl Suite {
     pub fn reps(self) -> u32 {
         match self {
             Suite::Quick | Suite::Standard => 3,
-            Suite::Full | Suite::Seed6e9 | Suite::Redis => 1,
+            Suite::Full | Suite::Article6e9 | Suite::Redis => 1,
         }
     }
 }
@@ -182,12 +183,12 @@ pub struct RunPlan {
     /// Threads of the parallel builds (1: none).
     pub threads: u32,
     /// The shared-filter sweep, when a Redis server was given.
-    pub shared: Option<SharedPlan>,
+    pub shared: Option<SweepPlan>,
 }
 
 /// The shared-filter sweep: every Redis backend at every batch size, on the same keys, next to `bloom`.
 #[derive(Clone)]
-pub struct SharedPlan {
+pub struct SweepPlan {
     pub url: crate::redis::RedisUrl,
     /// The Redis backends to run.
     pub kinds: Vec<&'static dyn Kind>,
@@ -197,7 +198,7 @@ pub struct SharedPlan {
     pub batches: Vec<usize>,
 }
 
-impl SharedPlan {
+impl SweepPlan {
     /// Default keys per point: 10⁵ (a batch of 1 costs one round trip per key).
     pub const DEFAULT_KEYS: u64 = 100_000;
     /// Default batch sizes.
@@ -221,7 +222,7 @@ impl RunPlan {
         let (query_cap, query_time_cap_s, scale) = match suite {
             Suite::Quick | Suite::Redis => (2_000_000, 4.0, 1),
             Suite::Standard => (10_000_000, 20.0, 10),
-            Suite::Full | Suite::Seed6e9 => (100_000_000, 60.0, 10),
+            Suite::Full | Suite::Article6e9 => (100_000_000, 60.0, 10),
         };
         RunPlan {
             suite,
@@ -288,6 +289,14 @@ impl RunPlan {
 #[cfg(test)]
 mod tests {
     use super::{RunPlan, Suite};
+
+    #[test]
+    fn the_article_suite_keeps_its_old_name_and_writes_the_new_one() {
+        let new = Suite::parse("article-6e9").unwrap();
+        assert_eq!(Suite::parse("seed-6e9").unwrap(), new);
+        assert_eq!(new.name(), "article-6e9");
+        assert!(Suite::parse("6e9").is_err());
+    }
 
     #[test]
     fn the_full_suite_repeats_the_cells_its_targets_are_judged_at() {

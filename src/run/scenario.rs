@@ -23,7 +23,7 @@ use crate::results::{Record, ScenarioRecord, ScenarioStructure};
 use crate::results::{ARTICLE_BUDGET_BYTES, ARTICLE_N, SCENARIO_LABEL};
 use crate::stats::wilson;
 use crate::structures::{bitmap, blocked, bloom};
-use crate::structures::{BuildConfig, Membership, SharedInsert};
+use crate::structures::{BuildConfig, ConcurrentInsert, Membership};
 use crate::Result;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TryRecvError, TrySendError};
@@ -94,13 +94,13 @@ impl Runner<'_> {
             let (a, rest) = structures.split_at_mut(1);
             let (b, c) = rest.split_at_mut(1);
             let inserters = [
-                a[0].shared_inserter().ok_or_else(|| {
+                a[0].concurrent_inserter().ok_or_else(|| {
                     crate::Error::invalid("scenario", "bitmap has no shared inserter")
                 })?,
-                b[0].shared_inserter().ok_or_else(|| {
+                b[0].concurrent_inserter().ok_or_else(|| {
                     crate::Error::invalid("scenario", "bloom has no shared inserter")
                 })?,
-                c[0].shared_inserter().ok_or_else(|| {
+                c[0].concurrent_inserter().ok_or_else(|| {
                     crate::Error::invalid("scenario", "blocked has no shared inserter")
                 })?,
             ];
@@ -119,7 +119,7 @@ impl Runner<'_> {
         let query_started = Instant::now();
         let refs: Vec<&dyn Membership> = structures.iter().map(|s| s.as_ref()).collect();
         let answers = self.parallel_pass(
-            "seed-6e9: query non-members",
+            "article-6e9: query non-members",
             queries,
             threads,
             true,
@@ -198,7 +198,7 @@ impl Runner<'_> {
         &mut self,
         n: u64,
         threads: u64,
-        inserters: &[Box<dyn SharedInsert + '_>; 3],
+        inserters: &[Box<dyn ConcurrentInsert + '_>; 3],
     ) -> Result<Timings> {
         let done = AtomicU64::new(0);
         let generator = &self.source.generator;
@@ -212,7 +212,7 @@ impl Runner<'_> {
                 (tx, Some(rx))
             })
             .unzip();
-        self.progress.start("seed-6e9: insert", n);
+        self.progress.start("article-6e9: insert", n);
         let per_thread: Vec<Timings> = std::thread::scope(|scope| {
             let done = &done;
             let workers: Vec<_> = (0..parts)
@@ -327,7 +327,7 @@ type Parcel = (usize, Vec<KeyHash>);
 
 /// One thread of the owner-writes build: it owns part `part` of every array.
 struct Owner<'a, 'b> {
-    inserters: &'a [Box<dyn SharedInsert + 'b>; 3],
+    inserters: &'a [Box<dyn ConcurrentInsert + 'b>; 3],
     part: usize,
     inbox: Receiver<Parcel>,
     /// A sender to every other thread (`None` at this thread's own index).

@@ -2,10 +2,10 @@
 //! the header, then the loop over the memory probe, the grid (or the scenario), the experiments and the
 //! sweep. Everything that can be refused is checked before the folder is touched.
 
-use super::keys::{KeySource, Members};
 use super::resume::{Completed, WorkId};
+use super::source::{KeySource, Members};
 use super::spec::RunSpec;
-use super::{out_dir, Progress, RunPlan, Runner, SharedPlan, Suite};
+use super::{out_dir, Progress, RunPlan, Runner, Suite, SweepPlan};
 use crate::keys::{Profile, UrlGenerator, NON_MEMBER_BASE};
 use crate::measure::machine::MachineInfo;
 use crate::redis::Client;
@@ -77,7 +77,7 @@ impl Session {
 
     /// Progress steps of the loop: one per grid cell (or scenario scale).
     pub fn cell_count(&self) -> u64 {
-        let per_scale = if self.plan.suite == Suite::Seed6e9 {
+        let per_scale = if self.plan.suite == Suite::Article6e9 {
             1
         } else {
             self.plan.kinds.len()
@@ -117,13 +117,13 @@ fn plan(spec: &RunSpec) -> Result<(RunPlan, KeySource, String)> {
         plan.reps = reps;
         plan.reps_explicit = spec.reps_explicit;
     }
-    if !spec.experiments || matches!(spec.suite, Suite::Seed6e9 | Suite::Redis) {
+    if !spec.experiments || matches!(spec.suite, Suite::Article6e9 | Suite::Redis) {
         plan.experiments = None;
     }
     if let Some(url) = &spec.redis {
         let mut client = Client::connect(url)?;
         client.call(&[b"PING"])?;
-        plan.shared = Some(SharedPlan {
+        plan.shared = Some(SweepPlan {
             url: url.clone(),
             kinds: spec.remote_kinds.clone(),
             keys: spec.redis_keys,
@@ -205,7 +205,7 @@ impl Runner<'_> {
         if probe_wanted && !done.has(&WorkId::MemoryProbe) {
             self.run_memory_probe()?;
         }
-        if self.plan.suite == Suite::Seed6e9 {
+        if self.plan.suite == Suite::Article6e9 {
             for &n in &scales {
                 if !done.has(&WorkId::Scenario { n }) {
                     self.run_seed_scenario(n)?;
@@ -228,6 +228,6 @@ impl Runner<'_> {
             }
         }
         self.run_experiments(done)?;
-        self.run_shared(done)
+        self.run_sweep(done)
     }
 }

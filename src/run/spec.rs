@@ -1,7 +1,7 @@
 //! A run's request, validated: from the command line's options or, when resuming, from the run's header,
 //! so a resumed run does exactly what the interrupted one was asked.
 
-use super::{SharedPlan, Suite};
+use super::{Suite, SweepPlan};
 use crate::measure::machine;
 use crate::redis::RedisUrl;
 use crate::registry::{parse_list, remote_kinds};
@@ -141,14 +141,14 @@ impl RunSpec {
             listed_all,
             redis.as_ref(),
         )?;
-        let redis_keys = options.redis_keys.unwrap_or(SharedPlan::DEFAULT_KEYS);
+        let redis_keys = options.redis_keys.unwrap_or(SweepPlan::DEFAULT_KEYS);
         if redis_keys == 0 || redis_keys >= crate::keys::NON_MEMBER_BASE {
             return Err(Error::invalid("--redis-keys", "must be in [1, 2^47)"));
         }
         let redis_batches = options
             .redis_batches
             .clone()
-            .unwrap_or_else(|| SharedPlan::DEFAULT_BATCHES.to_vec());
+            .unwrap_or_else(|| SweepPlan::DEFAULT_BATCHES.to_vec());
         check_batches(&redis_batches)?;
         Ok(RunSpec {
             suite,
@@ -192,11 +192,11 @@ impl RunSpec {
             kinds,
             redis,
             remote_kinds,
-            redis_keys: h.redis_keys.unwrap_or(SharedPlan::DEFAULT_KEYS),
+            redis_keys: h.redis_keys.unwrap_or(SweepPlan::DEFAULT_KEYS),
             redis_batches: h
                 .redis_batches
                 .clone()
-                .unwrap_or_else(|| SharedPlan::DEFAULT_BATCHES.to_vec()),
+                .unwrap_or_else(|| SweepPlan::DEFAULT_BATCHES.to_vec()),
             fpr: h.fpr,
             memory_budget_bytes: h.memory_budget_bytes,
             seed: h.seed,

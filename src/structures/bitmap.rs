@@ -6,7 +6,7 @@
 
 use super::bits::{or_owned, or_shared, part_of_index, BitArray};
 use super::mem::{prefetch_ptr, PREFETCH_AHEAD};
-use super::{Advisor, BuildConfig, Geometry, Kind, Membership, MemoryModel, SharedInsert};
+use super::{Advisor, BuildConfig, ConcurrentInsert, Geometry, Kind, Membership, MemoryModel};
 use crate::hash::{reduce, KeyHash};
 use crate::persist::{corrupt, Loaded, Payload, SavedParts};
 use crate::theory;
@@ -140,7 +140,7 @@ impl Membership for Bitmap {
     fn fill_fpr(&self) -> Option<f64> {
         Some(self.fill_ratio())
     }
-    fn shared_inserter(&mut self) -> Option<Box<dyn SharedInsert + '_>> {
+    fn concurrent_inserter(&mut self) -> Option<Box<dyn ConcurrentInsert + '_>> {
         let m = self.bits.len();
         Some(Box::new(SharedBitmap {
             words: self.bits.shared(),
@@ -180,7 +180,7 @@ impl SharedBitmap<'_> {
     }
 }
 
-impl SharedInsert for SharedBitmap<'_> {
+impl ConcurrentInsert for SharedBitmap<'_> {
     fn insert_hashes(&self, hashes: &[KeyHash]) -> u64 {
         self.insert_with(hashes, or_shared)
     }

@@ -17,7 +17,7 @@
 
 use super::bits::as_atomic;
 use super::mem::{advise_huge_pages, prefetch_word, PREFETCH_AHEAD};
-use super::{Advisor, BuildConfig, Geometry, Kind, Membership, MemoryModel, SharedInsert};
+use super::{Advisor, BuildConfig, ConcurrentInsert, Geometry, Kind, Membership, MemoryModel};
 use crate::hash::{reduce, KeyHash};
 use crate::keys::KeyBatch;
 use crate::persist::{corrupt, Loaded, Payload, SavedParts};
@@ -331,7 +331,7 @@ impl Membership for Blocked {
             payload: vec![Payload::Words(self.body())],
         })
     }
-    fn shared_inserter(&mut self) -> Option<Box<dyn SharedInsert + '_>> {
+    fn concurrent_inserter(&mut self) -> Option<Box<dyn ConcurrentInsert + '_>> {
         let (offset, blocks, hashes, simd) = (self.offset, self.blocks, self.hashes, self.simd);
         Some(Box::new(SharedBlocked {
             words: as_atomic(&mut self.words),
@@ -389,7 +389,7 @@ impl SharedBlocked<'_> {
     }
 }
 
-impl SharedInsert for SharedBlocked<'_> {
+impl ConcurrentInsert for SharedBlocked<'_> {
     fn insert_hashes(&self, hashes: &[KeyHash]) -> u64 {
         self.insert_with(hashes, false)
     }

@@ -4,7 +4,7 @@
 //! reduction). Rate at fill n: (1 − (1 − 1/m)^(k·n))^k ([`crate::theory::bloom_fpr`]).
 
 use super::bits::{or_owned, or_shared, part_of_index, BitArray};
-use super::{Advisor, BuildConfig, Geometry, Kind, Membership, MemoryModel, SharedInsert};
+use super::{Advisor, BuildConfig, ConcurrentInsert, Geometry, Kind, Membership, MemoryModel};
 use crate::hash::{reduce, KeyHash};
 use crate::keys::KeyBatch;
 use crate::persist::{corrupt, Loaded, Payload, SavedParts};
@@ -197,7 +197,7 @@ impl Membership for Bloom {
     fn fill_fpr(&self) -> Option<f64> {
         Some(self.fill_ratio().powi(self.hashes as i32))
     }
-    fn shared_inserter(&mut self) -> Option<Box<dyn SharedInsert + '_>> {
+    fn concurrent_inserter(&mut self) -> Option<Box<dyn ConcurrentInsert + '_>> {
         let (m, hashes) = (self.bits.len(), self.hashes);
         Some(Box::new(SharedBloom {
             words: self.bits.shared(),
@@ -248,7 +248,7 @@ impl SharedBloom<'_> {
     }
 }
 
-impl SharedInsert for SharedBloom<'_> {
+impl ConcurrentInsert for SharedBloom<'_> {
     fn insert_hashes(&self, hashes: &[KeyHash]) -> u64 {
         self.insert_with(hashes, or_shared)
     }

@@ -58,12 +58,12 @@ pub trait Membership: Send + Sync {
     /// A view that inserts from several threads at once (atomic bit-or), for kinds that support it. The
     /// result is bit-for-bit the array a single thread builds. Call [`Membership::add_inserted`] with the
     /// new-key counts afterwards.
-    fn shared_inserter(&mut self) -> Option<Box<dyn SharedInsert + '_>> {
+    fn concurrent_inserter(&mut self) -> Option<Box<dyn ConcurrentInsert + '_>> {
         None
     }
     /// Called once after the last insert of a build (timed with it): static filters build themselves here.
     fn finish_build(&mut self) {}
-    /// Adds inserts made through a [`SharedInsert`] view to the count.
+    /// Adds inserts made through a [`ConcurrentInsert`] view to the count.
     fn add_inserted(&mut self, _new: u64) {}
 
     /// Parameters and arrays to save, for kinds that can be saved ([`persist`]).
@@ -108,21 +108,21 @@ pub trait Membership: Send + Sync {
 }
 
 /// Concurrent inserts into a shared structure; one call per batch.
-pub trait SharedInsert: Sync {
+pub trait ConcurrentInsert: Sync {
     /// Inserts keys by their hashes with atomic or-instructions; returns how many set a bit that was clear.
     fn insert_hashes(&self, hashes: &[KeyHash]) -> u64;
-    /// Inserts every key of a hashed batch (see [`SharedInsert::insert_hashes`]).
+    /// Inserts every key of a hashed batch (see [`ConcurrentInsert::insert_hashes`]).
     fn insert_batch(&self, batch: &KeyBatch) -> u64 {
         self.insert_hashes(batch.hashes())
     }
     /// When all of a key's bits lie in one of `parts` equal word ranges of the array: that range. Threads
-    /// that each own one range can then insert with [`SharedInsert::insert_owned`], no locked instruction.
+    /// that each own one range can then insert with [`ConcurrentInsert::insert_owned`], no locked instruction.
     fn part_of(&self, _hash: KeyHash, _parts: usize) -> Option<usize> {
         None
     }
     /// Inserts keys whose bits lie in a part only the calling thread writes, with plain loads and stores.
     /// The caller's contract: breaking it can lose bits (never memory safety). Without parts, the same as
-    /// [`SharedInsert::insert_hashes`].
+    /// [`ConcurrentInsert::insert_hashes`].
     fn insert_owned(&self, hashes: &[KeyHash]) -> u64 {
         self.insert_hashes(hashes)
     }

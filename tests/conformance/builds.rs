@@ -32,7 +32,7 @@ fn owner_writes_builds_are_bit_identical_to_single_threaded_ones() {
     for (kind, config) in cases {
         let mut single = kind.build(&config).unwrap();
         let mut owned = kind.build(&config).unwrap();
-        let Some(inserter) = owned.shared_inserter() else {
+        let Some(inserter) = owned.concurrent_inserter() else {
             continue;
         };
         let parts = 3;
@@ -92,7 +92,7 @@ fn parallel_builds_are_bit_identical_to_single_threaded_ones() {
         let config = BuildConfig::new(n, 0.01, SEED);
         let mut single = kind.build(&config).unwrap();
         let mut shared = kind.build(&config).unwrap();
-        let Some(inserter) = shared.shared_inserter() else {
+        let Some(inserter) = shared.concurrent_inserter() else {
             continue;
         };
         insert_range(single.as_mut(), &g, 0, n);

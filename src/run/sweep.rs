@@ -8,7 +8,7 @@
 //! as failed with the server's address and what happened; completed points stay in the results.
 
 use super::resume::{Completed, WorkId};
-use super::{Keys, Runner, BATCH_KEYS};
+use super::{PassKeys, Runner, BATCH_KEYS};
 use crate::redis::BitmapMode;
 use crate::redis::RemoteConfig;
 use crate::redis::{Client, RedisUrl};
@@ -44,7 +44,7 @@ fn check(s: &dyn Membership, url: &RedisUrl, phase: &str) -> Result<()> {
 impl Runner<'_> {
     /// Runs the sweep of [`crate::run::RunPlan::shared`] (nothing when no server was given). `done` lists
     /// the points already recorded (resume).
-    pub fn run_shared(&mut self, done: &Completed) -> Result<()> {
+    pub fn run_sweep(&mut self, done: &Completed) -> Result<()> {
         let Some(plan) = self.plan.shared.clone() else {
             return Ok(());
         };
@@ -64,7 +64,7 @@ impl Runner<'_> {
         ] {
             if !is_done(&shared_cell_id(series, 0)) {
                 let config = self.config(self.source.distinct_members(n));
-                self.shared_point(series, find(id)?, &config, None)?;
+                self.sweep_point(series, find(id)?, &config, None)?;
             }
         }
         // A server lost before the sweep's first point fails every point, with the reason; the grid's
@@ -109,7 +109,7 @@ impl Runner<'_> {
                     remote.batch_keys = batch;
                     remote.bitmap_mode = *mode;
                     config.remote = Some(remote);
-                    match self.shared_point(&series, *kind, &config, Some(batch)) {
+                    match self.sweep_point(&series, *kind, &config, Some(batch)) {
                         Ok(()) => {}
                         Err(e) if self.stopped() => return Err(e),
                         Err(e @ Error::Remote { .. }) => {
@@ -141,7 +141,7 @@ impl Runner<'_> {
     }
 
     /// Measures one point: build with n members, query every member, query non-members, read the bytes.
-    fn shared_point(
+    fn sweep_point(
         &mut self,
         series: &str,
         kind: &dyn Kind,
@@ -171,14 +171,20 @@ impl Runner<'_> {
             Some(u) => check(s, u, phase),
             None => Ok(()),
         };
-        let build = self.pass(&label, "insert", Some(s.as_mut()), None, Keys::Members(n))?;
+        let build = self.pass(
+            &label,
+            "insert",
+            Some(s.as_mut()),
+            None,
+            PassKeys::Members(n),
+        )?;
         phase_check(s.as_ref(), "inserting")?;
         let members = self.pass(
             &label,
             "query members",
             None,
             Some(s.as_ref()),
-            Keys::Members(n),
+            PassKeys::Members(n),
         )?;
         phase_check(s.as_ref(), "querying members")?;
         let queries = self
@@ -192,7 +198,7 @@ impl Runner<'_> {
             "query non-members",
             None,
             Some(s.as_ref()),
-            Keys::NonMembers {
+            PassKeys::NonMembers {
                 count: queries,
                 deadline,
             },
