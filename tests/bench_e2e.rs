@@ -256,7 +256,10 @@ fn real_url_files_plain_and_gzip_are_the_member_set() {
 fn the_six_billion_url_scenario_keeps_the_articles_ratios_at_small_n() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("run");
-    let results = bench_into(&out, &["--suite", "article-6e9", "--scales", "3e6", "--quiet"]);
+    let results = bench_into(
+        &out,
+        &["--suite", "article-6e9", "--scales", "3e6", "--quiet"],
+    );
     let x = &results.scenario[0];
     assert_eq!(x.n, 3_000_000);
     let get = |id: &str| x.structures.iter().find(|s| s.structure == id).unwrap();

@@ -8,6 +8,7 @@
 pub mod client;
 pub mod config;
 pub mod server;
+pub mod url;
 
 pub use client::{Client, RedisUrl, Reply};
 pub use config::{BitmapMode, RemoteConfig};

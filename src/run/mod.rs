@@ -10,6 +10,7 @@
 mod cell;
 pub mod experiments;
 pub mod out_dir;
+mod owners;
 mod pass;
 pub mod plan;
 pub mod resume;
