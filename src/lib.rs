@@ -1,8 +1,10 @@
 //! dedupbench: measures when an exact set of seen URLs stops being the right tool, and which probabilistic
 //! structure, sized how, should replace it.
 //!
-//! Data flows one way: [`keys`] generates URLs (streaming, by index) → [`structures`] hold them →
-//! [`run`] measures every (structure, n) cell → [`results`] stores records → [`report`] draws them.
+//! Data flows one way: [`keys`] generates URLs (streaming, by index) → [`structures`] hold them (every
+//! kind named in the [`registry`]) → [`run`] measures every (structure, n) cell → [`results`] stores
+//! records → [`analysis`] computes fits, ratios and the regime ladder from them → [`report`] draws them
+//! and [`advise`] answers with them.
 //! Scale: key sets are never held by the harness; the generator is a pure function of the index, so the
 //! same code serves 10⁴ and 10⁹ keys.
 

@@ -47,8 +47,8 @@ pub const MEMBER_CHECK_CAP: u64 = 20_000_000;
 impl Runner<'_> {
     /// One timed pass: keys are made untimed, then hashed (timed) and inserted or queried (timed).
     ///
-    /// Measured here: hashing a 77-byte URL costs ≈ 6 ns when its bytes are in this core's cache and
-    /// ≈ 16 ns when they must first come from the core that made them, hence the untimed `touch`.
+    /// Hashing a URL whose bytes must first come from the core that made them costs far more than one
+    /// already in this core's cache (the README's dated notes), hence the untimed `touch`.
     ///
     /// With more than one core, a second thread makes the keys while this one hashes and probes (batches
     /// go back and forth over two channels), so a pass costs max(generation, work) of wall time instead of

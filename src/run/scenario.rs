@@ -10,8 +10,8 @@
 //!
 //! The build is owner-writes: every array is cut into one part per thread, and each key's hash goes to the
 //! thread that owns the part holding its bits (one word for the bitmap and a k = 1 filter, one block for
-//! `blocked`), which sets them with plain loads and stores. No locked instruction is needed (measured: the
-//! locked ors made `blocked` cost ≈ 114 ns of thread time per key at 6·10⁹), and the arrays are bit for bit
+//! `blocked`), which sets them with plain loads and stores. No locked instruction is needed (locked ors
+//! cost several times more per key at 6·10⁹: the README's dated notes), and the arrays are bit for bit
 //! those of a one-thread build (tested). A structure whose keys span parts goes in with atomic ors.
 
 use super::owners::{
