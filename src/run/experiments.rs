@@ -75,7 +75,7 @@ impl Runner<'_> {
             Experiment::BitmapClaim => {
                 let mut config = BuildConfig::new(n, fpr, seed);
                 let most = BITMAP_BITS_PER_KEY.iter().copied().max().unwrap_or(1);
-                config.bitmap_bits = Some(n * most);
+                config.array_bits = Some(n * most);
                 configs.push((bitmap::ID, config));
             }
         }
@@ -214,8 +214,7 @@ impl Runner<'_> {
     fn bitmap_claim(&mut self, n: u64) -> Result<()> {
         for &bits_per_key in BITMAP_BITS_PER_KEY {
             let mut config = BuildConfig::new(n, self.plan.fpr, self.plan.seed);
-            config.bitmap_bits = Some(n * bits_per_key);
-            config.bloom_bits = Some(n * bits_per_key);
+            config.array_bits = Some(n * bits_per_key);
             let ids: &[&str] = if bits_per_key <= BLOOM_MAX_BITS_PER_KEY {
                 &[bitmap::ID, bloom::ID]
             } else {

@@ -39,9 +39,9 @@ impl Runner<'_> {
             .round()
             .max(8.0) as u64;
         let mut bitmap_config = BuildConfig::new(n, self.plan.fpr, self.plan.seed);
-        bitmap_config.bitmap_bits = Some(n);
+        bitmap_config.array_bits = Some(n);
         let mut bloom_config = BuildConfig::new(n, self.plan.fpr, self.plan.seed);
-        bloom_config.bloom_bits = Some(budget_bytes * 8);
+        bloom_config.array_bits = Some(budget_bytes * 8);
         let blocked_config = BuildConfig::new(n, self.plan.fpr, self.plan.seed);
         let plan = [
             (bitmap::ID, "the raw bitmap: one bit per URL", bitmap_config),

@@ -19,7 +19,7 @@ pub const ID: &str = "bitmap";
 pub struct BitmapKind;
 
 fn bits_for(config: &BuildConfig) -> u64 {
-    config.bitmap_bits.unwrap_or(config.expected_keys).max(1)
+    config.array_bits.unwrap_or(config.expected_keys).max(1)
 }
 
 impl Kind for BitmapKind {
@@ -43,7 +43,7 @@ impl Kind for BitmapKind {
             prefers_measured_bytes: false,
             // Sized for the rate, m = -n / ln(1 - p), not the article's m = n.
             size_for_advice: Some(|config| {
-                config.bitmap_bits = Some((-(config.expected_keys as f64) / (-config.fpr).ln_1p()).ceil() as u64)
+                config.array_bits = Some((-(config.expected_keys as f64) / (-config.fpr).ln_1p()).ceil() as u64)
             }),
         })
     }

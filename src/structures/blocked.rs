@@ -68,7 +68,7 @@ pub const MAX_HASHES: u32 = SALTS.len() as u32;
 pub struct BlockedKind;
 
 fn sizing(config: &BuildConfig) -> (u64, u32) {
-    match config.bloom_bits {
+    match config.array_bits {
         Some(bits) => (bits.div_ceil(512).max(1), 8),
         None => solved_sizing(config.expected_keys, config.fpr),
     }

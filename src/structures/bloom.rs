@@ -19,7 +19,7 @@ pub struct BloomKind;
 
 /// The sizing a config asks for: the rate-based one, or the best k for a fixed number of bits.
 pub fn sizing(config: &BuildConfig) -> BloomSizing {
-    match config.bloom_bits {
+    match config.array_bits {
         Some(bits) => BloomSizing::for_bits(config.expected_keys, bits.max(1)),
         None => BloomSizing::for_rate(config.expected_keys, config.fpr),
     }

@@ -188,10 +188,10 @@ pub struct BuildConfig {
     pub fpr: f64,
     /// Hash seed.
     pub seed: u64,
-    /// Bits of the raw bitmap; `None`: one bit per expected key (m = n).
-    pub bitmap_bits: Option<u64>,
-    /// Bits of the Bloom filters, overriding the rate-based size (k then chosen optimally for it).
-    pub bloom_bits: Option<u64>,
+    /// A fixed array size in bits instead of the kind's own sizing: the raw bitmap's m (default m = n), or
+    /// the Bloom family's m instead of the rate-based size (k then chosen optimally for it; `blocked`
+    /// rounds up to whole blocks).
+    pub array_bits: Option<u64>,
     /// First slice capacity of the scalable filter; `None`: max(1000, n/64).
     pub scalable_initial_capacity: Option<u64>,
     /// Scalable growth s.
@@ -211,8 +211,7 @@ impl BuildConfig {
             expected_keys,
             fpr,
             seed,
-            bitmap_bits: None,
-            bloom_bits: None,
+            array_bits: None,
             scalable_initial_capacity: None,
             scalable_growth: 2.0,
             scalable_tightening: 0.9,

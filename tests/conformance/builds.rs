@@ -23,7 +23,7 @@ fn owner_writes_builds_are_bit_identical_to_single_threaded_ones() {
     let g = generator();
     let n = 300_000u64;
     let mut one_probe = BuildConfig::new(n, 0.01, SEED);
-    one_probe.bloom_bits = Some(n * 3 / 2);
+    one_probe.array_bits = Some(n * 3 / 2);
     let mut cases: Vec<(&dyn Kind, BuildConfig)> = local_kinds()
         .map(|k| (k, BuildConfig::new(n, 0.01, SEED)))
         .collect();

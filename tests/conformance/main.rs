@@ -155,7 +155,7 @@ fn bitmap_counting_and_scalable_rates_match_theory() {
         ("counting", 1_000_000, None),
     ] {
         let mut config = BuildConfig::new(n, 0.01, SEED);
-        config.bitmap_bits = bitmap_bits;
+        config.array_bits = bitmap_bits;
         let mut s = find(id).unwrap().build(&config).unwrap();
         insert_range(s.as_mut(), &g, 0, n);
         assert_rate_matches_theory(s.as_ref(), &g, n, 1_000_000, id);
