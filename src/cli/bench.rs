@@ -6,7 +6,7 @@ use super::{progress::Bars, RunFailed};
 use anyhow::{Context, Result};
 use clap::Args;
 use dedupbench::run::{RunOptions, RunSpec, Session};
-use dedupbench::units::{count_arg, fpr_arg, human_bytes, human_count, size_arg};
+use dedupbench::units::{count_arg, fpr_arg, size_arg};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -136,7 +136,7 @@ pub fn run(args: BenchArgs) -> Result<i32> {
     let results = dedupbench::results::read_results(&out)?;
     dedupbench::results::write_csv(&out, &results)?;
     dedupbench::report::write_report(&out, &results).context("cannot write the report")?;
-    print_summary(&results, started.elapsed().as_secs_f64());
+    super::summary::print(&results, started.elapsed().as_secs_f64());
     eprintln!("report: {}", out.join("index.html").display());
     if outcome.interrupted {
         eprintln!("resume with: dedupbench bench --resume {}", out.display());
@@ -151,65 +151,4 @@ pub fn run(args: BenchArgs) -> Result<i32> {
         .into());
     }
     Ok(0)
-}
-
-fn print_summary(results: &dedupbench::results::Results, wall_s: f64) {
-    println!(
-        "{:<12} {:>6} {:>10} {:>10} {:>10} {:>10} {:>24} {:>10}",
-        "structure",
-        "n",
-        "bytes",
-        "bits/key",
-        "insert ns",
-        "query ns",
-        "observed fpr [95%]",
-        "theory"
-    );
-    for c in &results.cells {
-        println!(
-            "{:<12} {:>6} {:>10} {:>10.2} {:>10.1} {:>10.1} {:>8.2e} [{:.1e},{:.1e}] {:>10.2e}{}",
-            c.structure,
-            human_count(c.n as f64),
-            human_bytes(c.heap_footprint_bytes as f64),
-            c.bits_per_key,
-            c.insert_ns_per_key.median,
-            c.member_query_ns_per_key.median,
-            c.observed_fpr,
-            c.observed_fpr_wilson95.low,
-            c.observed_fpr_wilson95.high,
-            c.expected_fpr,
-            if c.false_negatives > 0 {
-                "  FALSE NEGATIVES"
-            } else {
-                ""
-            }
-        );
-    }
-    for s in &results.skipped {
-        println!(
-            "{:<12} {:>6} skipped: {}",
-            s.structure,
-            human_count(s.n as f64),
-            s.reason
-        );
-    }
-    for p in &results.shared {
-        println!(
-            "{:<24} batch {:>5}: insert {:>10.0} keys/s, lookups {:>10.0} keys/s, {:.2} bytes/key, rate {:.2e} (theory {:.2e}){}",
-            p.series,
-            p.batch_keys,
-            p.insert_keys_per_s,
-            p.non_member_query_keys_per_s,
-            p.bytes_per_key,
-            p.observed_fpr,
-            p.expected_fpr,
-            p.raw_insert_keys_per_s
-                .map(|raw| format!(", raw pipeline {raw:.0} keys/s"))
-                .unwrap_or_default()
-        );
-    }
-    for s in &results.shared_skipped {
-        println!("{}: not measured: {}", s.structure, s.reason);
-    }
-    println!("wall time {wall_s:.1} s");
 }

@@ -8,6 +8,7 @@ mod progress;
 mod report;
 mod shared;
 mod size;
+mod summary;
 
 use clap::{Parser, Subcommand};
 
