@@ -5,11 +5,12 @@
 use super::RunFailed;
 use anyhow::{bail, Result};
 use clap::Args;
-use dedupbench::keys::{KeyBatch, KeyPipeline, Profile, UrlGenerator};
+use dedupbench::keys::{Profile, UrlGenerator};
 use dedupbench::redis::BitmapMode;
 use dedupbench::redis::RedisUrl;
 use dedupbench::redis::RemoteConfig;
-use dedupbench::registry::find;
+use dedupbench::registry::{find, remote_kinds};
+use dedupbench::remote::worker::{self, WorkerOp};
 use dedupbench::structures::BuildConfig;
 use dedupbench::units::{count_arg, fpr_arg};
 use dedupbench::Error;
@@ -81,7 +82,14 @@ pub fn run(args: SharedArgs) -> Result<i32> {
     if !kind.remote() {
         bail!(Error::invalid(
             "--structure",
-            format!("{} is in-process; shared filters are redis-bitmap, redis-bloom, redis-bloom-scaling, redis-set, redis-set-fp", kind.id())
+            format!(
+                "{} is in-process; shared filters are {}",
+                kind.id(),
+                remote_kinds()
+                    .map(|k| k.id())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
         ));
     }
     if args.batch == 0 || args.batch > 100_000 {
@@ -90,11 +98,12 @@ pub fn run(args: SharedArgs) -> Result<i32> {
             "must be between 1 and 100000 keys"
         ));
     }
+    // `None`: delete the filter.
     let (op, (from, to)) = match (args.insert, args.check, args.non_members, args.delete) {
-        (Some(r), None, None, false) => ("insert", r),
-        (None, Some(r), None, false) => ("check", r),
-        (None, None, Some(r), false) => ("non-members", r),
-        (None, None, None, true) => ("delete", (0, 0)),
+        (Some(r), None, None, false) => (Some(WorkerOp::Insert), r),
+        (None, Some(r), None, false) => (Some(WorkerOp::Check), r),
+        (None, None, Some(r), false) => (Some(WorkerOp::NonMembers), r),
+        (None, None, None, true) => (None, (0, 0)),
         _ => bail!(Error::invalid(
             "operation",
             "give exactly one of --insert, --check, --non-members, --delete"
@@ -103,8 +112,8 @@ pub fn run(args: SharedArgs) -> Result<i32> {
     let mut remote = RemoteConfig::new(RedisUrl::parse(&args.redis)?, args.name.clone());
     // Only inserting workers may create the filter; the others need it to exist. Deleting opens it as
     // its owner, which removes its keys when dropped.
-    remote.shared = op != "delete";
-    remote.create = op == "insert";
+    remote.shared = op.is_some();
+    remote.create = op == Some(WorkerOp::Insert);
     remote.batch_keys = args.batch;
     remote.bitmap_mode = BitmapMode::parse(&args.mode)?;
     if let Some(bits) = args.bits_per_string {
@@ -119,37 +128,30 @@ pub fn run(args: SharedArgs) -> Result<i32> {
     let mut config = BuildConfig::new(args.expected, args.fpr, args.seed);
     config.remote = Some(remote);
     let mut filter = kind.build(&config)?;
-    if op == "delete" {
+    let Some(op) = op else {
         drop(filter);
         println!(
             "{}",
-            serde_json::json!({"op": op, "structure": kind.id(), "name": args.name})
+            serde_json::json!({"op": "delete", "structure": kind.id(), "name": args.name})
         );
         return Ok(0);
-    }
+    };
     let generator = UrlGenerator::new(
         Profile::load(dedupbench::keys::profile::DEFAULT_PROFILE)?,
         args.seed,
     );
-    let mut keys = match op {
-        "non-members" => KeyPipeline::non_members(&generator, from..to, args.seed),
-        _ => KeyPipeline::members(&generator, from..to, args.seed),
-    };
-    let mut batch = KeyBatch::with_capacity(4096, 96);
-    let mut answered = 0u64;
-    while filter.failure().is_none() && keys.next_hashed(&mut batch)? > 0 {
-        answered += match op {
-            "insert" => filter.insert_batch(&batch),
-            _ => filter.contains_batch(&batch),
-        };
-    }
+    let answered = worker::apply(filter.as_mut(), op, &generator, from..to, args.seed)?;
     let geometry = filter.geometry();
     let expected_fpr = filter.expected_fpr(args.expected);
     if let Some(failure) = filter.failure() {
-        return Err(RunFailed(format!("{op} of {from}..{to} did not complete: {failure}")).into());
+        return Err(RunFailed(format!(
+            "{} of {from}..{to} did not complete: {failure}",
+            op.name()
+        ))
+        .into());
     }
     let line = serde_json::json!({
-        "op": op,
+        "op": op.name(),
         "structure": kind.id(),
         "name": args.name,
         "keys": to - from,

@@ -6,3 +6,4 @@ pub mod link;
 pub mod redis_bitmap;
 pub mod redis_bloom;
 pub mod redis_set;
+pub mod worker;
