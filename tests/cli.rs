@@ -76,6 +76,24 @@ fn advise_agrees_with_size_on_the_articles_cases() {
         compared += 1;
     }
     assert!(compared >= 4, "{compared}");
+    // And both agree with the closed forms of the theory, not just with each other.
+    let bytes_of = |id: &str| {
+        v["rejected"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["id"] == id)
+            .unwrap()["bytes"]
+            .as_f64()
+            .unwrap()
+    };
+    let (n, p) = (6_000_000_000u64, 0.01);
+    let bloom = dedupbench::theory::BloomSizing::for_rate(n, p);
+    assert_eq!(bytes_of("bloom"), bloom.bytes() as f64);
+    assert_eq!(bytes_of("counting"), bloom.bits.div_ceil(2) as f64);
+    let (blocks, _) = dedupbench::theory::blocked_sizing(n, p);
+    // One block more than the sizing: the array is aligned to a cache line.
+    assert_eq!(bytes_of("blocked"), ((blocks + 1) * 64) as f64);
 
     let (code, stdout, _) = run(&["advise", "--n", "50M", "--memory", "1GiB"]);
     assert_eq!(code, Some(0));

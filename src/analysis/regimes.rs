@@ -227,7 +227,8 @@ pub fn ladder(thresholds: &[Threshold], workload: &Workload) -> Vec<Rung> {
             .max_by(|a, b| max_n(a.0.id()).total_cmp(&max_n(b.0.id())))
             .copied()
     };
-    // A workload that both deletes and grows gets the deleting filter (and a rebuild plan).
+    // A workload that both deletes and grows gets the deleting filter: deletes cannot be emulated,
+    // growth can (rebuild larger).
     let filter = pick(workload.growth_unknown).or_else(|| pick(false));
     let mut rungs = Vec::new();
     let mut from = 1.0;

@@ -8,7 +8,7 @@ use dedupbench::keys::file::UrlFile;
 use dedupbench::registry;
 use dedupbench::units::{count_arg, fpr_arg};
 use dedupbench::Error;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 #[derive(Args, Debug)]
 pub struct DedupArgs {
@@ -41,13 +41,13 @@ pub fn run(args: DedupArgs) -> Result<i32> {
         load: args.load.clone(),
         save: args.save.clone(),
     };
-    let mut structure = match dedup::open(&options) {
-        Err(e @ Error::Invalid { .. }) => return Err(e.into()),
-        Err(e) => {
-            let load = args.load.as_deref().unwrap_or(Path::new(""));
-            return Err(e).with_context(|| format!("--load {}", load.display()));
+    // A file that cannot be read or decoded is named with the flag that gave it.
+    let mut structure = match (dedup::open(&options), &args.load) {
+        (Ok(s), _) => s,
+        (Err(e @ Error::Invalid { .. }), _) | (Err(e), None) => return Err(e.into()),
+        (Err(e), Some(path)) => {
+            return Err(e).with_context(|| format!("--load {}", path.display()));
         }
-        Ok(s) => s,
     };
     let input = UrlFile::from_reader(
         "<stdin>",

@@ -1,6 +1,7 @@
 //! The registry: every structure the workbench knows, in report order, and the operations that iterate
 //! it (look-up by id, selection lists, saving and loading files). Adding a structure is one file (in
-//! `structures/`, `peers/` or `remote/`) and one line in [`REGISTRY`]; nothing else names it.
+//! `structures/`, `peers/` or `remote/`), its `pub mod` line and its line in [`REGISTRY`] (a peer also
+//! takes the `#[cfg(feature = "peers")]` above it); nothing else names it.
 
 mod saved;
 

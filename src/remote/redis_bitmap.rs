@@ -87,7 +87,7 @@ pub struct RedisBitmap {
 impl RedisBitmap {
     /// Connects and creates the filter, or joins an existing one after checking its parameters.
     pub fn open(config: &BuildConfig) -> Result<Self> {
-        let remote = remote_of("redis-bitmap", config)?;
+        let remote = remote_of(ID, config)?;
         let sizing = bloom::sizing(config);
         let bits_per_string = remote.bits_per_string.clamp(64, 1 << 32);
         let count = sizing.bits.div_ceil(bits_per_string);

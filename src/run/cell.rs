@@ -7,7 +7,7 @@ use super::*;
 use crate::keys::KeyPipeline;
 
 impl Runner<'_> {
-    /// Runs one grid cell and records it (measured or skipped). `done` says which cells to skip (resume).
+    /// Runs one grid cell and records it (measured, or skipped when it does not fit memory).
     pub fn run_cell(&mut self, kind: &dyn Kind, n: u64) -> Result<()> {
         // Structures are sized for the distinct keys they will hold (a file's lines may repeat).
         let config = self.config(self.source.distinct_members(n));
@@ -229,9 +229,11 @@ impl Runner<'_> {
                         let range = t * n / threads..(t + 1) * n / threads;
                         let mut members = KeyPipeline::members(generator, range, seed)
                             .with_batch_keys(BATCH_KEYS);
-                        // Generated members cannot fail.
                         while !stop.load(Ordering::Relaxed)
-                            && members.make(&mut batch).unwrap_or(0) > 0
+                            && members
+                                .make(&mut batch)
+                                .expect("generated keys cannot fail")
+                                > 0
                         {
                             let t0 = Instant::now();
                             batch.hash_all(seed);

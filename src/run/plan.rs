@@ -183,7 +183,7 @@ pub struct RunPlan {
     /// Threads of the parallel builds (1: none).
     pub threads: u32,
     /// The shared-filter sweep, when a Redis server was given.
-    pub shared: Option<SweepPlan>,
+    pub sweep: Option<SweepPlan>,
 }
 
 /// The shared-filter sweep: every Redis backend at every batch size, on the same keys, next to `bloom`.
@@ -245,7 +245,7 @@ impl RunPlan {
             threads: std::thread::available_parallelism()
                 .map(|n| n.get() as u32)
                 .unwrap_or(1),
-            shared: None,
+            sweep: None,
         }
     }
 

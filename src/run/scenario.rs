@@ -228,8 +228,10 @@ impl Runner<'_> {
                             .with_batch_keys(BATCH_KEYS);
                         while !stop.load(Ordering::Relaxed) {
                             let t0 = Instant::now();
-                            // Generated members cannot fail.
-                            let made = members.make(&mut batch).unwrap_or(0) as u64;
+                            let made = members
+                                .make(&mut batch)
+                                .expect("generated keys cannot fail")
+                                as u64;
                             if made == 0 {
                                 break;
                             }
@@ -287,7 +289,8 @@ impl Runner<'_> {
                         .with_batch_keys(BATCH_KEYS);
                         while !stop.load(Ordering::Relaxed) {
                             let t0 = Instant::now();
-                            let made = keys.make(&mut batch).unwrap_or(0) as u64;
+                            let made =
+                                keys.make(&mut batch).expect("generated keys cannot fail") as u64;
                             if made == 0 {
                                 break;
                             }

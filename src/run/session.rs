@@ -123,7 +123,7 @@ fn plan(spec: &RunSpec) -> Result<(RunPlan, KeySource, String)> {
     if let Some(url) = &spec.redis {
         let mut client = Client::connect(url)?;
         client.call(&[b"PING"])?;
-        plan.shared = Some(SweepPlan {
+        plan.sweep = Some(SweepPlan {
             url: url.clone(),
             kinds: spec.remote_kinds.clone(),
             keys: spec.redis_keys,
@@ -183,8 +183,8 @@ fn header(spec: &RunSpec, plan: &RunPlan, profile: &str, source: &KeySource) -> 
             .iter()
             .map(|k| k.id().to_string())
             .collect(),
-        redis_keys: plan.shared.as_ref().map(|s| s.keys),
-        redis_batches: plan.shared.as_ref().map(|s| s.batches.clone()),
+        redis_keys: plan.sweep.as_ref().map(|s| s.keys),
+        redis_batches: plan.sweep.as_ref().map(|s| s.batches.clone()),
         started_unix_s: std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_secs())

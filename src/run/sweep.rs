@@ -42,10 +42,10 @@ fn check(s: &dyn Membership, url: &RedisUrl, phase: &str) -> Result<()> {
 }
 
 impl Runner<'_> {
-    /// Runs the sweep of [`crate::run::RunPlan::shared`] (nothing when no server was given). `done` lists
-    /// the points already recorded (resume).
+    /// Runs the sweep of [`crate::run::RunPlan::sweep`] (nothing when no server was given), skipping the
+    /// points `done` holds (resume).
     pub fn run_sweep(&mut self, done: &Completed) -> Result<()> {
-        let Some(plan) = self.plan.shared.clone() else {
+        let Some(plan) = self.plan.sweep.clone() else {
             return Ok(());
         };
         let n = plan.keys;
@@ -152,7 +152,7 @@ impl Runner<'_> {
         // Keys inserted (a URL file's lines may repeat: the structures are sized for the distinct ones).
         let n = self
             .plan
-            .shared
+            .sweep
             .as_ref()
             .map(|p| p.keys)
             .unwrap_or(config.expected_keys);
@@ -267,7 +267,7 @@ impl Runner<'_> {
     fn raw_bloom_inserts(&mut self, remote: &RemoteConfig, config: &BuildConfig) -> Result<f64> {
         let n = self
             .plan
-            .shared
+            .sweep
             .as_ref()
             .map(|p| p.keys)
             .unwrap_or(config.expected_keys);

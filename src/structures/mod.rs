@@ -3,8 +3,8 @@
 //! Every structure hashes a key once with [`crate::hash::hash_key`] under its own seed and then probes with
 //! that hash, so the harness can time hashing and probing apart (`*_hashed` methods). Batch methods are
 //! default methods, monomorphised per structure: a timed loop makes one dynamic call per batch, not per key.
-//! Adding a structure: one new file with a unit struct implementing [`Kind`], plus one line in
-//! [`crate::registry::REGISTRY`].
+//! Adding a structure: one new file with a unit struct implementing [`Kind`], its `pub mod` line here
+//! and its line in [`crate::registry::REGISTRY`].
 
 pub mod bitmap;
 pub mod bits;
