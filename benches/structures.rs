@@ -9,7 +9,8 @@
 
 use criterion::{criterion_group, BatchSize, Criterion, Throughput};
 use dedupbench::keys::{KeyBatch, Profile, UrlGenerator};
-use dedupbench::registry::{local_kinds, REGISTRY};
+use dedupbench::peers::SPEED_TARGETS;
+use dedupbench::registry::local_kinds;
 use dedupbench::structures::{BuildConfig, Op};
 use std::hint::black_box;
 
@@ -99,13 +100,13 @@ const TARGET_N: u64 = dedupbench::analysis::TARGET_N;
 /// The structures the registry's speed targets compare: every peer with targets and ours they name.
 fn target_ids() -> Vec<&'static str> {
     let mut ids = Vec::new();
-    for peer in REGISTRY.iter().filter(|k| !k.speed_targets().is_empty()) {
-        for target in peer.speed_targets() {
+    for &(peer, targets) in SPEED_TARGETS {
+        for target in targets {
             if !ids.contains(&target.ours) {
                 ids.push(target.ours);
             }
         }
-        ids.push(peer.id());
+        ids.push(peer);
     }
     ids
 }
@@ -201,12 +202,12 @@ fn print_target_ratios() {
     println!(
         "\nSpeed targets at n = 10^7, p = 1% (throughput ratios from this run's criterion means):"
     );
-    for peer in REGISTRY.iter() {
-        for target in peer.speed_targets() {
+    for &(peer, targets) in SPEED_TARGETS {
+        for target in targets {
             for op in target.ops {
-                let what = format!("{} / {}, {}", target.ours, peer.id(), op.words());
+                let what = format!("{} / {peer}, {}", target.ours, op.words());
                 let bench = |id: &str| format!("{id}-{}", op.bench_name());
-                match ratio(&bench(target.ours), &bench(peer.id())) {
+                match ratio(&bench(target.ours), &bench(peer)) {
                     Some(r) => println!(
                         "  {what:<40} {r:>5.2}×  target ≥ {:.1}: {}",
                         target.min_ratio,

@@ -16,7 +16,6 @@ pub mod error;
 pub mod hash;
 pub mod keys;
 pub mod measure;
-#[cfg(feature = "peers")]
 pub mod peers;
 pub mod persist;
 pub mod redis;

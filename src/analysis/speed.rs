@@ -3,7 +3,8 @@
 //! the size the targets are set for, or at the measured size nearest to it; a target is judged only at its
 //! own size.
 
-use crate::registry::{find, REGISTRY};
+use crate::peers::SPEED_TARGETS;
+use crate::registry::find;
 use crate::results::{CellRecord, Results};
 use crate::structures::{blocked, bloom, Op};
 
@@ -56,9 +57,8 @@ pub fn ratios(r: &Results) -> Vec<Ratio> {
     let mut out = Vec::new();
     let human = |n: u64| crate::units::human_count(n as f64);
     let judged = |n: u64, met: bool| (n == TARGET_N).then_some(met);
-    for peer_kind in REGISTRY.iter().filter(|k| k.peer()) {
-        let peer_id = peer_kind.id();
-        for target in peer_kind.speed_targets() {
+    for &(peer_id, targets) in SPEED_TARGETS {
+        for target in targets {
             let Some(n) = common_n(r, &[target.ours, peer_id]) else {
                 continue;
             };

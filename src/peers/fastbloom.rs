@@ -6,74 +6,87 @@
 //! past 2³² bits; see the README's dated notes). `filters_past_two_to_the_32_bits_keep_their_rate` checks
 //! this row past 2³² bits like our own.
 
-use super::{peer, PeerFilter, PeerKind};
-use crate::structures::{
-    blocked, bloom, BuildConfig, Geometry, Membership, MemoryModel, Op, SpeedTarget,
-};
-use crate::theory;
+use crate::structures::{blocked, bloom, Op, SpeedTarget};
 
-/// Registry entry.
-pub struct FastBloomKind;
+/// The registry id.
+pub const ID: &str = "fastbloom";
 
-struct Filter(::fastbloom::BloomFilter);
+/// What ours must reach against this peer (kept outside the `peers` feature, so a build without the
+/// peer crates still judges results that hold this row).
+pub const SPEED_TARGETS: &[SpeedTarget] = &[
+    SpeedTarget {
+        ours: bloom::ID,
+        ops: &[Op::Insert, Op::MemberQuery, Op::NonMemberQuery],
+        min_ratio: 1.0,
+        floor_reach: false,
+    },
+    SpeedTarget {
+        ours: blocked::ID,
+        ops: &[Op::MemberQuery, Op::NonMemberQuery],
+        min_ratio: 2.5,
+        floor_reach: true,
+    },
+];
 
-impl PeerFilter for Filter {
-    fn insert(&mut self, hash: u64) -> bool {
-        // fastbloom returns whether the item was already present.
-        !self.0.insert_hash(hash)
-    }
-    fn contains(&self, hash: u64) -> bool {
-        self.0.contains_hash(hash)
-    }
-    fn bytes(&self) -> u64 {
-        (self.0.as_slice().len() * 8) as u64
-    }
-    fn expected_fpr(&self, n: u64) -> f64 {
-        theory::bloom_fpr(self.0.num_bits() as u64, self.0.num_hashes(), n)
-    }
-    fn geometry(&self) -> Geometry {
-        Geometry {
-            bits: Some(self.0.num_bits() as u64),
-            hashes: Some(self.0.num_hashes()),
-            slices: None,
+#[cfg(feature = "peers")]
+pub use imp::*;
+
+#[cfg(feature = "peers")]
+mod imp {
+    use super::super::{peer, PeerFilter, PeerKind};
+    use super::ID;
+    use crate::structures::{bloom, BuildConfig, Geometry, Membership, MemoryModel};
+    use crate::theory;
+
+    /// Registry entry.
+    pub struct FastBloomKind;
+
+    struct Filter(::fastbloom::BloomFilter);
+
+    impl PeerFilter for Filter {
+        fn insert(&mut self, hash: u64) -> bool {
+            // fastbloom returns whether the item was already present.
+            !self.0.insert_hash(hash)
+        }
+        fn contains(&self, hash: u64) -> bool {
+            self.0.contains_hash(hash)
+        }
+        fn bytes(&self) -> u64 {
+            (self.0.as_slice().len() * 8) as u64
+        }
+        fn expected_fpr(&self, n: u64) -> f64 {
+            theory::bloom_fpr(self.0.num_bits() as u64, self.0.num_hashes(), n)
+        }
+        fn geometry(&self) -> Geometry {
+            Geometry {
+                bits: Some(self.0.num_bits() as u64),
+                hashes: Some(self.0.num_hashes()),
+                slices: None,
+            }
         }
     }
-}
 
-/// The peer with this exact geometry (bits, probes) behind the membership trait (for the conformance
-/// suite's past-2³²-bits check).
-pub fn with_geometry(bits: u64, hashes: u32, seed: u64) -> Box<dyn Membership> {
-    let filter = ::fastbloom::BloomFilter::with_num_bits(bits as usize).hashes(hashes);
-    peer(FastBloomKind::ID, Filter(filter), seed, false)
-}
+    /// The peer with this exact geometry (bits, probes) behind the membership trait (for the conformance
+    /// suite's past-2³²-bits check).
+    pub fn with_geometry(bits: u64, hashes: u32, seed: u64) -> Box<dyn Membership> {
+        let filter = ::fastbloom::BloomFilter::with_num_bits(bits as usize).hashes(hashes);
+        peer(FastBloomKind::ID, Filter(filter), seed, false)
+    }
 
-impl PeerKind for FastBloomKind {
-    const ID: &'static str = "fastbloom";
-    const SPEED_TARGETS: &'static [SpeedTarget] = &[
-        SpeedTarget {
-            ours: bloom::ID,
-            ops: &[Op::Insert, Op::MemberQuery, Op::NonMemberQuery],
-            min_ratio: 1.0,
-            floor_reach: false,
-        },
-        SpeedTarget {
-            ours: blocked::ID,
-            ops: &[Op::MemberQuery, Op::NonMemberQuery],
-            min_ratio: 2.5,
-            floor_reach: true,
-        },
-    ];
-    const SUMMARY: &'static str =
-        "peer: fastbloom crate, standard Bloom filter (same m, k as bloom)";
-    fn predicted_memory(&self, config: &BuildConfig) -> MemoryModel {
-        MemoryModel::flat(bloom::sizing(config).bytes() as f64)
-    }
-    fn predicted_fpr(&self, config: &BuildConfig) -> f64 {
-        bloom::sizing(config).fpr(config.expected_keys)
-    }
-    fn build(&self, config: &BuildConfig) -> crate::Result<Box<dyn Membership>> {
-        let s = bloom::sizing(config);
-        let filter = ::fastbloom::BloomFilter::with_num_bits(s.bits as usize).hashes(s.hashes);
-        Ok(peer(Self::ID, Filter(filter), config.seed, false))
+    impl PeerKind for FastBloomKind {
+        const ID: &'static str = ID;
+        const SUMMARY: &'static str =
+            "peer: fastbloom crate, standard Bloom filter (same m, k as bloom)";
+        fn predicted_memory(&self, config: &BuildConfig) -> MemoryModel {
+            MemoryModel::flat(bloom::sizing(config).bytes() as f64)
+        }
+        fn predicted_fpr(&self, config: &BuildConfig) -> f64 {
+            bloom::sizing(config).fpr(config.expected_keys)
+        }
+        fn build(&self, config: &BuildConfig) -> crate::Result<Box<dyn Membership>> {
+            let s = bloom::sizing(config);
+            let filter = ::fastbloom::BloomFilter::with_num_bits(s.bits as usize).hashes(s.hashes);
+            Ok(peer(Self::ID, Filter(filter), config.seed, false))
+        }
     }
 }

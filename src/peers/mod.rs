@@ -7,12 +7,23 @@
 //! measured cost. Theory: each peer's own formula from its visible geometry, or, where the geometry is
 //! hidden, the target it was built for (reported as such); the report states plainly when a peer misses.
 
+#[cfg(feature = "peers")]
 pub mod binary_fuse;
+#[cfg(feature = "peers")]
 pub mod bloomfilter;
 pub mod fastbloom;
+#[cfg(feature = "peers")]
 pub mod growable;
+#[cfg(feature = "peers")]
 pub mod qfilter;
 pub mod sbbf;
+
+/// The speed targets ours must meet, by peer: read by the report and the criterion targets printer. It
+/// does not depend on the `peers` feature, so every build judges the same results the same way.
+pub const SPEED_TARGETS: &[(&str, &[SpeedTarget])] = &[
+    (fastbloom::ID, fastbloom::SPEED_TARGETS),
+    (sbbf::ID, sbbf::SPEED_TARGETS),
+];
 
 use crate::hash::KeyHash;
 use crate::structures::{
@@ -123,8 +134,6 @@ pub trait PeerKind: Sync {
     const DYNAMIC: bool = true;
     /// Filters that add capacity as keys arrive.
     const GROWABLE: bool = false;
-    /// What ours must reach against this peer.
-    const SPEED_TARGETS: &'static [SpeedTarget] = &[];
     fn predicted_memory(&self, config: &BuildConfig) -> MemoryModel;
     /// Peak bytes while building (by default the final footprint).
     fn predicted_peak_bytes(&self, config: &BuildConfig) -> f64 {
@@ -152,9 +161,6 @@ impl<T: PeerKind> Kind for T {
     }
     fn growable(&self) -> bool {
         T::GROWABLE
-    }
-    fn speed_targets(&self) -> &'static [SpeedTarget] {
-        T::SPEED_TARGETS
     }
     fn predicted_memory(&self, config: &BuildConfig) -> MemoryModel {
         PeerKind::predicted_memory(self, config)

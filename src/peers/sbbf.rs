@@ -2,81 +2,97 @@
 //! 32-bit words, one bit per word), the blocked peer of our `blocked`. Bits per key: the fewest whole bits
 //! that meet the target by the split-block formula Σᵢ Pois(i; 256·n/m)·(1 − (1 − 1/32)^i)^8.
 
-use super::{peer, PeerFilter, PeerKind};
-use crate::structures::{blocked, BuildConfig, Geometry, Membership, MemoryModel, Op, SpeedTarget};
-use crate::theory;
+use crate::structures::{blocked, Op, SpeedTarget};
 
-/// Registry entry.
-pub struct SbbfKind;
+/// The registry id.
+pub const ID: &str = "sbbf";
 
-/// The split-block rate for m bits and n keys.
-pub fn split_block_fpr(m: u64, n: u64) -> f64 {
-    let lambda = 256.0 * n as f64 / m.max(1) as f64;
-    theory::poisson_mixture(lambda, |i| {
-        (-(i as f64 * (-1.0f64 / 32.0).ln_1p()).exp_m1()).powi(8)
-    })
-}
+/// What ours must reach against this peer (kept outside the `peers` feature, so a build without the
+/// peer crates still judges results that hold this row).
+pub const SPEED_TARGETS: &[SpeedTarget] = &[SpeedTarget {
+    ours: blocked::ID,
+    ops: &[Op::MemberQuery, Op::NonMemberQuery],
+    min_ratio: 1.0,
+    floor_reach: false,
+}];
 
-/// Whole bits per key that meet `p` (at most 64).
-fn bits_per_key(p: f64) -> u64 {
-    (2..=64)
-        .find(|b| split_block_fpr(b * 1_000_000, 1_000_000) <= p)
-        .unwrap_or(64)
-}
+#[cfg(feature = "peers")]
+pub use imp::*;
 
-struct Filter {
-    inner: ::sbbf_rs_safe::Filter,
-}
+#[cfg(feature = "peers")]
+mod imp {
+    use super::super::{peer, PeerFilter, PeerKind};
+    use super::ID;
+    use crate::structures::{BuildConfig, Geometry, Membership, MemoryModel};
+    use crate::theory;
 
-impl PeerFilter for Filter {
-    fn insert(&mut self, hash: u64) -> bool {
-        // sbbf-rs returns whether the hash was already present.
-        !self.inner.insert_hash(hash)
+    /// Registry entry.
+    pub struct SbbfKind;
+
+    /// The split-block rate for m bits and n keys.
+    pub fn split_block_fpr(m: u64, n: u64) -> f64 {
+        let lambda = 256.0 * n as f64 / m.max(1) as f64;
+        theory::poisson_mixture(lambda, |i| {
+            (-(i as f64 * (-1.0f64 / 32.0).ln_1p()).exp_m1()).powi(8)
+        })
     }
-    fn contains(&self, hash: u64) -> bool {
-        self.inner.contains_hash(hash)
+
+    /// Whole bits per key that meet `p` (at most 64).
+    fn bits_per_key(p: f64) -> u64 {
+        (2..=64)
+            .find(|b| split_block_fpr(b * 1_000_000, 1_000_000) <= p)
+            .unwrap_or(64)
     }
-    fn bytes(&self) -> u64 {
-        self.inner.as_bytes().len() as u64
+
+    struct Filter {
+        inner: ::sbbf_rs_safe::Filter,
     }
-    fn expected_fpr(&self, n: u64) -> f64 {
-        split_block_fpr(self.bytes() * 8, n)
-    }
-    fn geometry(&self) -> Geometry {
-        Geometry {
-            bits: Some(self.bytes() * 8),
-            hashes: Some(8),
-            slices: None,
+
+    impl PeerFilter for Filter {
+        fn insert(&mut self, hash: u64) -> bool {
+            // sbbf-rs returns whether the hash was already present.
+            !self.inner.insert_hash(hash)
+        }
+        fn contains(&self, hash: u64) -> bool {
+            self.inner.contains_hash(hash)
+        }
+        fn bytes(&self) -> u64 {
+            self.inner.as_bytes().len() as u64
+        }
+        fn expected_fpr(&self, n: u64) -> f64 {
+            split_block_fpr(self.bytes() * 8, n)
+        }
+        fn geometry(&self) -> Geometry {
+            Geometry {
+                bits: Some(self.bytes() * 8),
+                hashes: Some(8),
+                slices: None,
+            }
         }
     }
-}
 
-impl PeerKind for SbbfKind {
-    const ID: &'static str = "sbbf";
-    const SPEED_TARGETS: &'static [SpeedTarget] = &[SpeedTarget {
-        ours: blocked::ID,
-        ops: &[Op::MemberQuery, Op::NonMemberQuery],
-        min_ratio: 1.0,
-        floor_reach: false,
-    }];
-    const SUMMARY: &'static str =
-        "peer: sbbf-rs-safe crate, split-block Bloom (256-bit blocks, k = 8)";
-    fn predicted_memory(&self, config: &BuildConfig) -> MemoryModel {
-        MemoryModel::flat(
-            (bits_per_key(config.fpr) * config.expected_keys.max(1)).div_ceil(256) as f64 * 32.0,
-        )
-    }
-    fn predicted_fpr(&self, config: &BuildConfig) -> f64 {
-        split_block_fpr(
-            bits_per_key(config.fpr) * config.expected_keys.max(1),
-            config.expected_keys,
-        )
-    }
-    fn build(&self, config: &BuildConfig) -> crate::Result<Box<dyn Membership>> {
-        let inner = ::sbbf_rs_safe::Filter::new(
-            bits_per_key(config.fpr) as usize,
-            config.expected_keys.max(1) as usize,
-        );
-        Ok(peer(Self::ID, Filter { inner }, config.seed, false))
+    impl PeerKind for SbbfKind {
+        const ID: &'static str = ID;
+        const SUMMARY: &'static str =
+            "peer: sbbf-rs-safe crate, split-block Bloom (256-bit blocks, k = 8)";
+        fn predicted_memory(&self, config: &BuildConfig) -> MemoryModel {
+            MemoryModel::flat(
+                (bits_per_key(config.fpr) * config.expected_keys.max(1)).div_ceil(256) as f64
+                    * 32.0,
+            )
+        }
+        fn predicted_fpr(&self, config: &BuildConfig) -> f64 {
+            split_block_fpr(
+                bits_per_key(config.fpr) * config.expected_keys.max(1),
+                config.expected_keys,
+            )
+        }
+        fn build(&self, config: &BuildConfig) -> crate::Result<Box<dyn Membership>> {
+            let inner = ::sbbf_rs_safe::Filter::new(
+                bits_per_key(config.fpr) as usize,
+                config.expected_keys.max(1) as usize,
+            );
+            Ok(peer(Self::ID, Filter { inner }, config.seed, false))
+        }
     }
 }

@@ -344,10 +344,6 @@ pub trait Kind: Sync {
     fn sized_for_rate(&self) -> bool {
         true
     }
-    /// The speed targets ours must meet against this kind (a peer), judged in one run.
-    fn speed_targets(&self) -> &'static [SpeedTarget] {
-        &[]
-    }
     /// Predicted memory after `config.expected_keys` distinct inserts.
     fn predicted_memory(&self, config: &BuildConfig) -> MemoryModel;
     /// Predicted peak bytes while building (by default the final footprint).
