@@ -1,16 +1,20 @@
-//! The report is a pure function of the results file: `dedupbench report` on a copy of
-//! `reports/reference` holding only `results.jsonl` must write `index.html`, `results.csv` and every SVG
-//! chart byte for byte as they are committed. A refactor that changes what a user reads fails here.
+//! The report is a pure function of the results file: `dedupbench report` on a folder holding only a
+//! `results.jsonl` must write `index.html`, `results.csv` and every SVG chart byte for byte as they are
+//! committed. A refactor that changes what a user reads fails here.
+//!
+//! Two fixtures: `reports/reference` (a quick run with peers) and `tests/fixtures/skips-and-scenario`
+//! (skipped cells and experiments, the deletion and growth experiments, and a 6·10⁹-scenario record),
+//! whose expected files were written by the report of dedupbench 0.1 (commit 75541b9), before the
+//! redesign.
 
 use std::path::Path;
 use std::process::Command;
 
-#[test]
-fn report_on_the_reference_results_is_byte_identical() {
-    let reference = Path::new(env!("CARGO_MANIFEST_DIR")).join("reports/reference");
+/// Reports `fixture`'s results into a fresh folder and compares every checked file with the fixture's.
+fn report_matches(fixture: &Path, min_charts: usize) {
     let dir = tempfile::tempdir().unwrap();
     std::fs::copy(
-        reference.join("results.jsonl"),
+        fixture.join("results.jsonl"),
         dir.path().join("results.jsonl"),
     )
     .unwrap();
@@ -25,23 +29,47 @@ fn report_on_the_reference_results_is_byte_identical() {
         String::from_utf8_lossy(&out.stderr)
     );
     let mut compared = Vec::new();
-    for entry in std::fs::read_dir(&reference).unwrap() {
+    for entry in std::fs::read_dir(fixture).unwrap() {
         let name = entry.unwrap().file_name().into_string().unwrap();
         let checked = name == "index.html" || name == "results.csv" || name.ends_with(".svg");
         if !checked {
             continue;
         }
-        let want = std::fs::read(reference.join(&name)).unwrap();
+        let want = std::fs::read(fixture.join(&name)).unwrap();
         let got = std::fs::read(dir.path().join(&name))
             .unwrap_or_else(|e| panic!("report did not write {name}: {e}"));
-        assert!(want == got, "{name} differs from reports/reference/{name}");
+        assert!(
+            want == got,
+            "{name} differs from {}",
+            fixture.join(&name).display()
+        );
         compared.push(name);
     }
-    compared.sort();
     assert!(compared.contains(&"index.html".to_string()));
     assert!(compared.contains(&"results.csv".to_string()));
     assert!(
-        compared.iter().filter(|n| n.ends_with(".svg")).count() >= 10,
-        "expected the reference's charts, compared {compared:?}"
+        compared.iter().filter(|n| n.ends_with(".svg")).count() >= min_charts,
+        "expected the fixture's charts, compared {compared:?}"
     );
+}
+
+#[test]
+fn report_on_the_reference_results_is_byte_identical() {
+    report_matches(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("reports/reference"),
+        10,
+    );
+}
+
+#[test]
+fn report_on_skips_and_a_scenario_is_byte_identical() {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/skips-and-scenario");
+    report_matches(&fixture, 10);
+    let html = std::fs::read_to_string(fixture.join("index.html")).unwrap();
+    // The fixture exercises what the reference does not.
+    assert!(
+        html.contains("The 6-billion-URL scenario"),
+        "no scenario section"
+    );
+    assert!(html.contains("skipped"), "no skipped cell");
 }
