@@ -5,7 +5,7 @@ use anyhow::{Context, Result};
 use clap::Args;
 use dedupbench::atomic_file::AtomicFile;
 use dedupbench::keys::generator::NON_MEMBER_BASE;
-use dedupbench::keys::stream::RepeatStream;
+use dedupbench::keys::lines::{LineOrder, UrlLines};
 use dedupbench::keys::{Profile, UrlGenerator};
 use dedupbench::units::count_arg;
 use std::io::Write;
@@ -60,46 +60,32 @@ pub fn run(args: GenArgs) -> Result<i32> {
         ));
     }
     let generator = UrlGenerator::new(Profile::load(&args.profile)?, args.seed);
-    let mut stream = RepeatStream::new(args.seed, args.duplicates);
-    let mut buf = Vec::with_capacity(256);
-    let mut next = |i: u64, buf: &mut Vec<u8>| {
-        if args.non_members {
-            generator.non_member(i, buf);
-        } else if args.duplicates > 0.0 {
-            let index = stream.next().map(|e| e.index()).unwrap_or(i);
-            generator.member(index, buf);
-        } else {
-            generator.member(i, buf);
+    let order = if args.non_members {
+        LineOrder::NonMembers
+    } else if args.duplicates > 0.0 {
+        LineOrder::WithRepeats {
+            fraction: args.duplicates,
         }
+    } else {
+        LineOrder::Members
     };
+    let mut lines = UrlLines::new(&generator, order, args.seed);
     if args.stats {
-        let mut histogram = vec![0u64; 65_537];
-        for i in 0..args.n {
-            next(i, &mut buf);
-            histogram[buf.len().min(65_536)] += 1;
-        }
-        print_stats(&histogram, args.n, &generator);
+        print_stats(&lines.length_histogram(args.n), args.n, &generator);
         return Ok(0);
     }
     match &args.out {
         None => {
             let stdout = std::io::stdout();
             let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
-            for i in 0..args.n {
-                next(i, &mut buf);
-                buf.push(b'\n');
-                out.write_all(&buf)?;
-            }
+            lines.write(args.n, &mut out)?;
             out.flush()?;
         }
         Some(path) => {
             let mut out = AtomicFile::create(path)?;
-            for i in 0..args.n {
-                next(i, &mut buf);
-                buf.push(b'\n');
-                out.write_all(&buf)
-                    .with_context(|| format!("cannot write {}", out.tmp_path().display()))?;
-            }
+            lines
+                .write(args.n, &mut out)
+                .with_context(|| format!("cannot write {}", out.tmp_path().display()))?;
             out.commit()?;
         }
     }

@@ -6,6 +6,7 @@
 pub mod batch;
 pub mod file;
 pub mod generator;
+pub mod lines;
 pub mod pipeline;
 pub mod profile;
 pub mod stream;
