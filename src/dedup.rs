@@ -108,7 +108,7 @@ fn build(options: &DedupOptions) -> Result<Box<dyn Membership>> {
     }
     let config = BuildConfig::new(expected, options.fpr, options.seed);
     let predicted = kind.predicted_memory(&config).footprint_bytes;
-    let available = crate::measure::machine::available_memory_bytes() as f64;
+    let available = crate::measure::machine::memory_limit_bytes(u64::MAX) as f64;
     if predicted > available {
         return Err(Error::invalid(
             "--expected",

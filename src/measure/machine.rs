@@ -57,6 +57,17 @@ impl MachineInfo {
     }
 }
 
+/// Memory the process itself may use beyond one structure (batches, allocator slack, the binary).
+pub const PROCESS_OVERHEAD_BYTES: u64 = 256 << 20;
+
+/// The bytes one structure may take now: what is available less the process's own overhead, and at most
+/// `budget_bytes`. The harness's guard and `dedup` both check against it.
+pub fn memory_limit_bytes(budget_bytes: u64) -> u64 {
+    available_memory_bytes()
+        .saturating_sub(PROCESS_OVERHEAD_BYTES)
+        .min(budget_bytes)
+}
+
 /// Memory available now, in bytes (sysinfo).
 pub fn available_memory_bytes() -> u64 {
     let mut system = sysinfo::System::new();

@@ -37,8 +37,6 @@ use std::time::Instant;
 
 /// Keys per batch in every timed loop.
 pub const BATCH_KEYS: usize = 4096;
-/// Memory the harness itself may use beyond the structures (batches, allocator slack, the process).
-pub const HARNESS_OVERHEAD_BYTES: u64 = 256 << 20;
 
 /// Where the harness reports what it is doing (the CLI draws progress bars; tests stay silent).
 pub trait Progress {
@@ -132,8 +130,7 @@ impl<'a> Runner<'a> {
 
     /// The bytes a cell may use: the budget, and what is available now less the harness's own overhead.
     pub fn memory_limit(&self) -> u64 {
-        let available = machine::available_memory_bytes().saturating_sub(HARNESS_OVERHEAD_BYTES);
-        self.plan.memory_budget_bytes.min(available)
+        machine::memory_limit_bytes(self.plan.memory_budget_bytes)
     }
 
     /// The one memory guard: whether `need` fits the budget and the memory available now (after what
