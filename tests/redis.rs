@@ -8,7 +8,7 @@ use dedupbench::redis::BitmapMode;
 use dedupbench::redis::RemoteConfig;
 use dedupbench::redis::{Client, Reply};
 use dedupbench::registry::find;
-use dedupbench::results::{read_results, SharedRecord};
+use dedupbench::results::{read_results, SweepRecord};
 use dedupbench::stats::wilson;
 use dedupbench::structures::BuildConfig;
 use std::path::Path;
@@ -79,9 +79,9 @@ fn the_sweep_runs_every_backend_at_every_batch_size_with_rates_in_theory() {
     let results = read_results(&out).unwrap();
     assert!(results.cells.is_empty(), "the redis suite runs no grid");
     assert!(
-        results.skipped.is_empty() && results.shared_skipped.is_empty(),
+        results.skipped.is_empty() && results.sweep_skipped.is_empty(),
         "{:?}",
-        results.shared_skipped
+        results.sweep_skipped
     );
     let series = [
         "redis-bloom",
@@ -92,9 +92,9 @@ fn the_sweep_runs_every_backend_at_every_batch_size_with_rates_in_theory() {
         "redis-set",
         "redis-set-fp",
     ];
-    let find_point = |s: &str, b: u64| -> &SharedRecord {
+    let find_point = |s: &str, b: u64| -> &SweepRecord {
         results
-            .shared
+            .sweep
             .iter()
             .find(|r| r.series == s && r.batch_keys == b)
             .unwrap_or_else(|| panic!("no point for {s} at batch {b}"))
@@ -323,8 +323,8 @@ fn a_bitmap_split_over_strings_holds_exactly_the_bits_of_the_in_process_bloom() 
     let per_string = 4096u64;
     for mode in BitmapMode::ALL {
         let mut remote = RemoteConfig::new(server.url(), format!("split:{}", mode.name()));
-        remote.bits_per_string = per_string;
-        remote.bitmap_mode = mode;
+        remote.bitmap.bits_per_string = per_string;
+        remote.bitmap.mode = mode;
         remote.batch_keys = 100;
         let mut config = config.clone();
         config.remote = Some(remote);
@@ -422,14 +422,14 @@ fn a_server_killed_mid_insert_fails_that_point_and_keeps_the_completed_ones() {
     let addr = server.url().addr();
     assert!(e.contains(&addr) && e.contains("redis-set batch=16"), "{e}");
     let r = read_results(&out).unwrap();
-    let kept: Vec<&str> = r.shared.iter().map(|p| p.series.as_str()).collect();
+    let kept: Vec<&str> = r.sweep.iter().map(|p| p.series.as_str()).collect();
     assert_eq!(
         kept,
         ["bloom (in-process)", "scalable (in-process)"],
         "only the completed points are kept"
     );
     let failed = r
-        .shared_skipped
+        .sweep_skipped
         .iter()
         .find(|s| s.structure == "redis-set batch=16")
         .expect("a failed record");
@@ -472,7 +472,7 @@ fn a_server_without_the_module_skips_redis_bloom_with_the_reason() {
     assert!(o.status.success(), "{}", stderr(&o));
     let r = read_results(&out).unwrap();
     let skipped = r
-        .shared_skipped
+        .sweep_skipped
         .iter()
         .find(|s| s.structure == "redis-bloom batch=64")
         .unwrap();
@@ -481,7 +481,7 @@ fn a_server_without_the_module_skips_redis_bloom_with_the_reason() {
         "{}",
         skipped.reason
     );
-    assert!(r.shared.iter().any(|s| s.series == "redis-set"));
+    assert!(r.sweep.iter().any(|s| s.series == "redis-set"));
 }
 
 #[test]

@@ -2,18 +2,18 @@
 //! RedisBloom's at the same batch size, and our client against a raw pipeline of the same commands.
 
 use crate::remote::{redis_bitmap, redis_bloom};
-use crate::results::{Results, SharedRecord};
+use crate::results::{Results, SweepRecord};
 
 /// The record of `series` at `batch` keys per round trip.
-pub fn point<'a>(r: &'a Results, series: &str, batch: u64) -> Option<&'a SharedRecord> {
-    r.shared
+pub fn point<'a>(r: &'a Results, series: &str, batch: u64) -> Option<&'a SweepRecord> {
+    r.sweep
         .iter()
         .find(|p| p.series == series && p.batch_keys == batch)
 }
 
 /// The fastest `redis-bitmap` mode at a batch size.
-pub fn best_bitmap(r: &Results, batch: u64) -> Option<&SharedRecord> {
-    r.shared
+pub fn best_bitmap(r: &Results, batch: u64) -> Option<&SweepRecord> {
+    r.sweep
         .iter()
         .filter(|p| p.structure == redis_bitmap::ID && p.batch_keys == batch)
         .max_by(|a, b| a.insert_keys_per_s.total_cmp(&b.insert_keys_per_s))

@@ -112,10 +112,10 @@ pub fn run(args: SharedArgs) -> Result<i32> {
     let mut remote = RemoteConfig::new(RedisUrl::parse(&args.redis)?, args.name.clone());
     // Only inserting workers may create the filter; the others need it to exist. Deleting opens it as
     // its owner, which removes its keys when dropped.
-    remote.shared = op.is_some();
+    remote.join_existing = op.is_some();
     remote.create = op == Some(WorkerOp::Insert);
     remote.batch_keys = args.batch;
-    remote.bitmap_mode = BitmapMode::parse(&args.mode)?;
+    remote.bitmap.mode = BitmapMode::parse(&args.mode)?;
     if let Some(bits) = args.bits_per_string {
         if !(64..=1u64 << 32).contains(&bits) {
             bail!(Error::invalid(
@@ -123,7 +123,7 @@ pub fn run(args: SharedArgs) -> Result<i32> {
                 "must be between 64 and 2^32"
             ));
         }
-        remote.bits_per_string = bits;
+        remote.bitmap.bits_per_string = bits;
     }
     let mut config = BuildConfig::new(args.expected, args.fpr, args.seed);
     config.remote = Some(remote);

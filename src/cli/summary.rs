@@ -45,7 +45,7 @@ pub fn print(results: &dedupbench::results::Results, wall_s: f64) {
             s.reason
         );
     }
-    for p in &results.shared {
+    for p in &results.sweep {
         println!(
             "{:<24} batch {:>5}: insert {:>10.0} keys/s, lookups {:>10.0} keys/s, {:.2} bytes/key, rate {:.2e} (theory {:.2e}){}",
             p.series,
@@ -60,7 +60,7 @@ pub fn print(results: &dedupbench::results::Results, wall_s: f64) {
                 .unwrap_or_default()
         );
     }
-    for s in &results.shared_skipped {
+    for s in &results.sweep_skipped {
         println!("{}: not measured: {}", s.structure, s.reason);
     }
     for ratio in analysis::ratios(results)

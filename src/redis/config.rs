@@ -13,13 +13,11 @@ pub struct RemoteConfig {
     pub key: String,
     /// Keys per round trip (one command of that many keys, or a pipeline of their commands).
     pub batch_keys: usize,
-    /// How `redis-bitmap` writes and reads its bits.
-    pub bitmap_mode: BitmapMode,
-    /// The largest Redis string of `redis-bitmap`, in bits (Redis allows 2³²).
-    pub bits_per_string: u64,
+    /// The parameters of the `redis-bitmap` backend (ignored by the others).
+    pub bitmap: BitmapLayout,
     /// Workers share an existing structure (and check its parameters); otherwise the structure is created
     /// afresh, replacing what was under `key`, and deleted when dropped.
-    pub shared: bool,
+    pub join_existing: bool,
     /// A shared structure may be created by this worker (inserting workers); read-only ones need it to
     /// exist already.
     pub create: bool,
@@ -32,10 +30,28 @@ impl RemoteConfig {
             url,
             key: key.into(),
             batch_keys: 1024,
-            bitmap_mode: BitmapMode::Bitfield,
-            bits_per_string: 1 << 32,
-            shared: false,
+            bitmap: BitmapLayout::default(),
+            join_existing: false,
             create: true,
+        }
+    }
+}
+
+/// How `redis-bitmap` lays its bits over Redis strings and moves them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BitmapLayout {
+    /// How bits move between client and server.
+    pub mode: BitmapMode,
+    /// The largest Redis string, in bits (Redis allows 2³²).
+    pub bits_per_string: u64,
+}
+
+impl Default for BitmapLayout {
+    /// `BITFIELD`, strings of 2³² bits.
+    fn default() -> Self {
+        BitmapLayout {
+            mode: BitmapMode::Bitfield,
+            bits_per_string: 1 << 32,
         }
     }
 }

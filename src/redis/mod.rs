@@ -11,4 +11,4 @@ pub mod server;
 pub mod url;
 
 pub use client::{Client, RedisUrl, Reply};
-pub use config::{BitmapMode, RemoteConfig};
+pub use config::{BitmapLayout, BitmapMode, RemoteConfig};

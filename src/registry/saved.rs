@@ -72,7 +72,7 @@ mod tests {
 
     fn filled(id: &str, n: u64) -> Box<dyn Membership> {
         let mut config = BuildConfig::new(n, 0.01, 99);
-        config.scalable_initial_capacity = Some(n / 8);
+        config.growth.initial_keys = Some(n / 8);
         let mut s = find(id).unwrap().build(&config).unwrap();
         let g = crate::keys::UrlGenerator::new(crate::keys::Profile::default_profile(), 5);
         let mut buf = Vec::new();

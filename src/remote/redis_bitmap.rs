@@ -89,7 +89,7 @@ impl RedisBitmap {
     pub fn open(config: &BuildConfig) -> Result<Self> {
         let remote = remote_of(ID, config)?;
         let sizing = bloom::sizing(config);
-        let bits_per_string = remote.bits_per_string.clamp(64, 1 << 32);
+        let bits_per_string = remote.bitmap.bits_per_string.clamp(64, 1 << 32);
         let count = sizing.bits.div_ceil(bits_per_string);
         let key = remote.key.clone();
         let strings: Vec<Vec<u8>> = (0..count)
@@ -101,7 +101,7 @@ impl RedisBitmap {
             sizing.bits, sizing.hashes, config.seed
         );
         let mut client = Client::connect(&remote.url)?;
-        if !remote.shared {
+        if !remote.join_existing {
             let mut del: Vec<&[u8]> = vec![b"DEL", params_key.as_bytes()];
             del.extend(strings.iter().map(|s| s.as_slice()));
             client.call(&del)?;
@@ -141,10 +141,10 @@ impl RedisBitmap {
             bits: sizing.bits,
             hashes: sizing.hashes,
             bits_per_string,
-            mode: remote.bitmap_mode,
+            mode: remote.bitmap.mode,
             batch_keys: remote.batch_keys.max(1),
             seed: config.seed,
-            owned: !remote.shared,
+            owned: !remote.join_existing,
             inserted: 0,
             insert_sha,
             query_sha,

@@ -133,7 +133,7 @@ impl RedisBloom {
         }
         let key = remote.key.as_bytes().to_vec();
         let params_key = super::link::params_key(&remote.key);
-        if !remote.shared {
+        if !remote.join_existing {
             client.call(&[b"DEL", &key, params_key.as_bytes()])?;
         } else if !remote.create {
             super::link::require_existing(&mut client, &remote.key)?;
@@ -142,9 +142,7 @@ impl RedisBloom {
         // The scaling filter starts where our `scalable` does (max(1000, n/64)) and grows 2× per link, so
         // both face the same unknown growth; the fixed one is reserved for all n.
         let capacity = if scaling {
-            config
-                .scalable_initial_capacity
-                .unwrap_or((config.expected_keys / 64).max(1000))
+            config.growth.first_slice_keys(config.expected_keys)
         } else {
             config.expected_keys.max(1)
         }
@@ -163,7 +161,7 @@ impl RedisBloom {
         client.command(&args);
         client.send()?;
         match client.read_reply()? {
-            Reply::Error(e) if remote.shared && e.contains("exists") => {}
+            Reply::Error(e) if remote.join_existing && e.contains("exists") => {}
             Reply::Error(e) => return Err(client.error(format!("BF.RESERVE failed: {e}"))),
             _ => {}
         }
@@ -173,7 +171,7 @@ impl RedisBloom {
             key,
             batch_keys: remote.batch_keys.max(1),
             seed: config.seed,
-            owned: !remote.shared,
+            owned: !remote.join_existing,
             inserted: 0,
         })
     }

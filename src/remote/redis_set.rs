@@ -124,7 +124,7 @@ impl RedisSet {
         let mut client = Client::connect(&remote.url)?;
         let key = remote.key.as_bytes().to_vec();
         let params_key = super::link::params_key(&remote.key);
-        if !remote.shared {
+        if !remote.join_existing {
             client.call(&[b"DEL", &key, params_key.as_bytes()])?;
         } else if !remote.create {
             super::link::require_existing(&mut client, &remote.key)?;
@@ -143,7 +143,7 @@ impl RedisSet {
             fingerprint,
             batch_keys: remote.batch_keys.max(1),
             seed: config.seed,
-            owned: !remote.shared,
+            owned: !remote.join_existing,
             inserted: 0,
         })
     }

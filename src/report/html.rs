@@ -77,7 +77,7 @@ th{{background:#f3f3f3}}td:first-child,th:first-child{{text-align:left}}.bad{{co
             esc(&f.verdict)
         );
     }
-    if !r.shared.is_empty() {
+    if !r.sweep.is_empty() {
         let _ = writeln!(
             s,
             "<li><a href=\"#shared\">Shared filter</a>: {}</li>",

@@ -40,7 +40,7 @@ fn register_font() -> Result<()> {
 pub fn write_report(dir: &Path, results: &Results) -> Result<()> {
     register_font()?;
     let figures = figures::render_all(dir, results)?;
-    if !results.shared.is_empty() {
+    if !results.sweep.is_empty() {
         chart::render(dir, &sweep::SharedThroughput, results)?;
     }
     let page = html::page(results, &figures);

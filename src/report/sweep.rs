@@ -7,7 +7,7 @@ use super::chart::{axis_label, colour, empty, log_range, Figure};
 use super::markup::{esc, sci};
 use crate::analysis::sweep::{best_bitmap, point, target_ratios};
 use crate::remote::redis_bloom;
-use crate::results::{Results, SharedRecord};
+use crate::results::{Results, SweepRecord};
 use crate::structures::{bloom, scalable};
 use crate::units::human_bytes;
 use plotters::coord::Shift;
@@ -23,7 +23,7 @@ const SCALABLE_REFERENCE: &str = crate::results::SCALABLE_REFERENCE_SERIES;
 /// Series in the order they were measured.
 fn series(r: &Results) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
-    for p in r.shared.iter().filter(|p| p.batch_keys > 0) {
+    for p in r.sweep.iter().filter(|p| p.batch_keys > 0) {
         if !names.contains(&p.series) {
             names.push(p.series.clone());
         }
@@ -34,7 +34,7 @@ fn series(r: &Results) -> Vec<String> {
 /// The batch sizes measured, ascending.
 fn batches(r: &Results) -> Vec<u64> {
     let mut b: Vec<u64> = r
-        .shared
+        .sweep
         .iter()
         .filter(|p| p.batch_keys > 0)
         .map(|p| p.batch_keys)
@@ -61,7 +61,7 @@ impl Figure for SharedThroughput {
     where
         DB::ErrorType: 'static,
     {
-        if r.shared.iter().all(|p| p.batch_keys == 0) {
+        if r.sweep.iter().all(|p| p.batch_keys == 0) {
             return empty(area, self.title(), "no Redis backend was measured");
         }
         let (left, right) = area.split_horizontally(area.dim_in_pixel().0 / 2);
@@ -81,7 +81,7 @@ fn panel<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     r: &Results,
     title: &str,
-    value: fn(&SharedRecord) -> f64,
+    value: fn(&SweepRecord) -> f64,
     with_raw: bool,
 ) -> DrawResult
 where
@@ -94,10 +94,10 @@ where
             .chain([0.7, bs.last().copied().unwrap_or(1) as f64 * 1.4]),
     );
     let y = log_range(
-        r.shared
+        r.sweep
             .iter()
             .map(value)
-            .chain(r.shared.iter().filter_map(|p| p.raw_insert_keys_per_s))
+            .chain(r.sweep.iter().filter_map(|p| p.raw_insert_keys_per_s))
             .flat_map(|v| [v * 0.7, v * 1.5]),
     );
     let mut chart = ChartBuilder::on(area)
@@ -216,7 +216,7 @@ pub fn verdict(r: &Results) -> String {
     }
     // 99.9%, not 95%: with dozens of points, a few would fall outside a 95% interval by chance alone.
     let outside: Vec<String> = r
-        .shared
+        .sweep
         .iter()
         .filter(|p| {
             !crate::stats::wilson(p.n_false_positives, p.n_non_member_queries, 0.999)
@@ -227,7 +227,7 @@ pub fn verdict(r: &Results) -> String {
     parts.push(if outside.is_empty() {
         format!(
             "every point's observed rate lies in the 99.9% interval of its theory ({} points)",
-            r.shared.len()
+            r.sweep.len()
         )
     } else {
         format!(
@@ -235,7 +235,7 @@ pub fn verdict(r: &Results) -> String {
             outside.join(", ")
         )
     });
-    let negatives: u64 = r.shared.iter().map(|p| p.false_negatives).sum();
+    let negatives: u64 = r.sweep.iter().map(|p| p.false_negatives).sum();
     parts.push(format!("false negatives: {negatives}"));
     let mut text = parts.join("; ");
     text.push('.');
@@ -244,7 +244,7 @@ pub fn verdict(r: &Results) -> String {
 
 /// The section: figure, verdict, targets per batch size, and every point's numbers.
 pub fn section(s: &mut String, r: &Results, figure_html: &str) {
-    if r.shared.is_empty() && r.shared_skipped.is_empty() {
+    if r.sweep.is_empty() && r.sweep_skipped.is_empty() {
         return;
     }
     let _ = writeln!(
@@ -279,7 +279,7 @@ pub fn section(s: &mut String, r: &Results, figure_html: &str) {
         s,
         "<table><tr><th>series</th><th>batch</th><th>n</th><th>insert keys/s</th><th>raw pipeline keys/s</th><th>member lookups keys/s</th><th>non-member lookups keys/s</th><th>server bytes (MEMORY USAGE)</th><th>used_memory change</th><th>bytes per key</th><th>m</th><th>k</th><th>queries</th><th>false positives</th><th>observed</th><th>95% interval</th><th>theory</th><th>inside</th><th>false negatives</th></tr>"
     );
-    for p in &r.shared {
+    for p in &r.sweep {
         let _ = writeln!(
             s,
             "<tr><td>{}</td><td>{}</td><td>{}</td><td>{:.0}</td><td>{}</td><td>{:.0}</td><td>{:.0}</td><td>{}</td><td>{}</td><td>{:.2}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>[{}, {}]</td><td>{}</td><td>{}</td>{}</tr>",
@@ -314,7 +314,7 @@ pub fn section(s: &mut String, r: &Results, figure_html: &str) {
         );
     }
     let _ = writeln!(s, "</table>");
-    for k in &r.shared_skipped {
+    for k in &r.sweep_skipped {
         let _ = writeln!(
             s,
             "<p class=\"warn\">Not measured: {} — {}</p>",

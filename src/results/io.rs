@@ -50,8 +50,8 @@ pub struct Results {
     pub bitmap_claim: Vec<RatePoint>,
     pub deletion: Vec<DeletionRecord>,
     pub scenario: Vec<ScenarioRecord>,
-    pub shared: Vec<SharedRecord>,
-    pub shared_skipped: Vec<SkippedCell>,
+    pub sweep: Vec<SweepRecord>,
+    pub sweep_skipped: Vec<SkippedCell>,
     pub memory_probe: Vec<crate::measure::floor::PageProbe>,
     /// Warnings met while reading (e.g. a torn last line).
     pub warnings: Vec<String>,
@@ -144,8 +144,8 @@ pub fn read_results(path: &Path) -> Result<Results> {
             Record::BitmapClaim(p) => results.bitmap_claim.push(p),
             Record::Deletion(d) => results.deletion.push(d),
             Record::Scenario(x) => results.scenario.push(x),
-            Record::Shared(x) => results.shared.push(x),
-            Record::SharedSkipped(x) => results.shared_skipped.push(x),
+            Record::Sweep(x) => results.sweep.push(x),
+            Record::SweepSkipped(x) => results.sweep_skipped.push(x),
             Record::MemoryProbe(x) => results.memory_probe.push(x),
         }
     }

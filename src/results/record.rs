@@ -5,7 +5,7 @@ use crate::stats::{Interval, Summary};
 use crate::structures::{Geometry, KeyLengths};
 use serde::{Deserialize, Serialize};
 
-/// The version of the record schema written by this build. 2 added the `shared`, `shared_skipped` and
+/// The version of the record schema written by this build. 2 added the `shared`, `sweep_skipped` and
 /// `memory_probe` records and the header's `redis*` fields; version-1 files read unchanged.
 pub const SCHEMA_VERSION: u32 = 2;
 
@@ -29,11 +29,14 @@ pub enum Record {
     BitmapClaim(RatePoint),
     Deletion(DeletionRecord),
     Scenario(ScenarioRecord),
-    Shared(SharedRecord),
+    /// A point of the Redis sweep (the tag keeps 0.1's word).
+    #[serde(rename = "shared")]
+    Sweep(SweepRecord),
     /// Random-read costs of this machine by access pattern and page size.
     MemoryProbe(crate::measure::floor::PageProbe),
     /// A sweep point not measured: the server lacks a module, or it failed (then the run exits 1).
-    SharedSkipped(SkippedCell),
+    #[serde(rename = "shared_skipped")]
+    SweepSkipped(SkippedCell),
 }
 
 /// The parameters of a run and the machine it ran on (the first line).
@@ -151,9 +154,9 @@ impl CellRecord {
     }
 }
 
-/// One point of the shared-filter sweep: a Redis backend (or the in-process reference) at one batch size.
+/// one point of the Redis sweep: a Redis backend (or the in-process reference) at one batch size.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct SharedRecord {
+pub struct SweepRecord {
     /// `redis-bloom`, `redis-bitmap/bitfield`, …, or `bloom (in-process)`.
     pub series: String,
     /// The registry id.
@@ -188,10 +191,10 @@ pub struct SharedRecord {
     pub wall_s: f64,
 }
 
-impl SharedRecord {
+impl SweepRecord {
     /// The id resume uses to find this point.
     pub fn cell_id(&self) -> String {
-        shared_cell_id(&self.series, self.batch_keys)
+        sweep_cell_id(&self.series, self.batch_keys)
     }
 }
 
@@ -201,7 +204,7 @@ pub const REFERENCE_SERIES: &str = "bloom (in-process)";
 pub const SCALABLE_REFERENCE_SERIES: &str = "scalable (in-process)";
 
 /// The id of a sweep point (also the `structure` of its skipped record).
-pub fn shared_cell_id(series: &str, batch_keys: u64) -> String {
+pub fn sweep_cell_id(series: &str, batch_keys: u64) -> String {
     format!("{series} batch={batch_keys}")
 }
 

@@ -57,7 +57,7 @@ impl Runner<'_> {
         // The scalable filter starts at n and holds `times` × n at the end.
         let scalable = |times: u64| {
             let mut config = BuildConfig::new(times * n, fpr, seed);
-            config.scalable_initial_capacity = Some(n);
+            config.growth.initial_keys = Some(n);
             (scalable::ID, config)
         };
         let mut configs = Vec::new();
@@ -133,7 +133,7 @@ impl Runner<'_> {
     fn saturation(&mut self, n: u64) -> Result<()> {
         for id in [bloom::ID, scalable::ID] {
             let mut config = BuildConfig::new(n, self.plan.fpr, self.plan.seed);
-            config.scalable_initial_capacity = Some(n);
+            config.growth.initial_keys = Some(n);
             let mut s = find(id)?.build(&config)?;
             let mut filled = 0;
             for fill in SATURATION_FILLS {
@@ -191,7 +191,7 @@ impl Runner<'_> {
     fn growth(&mut self, n0: u64) -> Result<()> {
         for id in [bloom::ID, scalable::ID] {
             let mut config = BuildConfig::new(n0, self.plan.fpr, self.plan.seed);
-            config.scalable_initial_capacity = Some(n0);
+            config.growth.initial_keys = Some(n0);
             let mut s = find(id)?.build(&config)?;
             let mut filled = 0;
             for step in GROWTH_STEPS {

@@ -52,7 +52,7 @@ impl Completed {
             .collect();
         let dropped_records = rewrite_without(dir, |r| {
             Experiment::of(r).is_some_and(|e| incomplete.contains(&e))
-                || matches!(r, Record::SharedSkipped(_))
+                || matches!(r, Record::SweepSkipped(_))
         })?;
         let mut completed = Completed::from_results(&before);
         completed.experiments.retain(|e| !incomplete.contains(e));
@@ -86,7 +86,7 @@ impl Completed {
             });
         let work = cells
             .chain(results.scenario.iter().map(|s| WorkId::Scenario { n: s.n }))
-            .chain(results.shared.iter().map(|s| WorkId::SweepPoint {
+            .chain(results.sweep.iter().map(|s| WorkId::SweepPoint {
                 point: s.cell_id(),
                 n: s.n,
             }))

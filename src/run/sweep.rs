@@ -15,7 +15,7 @@ use crate::redis::{Client, RedisUrl};
 use crate::registry::find;
 use crate::remote::{redis_bitmap, redis_bloom};
 use crate::results::{
-    shared_cell_id, Record, SharedRecord, SkippedCell, REFERENCE_SERIES, SCALABLE_REFERENCE_SERIES,
+    sweep_cell_id, Record, SkippedCell, SweepRecord, REFERENCE_SERIES, SCALABLE_REFERENCE_SERIES,
 };
 use crate::stats::wilson;
 use crate::structures::{bloom, scalable};
@@ -62,7 +62,7 @@ impl Runner<'_> {
             (REFERENCE_SERIES, bloom::ID),
             (SCALABLE_REFERENCE_SERIES, scalable::ID),
         ] {
-            if !is_done(&shared_cell_id(series, 0)) {
+            if !is_done(&sweep_cell_id(series, 0)) {
                 let config = self.config(self.source.distinct_members(n));
                 self.sweep_point(series, find(id)?, &config, None)?;
             }
@@ -87,7 +87,7 @@ impl Runner<'_> {
                     kind.id().to_string()
                 };
                 for &batch in &plan.batches {
-                    let id = shared_cell_id(&series, batch as u64);
+                    let id = sweep_cell_id(&series, batch as u64);
                     if is_done(&id) {
                         continue;
                     }
@@ -107,7 +107,7 @@ impl Runner<'_> {
                     let mut remote =
                         RemoteConfig::new(plan.url.clone(), format!("dedupbench:sweep:{series}"));
                     remote.batch_keys = batch;
-                    remote.bitmap_mode = *mode;
+                    remote.bitmap.mode = *mode;
                     config.remote = Some(remote);
                     match self.sweep_point(&series, *kind, &config, Some(batch)) {
                         Ok(()) => {}
@@ -125,7 +125,7 @@ impl Runner<'_> {
 
     /// Records a point that was not measured, with the reason.
     fn point_skipped(&mut self, id: String, n: u64, reason: String) -> Result<()> {
-        self.record(Record::SharedSkipped(SkippedCell {
+        self.record(Record::SweepSkipped(SkippedCell {
             structure: id,
             n,
             projected_bytes: 0.0,
@@ -165,7 +165,7 @@ impl Runner<'_> {
             }
         };
         let used_before = used_memory(&url)?;
-        let label = shared_cell_id(series, batch.unwrap_or(0) as u64);
+        let label = sweep_cell_id(series, batch.unwrap_or(0) as u64);
         let mut s = kind.build(config)?;
         let phase_check = |s: &dyn Membership, phase: &str| match &url {
             Some(u) => check(s, u, phase),
@@ -228,7 +228,7 @@ impl Runner<'_> {
             self.failures
                 .push(format!("{label}: {false_negatives} false negatives"));
         }
-        self.record(Record::Shared(SharedRecord {
+        self.record(Record::Sweep(SweepRecord {
             series: series.to_string(),
             structure: kind.id().to_string(),
             batch_keys: batch.unwrap_or(0) as u64,
@@ -289,7 +289,7 @@ impl Runner<'_> {
         self.progress.start(
             &format!(
                 "{} raw pipeline",
-                shared_cell_id(redis_bloom::ID, per as u64)
+                sweep_cell_id(redis_bloom::ID, per as u64)
             ),
             n,
         );

@@ -143,7 +143,7 @@ impl Membership for Bitmap {
     fn concurrent_inserter(&mut self) -> Option<Box<dyn ConcurrentInsert + '_>> {
         let m = self.bits.len();
         Some(Box::new(SharedBitmap {
-            words: self.bits.shared(),
+            words: self.bits.atomic_words(),
             m,
         }))
     }

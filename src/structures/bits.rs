@@ -79,7 +79,7 @@ impl BitArray {
     }
 
     /// A view of the words for concurrent inserts (atomic bit-or), valid while `self` is borrowed.
-    pub fn shared(&mut self) -> &[AtomicU64] {
+    pub fn atomic_words(&mut self) -> &[AtomicU64] {
         as_atomic(&mut self.words)
     }
 }

@@ -200,7 +200,7 @@ impl Membership for Bloom {
     fn concurrent_inserter(&mut self) -> Option<Box<dyn ConcurrentInsert + '_>> {
         let (m, hashes) = (self.bits.len(), self.hashes);
         Some(Box::new(SharedBloom {
-            words: self.bits.shared(),
+            words: self.bits.atomic_words(),
             m,
             hashes,
         }))

@@ -192,12 +192,8 @@ pub struct BuildConfig {
     /// the Bloom family's m instead of the rate-based size (k then chosen optimally for it; `blocked`
     /// rounds up to whole blocks).
     pub array_bits: Option<u64>,
-    /// First slice capacity of the scalable filter; `None`: max(1000, n/64).
-    pub scalable_initial_capacity: Option<u64>,
-    /// Scalable growth s.
-    pub scalable_growth: f64,
-    /// Scalable tightening r.
-    pub scalable_tightening: f64,
+    /// How the scalable filters grow (`scalable`, and RedisBloom's scaling filter); ignored by the others.
+    pub growth: scalable::Growth,
     /// Key lengths, for the exact set's model.
     pub key_lengths: KeyLengths,
     /// The server and options of a shared (Redis) structure; `None` for in-process ones.
@@ -212,9 +208,7 @@ impl BuildConfig {
             fpr,
             seed,
             array_bits: None,
-            scalable_initial_capacity: None,
-            scalable_growth: 2.0,
-            scalable_tightening: 0.9,
+            growth: scalable::Growth::default(),
             key_lengths: KeyLengths {
                 mean_bytes: 77.0,
                 mean_chunk_bytes: 96.0,

@@ -18,16 +18,44 @@ pub const ID: &str = "scalable";
 /// Registry entry.
 pub struct ScalableKind;
 
+/// How a scalable filter grows: its build parameters beyond n and p.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Growth {
+    /// Keys of the first slice; `None`: max(1000, n/64), so that a filter planned for n faces growth.
+    pub initial_keys: Option<u64>,
+    /// Growth s: each slice holds s times the keys of the one before.
+    pub factor: f64,
+    /// Tightening r: each slice's rate is r times the one before.
+    pub tightening: f64,
+}
+
+impl Default for Growth {
+    /// s = 2, r = 0.9, first slice max(1000, n/64).
+    fn default() -> Self {
+        Growth {
+            initial_keys: None,
+            factor: 2.0,
+            tightening: 0.9,
+        }
+    }
+}
+
+impl Growth {
+    /// Keys of the first slice of a filter planned for `expected_keys`.
+    pub fn first_slice_keys(&self, expected_keys: u64) -> u64 {
+        self.initial_keys
+            .unwrap_or((expected_keys / 64).max(1000))
+            .max(1)
+    }
+}
+
 /// The scalable parameters a config asks for.
 pub fn params(config: &BuildConfig) -> ScalableParams {
     ScalableParams {
-        initial_capacity: config
-            .scalable_initial_capacity
-            .unwrap_or((config.expected_keys / 64).max(1000))
-            .max(1),
+        initial_capacity: config.growth.first_slice_keys(config.expected_keys),
         fpr: config.fpr,
-        growth: config.scalable_growth,
-        tightening: config.scalable_tightening,
+        growth: config.growth.factor,
+        tightening: config.growth.tightening,
     }
 }
 
@@ -52,7 +80,7 @@ impl Kind for ScalableKind {
             rung: "even fingerprints no longer fit: a scalable filter meets the rate however far it grows",
             prefers_measured_bytes: false,
             // The advice sizes the first slice for the expected n (the harness's default starts at n/64).
-            size_for_advice: Some(|config| config.scalable_initial_capacity = Some(config.expected_keys)),
+            size_for_advice: Some(|config| config.growth.initial_keys = Some(config.expected_keys)),
         })
     }
     fn id(&self) -> &'static str {

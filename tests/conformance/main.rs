@@ -94,7 +94,7 @@ fn no_structure_has_false_negatives_over_a_million_keys() {
     let n = 1_000_000;
     for kind in local_kinds() {
         let mut config = BuildConfig::new(n, 0.01, SEED);
-        config.scalable_initial_capacity = Some(20_000);
+        config.growth.initial_keys = Some(20_000);
         let mut s = kind.build(&config).unwrap();
         let new = insert_range(s.as_mut(), &g, 0, n);
         let (low, high) = fewest_new(kind, n, 0.01);
@@ -168,7 +168,7 @@ fn scalable_rate_stays_below_target_after_growing_64x() {
     let initial = 16_000;
     let p = 0.01;
     let mut config = BuildConfig::new(initial, p, SEED);
-    config.scalable_initial_capacity = Some(initial);
+    config.growth.initial_keys = Some(initial);
     let mut s = find("scalable").unwrap().build(&config).unwrap();
     let n = initial * 64;
     insert_range(s.as_mut(), &g, 0, n);
