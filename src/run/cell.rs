@@ -2,9 +2,9 @@
 //! queried and measured over its repetitions (hashing and probing timed apart, the parallel build and
 //! the memory floor beside them), and recorded.
 
+use super::owners::Writes;
 use super::pass::PassKeys;
 use super::*;
-use crate::keys::KeyPipeline;
 
 impl Runner<'_> {
     /// Runs one grid cell and records it (measured, or skipped when it does not fit memory).
@@ -200,8 +200,10 @@ impl Runner<'_> {
         })
     }
 
-    /// Builds a fresh structure with [`RunPlan::threads`] threads through its shared inserter (for kinds that
-    /// have one); returns the slowest thread's timed hash + insert nanoseconds per key.
+    /// Builds a fresh structure with [`RunPlan::threads`] threads through its concurrent inserter (for
+    /// kinds that have one), each thread inserting its own keys with atomic ors ([`Writes::Atomic`], as a
+    /// crawler's threads sharing one filter do); returns the slowest thread's timed hash + insert
+    /// nanoseconds per key (generation excluded).
     fn parallel_build(
         &mut self,
         kind: &dyn Kind,
@@ -214,50 +216,19 @@ impl Runner<'_> {
         let mut structure = kind.build(config)?;
         let seed = structure.seed();
         let threads = self.plan.threads as u64;
-        let stop = self.stop;
-        let generator = &self.source.generator;
         let Some(inserter) = structure.concurrent_inserter() else {
             return Ok(None);
         };
-        let (slowest_ns, new) = std::thread::scope(|scope| {
-            let inserter = &inserter;
-            let workers: Vec<_> = (0..threads)
-                .map(|t| {
-                    scope.spawn(move || {
-                        let mut batch = KeyBatch::with_capacity(BATCH_KEYS, 96);
-                        let (mut timed_ns, mut new) = (0u64, 0u64);
-                        let range = t * n / threads..(t + 1) * n / threads;
-                        let mut members = KeyPipeline::members(generator, range, seed)
-                            .with_batch_keys(BATCH_KEYS);
-                        while !stop.load(Ordering::Relaxed)
-                            && members
-                                .make(&mut batch)
-                                .expect("generated keys cannot fail")
-                                > 0
-                        {
-                            let t0 = Instant::now();
-                            batch.hash_all(seed);
-                            new += inserter.insert_batch(&batch);
-                            timed_ns += t0.elapsed().as_nanos() as u64;
-                        }
-                        (timed_ns, new)
-                    })
-                })
-                .collect();
-            workers
-                .into_iter()
-                .fold((0u64, 0u64), |(slowest, total), w| {
-                    let (ns, new) = w
-                        .join()
-                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-                    (slowest.max(ns), total + new)
-                })
-        });
-        drop(inserter);
-        structure.add_inserted(new);
-        if self.stopped() {
-            return Err(interrupted_error());
-        }
+        let inserters = [inserter];
+        let per_thread = self.owned_build(n, threads, seed, &inserters, Writes::Atomic, None);
+        drop(inserters);
+        let per_thread = per_thread?;
+        structure.add_inserted(per_thread.iter().map(|t| t.hits[0]).sum());
+        let slowest_ns = per_thread
+            .iter()
+            .map(|t| t.hash_ns + t.probe_ns[0])
+            .max()
+            .unwrap_or(0);
         Ok(Some(slowest_ns as f64 / n.max(1) as f64))
     }
 

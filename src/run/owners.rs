@@ -1,20 +1,128 @@
-//! The owner-writes parallel build: every array is cut into one part per thread, and each key's hash goes
-//! to the thread that owns the part holding its bits, which sets them with plain loads and stores (no
-//! locked instruction). A structure whose keys span parts goes in with atomic ors.
+//! The harness's one parallel build, [`Runner::owned_build`], with two ways to write ([`Writes`]):
+//! - **atomic**: every thread inserts its own keys with atomic ors, as the threads of a crawler sharing one
+//!   in-process filter do; the grid's parallel insert measures this.
+//! - **owner-writes**: every array is cut into one part per thread, and each key's hash goes to the thread
+//!   that owns the part holding its bits, which sets them with plain loads and stores (no locked
+//!   instruction); a structure whose keys span parts goes in with atomic ors. The 6·10⁹ scenario's bulk
+//!   build (three structures at once) uses it.
+//!
+//! Up to [`MAX_STRUCTURES`] structures share one pass over the keys.
 
+use super::{interrupted_error, Runner, BATCH_KEYS};
 use crate::hash::KeyHash;
+use crate::keys::{KeyBatch, KeyPipeline};
 use crate::structures::ConcurrentInsert;
+use crate::Result;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc::{Receiver, SyncSender, TryRecvError, TrySendError};
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TryRecvError, TrySendError};
 use std::time::{Duration, Instant};
+
+/// How the threads of [`Runner::owned_build`] write the arrays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Writes {
+    /// Each thread inserts its own keys with atomic ors.
+    Atomic,
+    /// Each key goes to the thread owning its bits, which writes them without locked instructions.
+    Owned,
+}
+
+/// Structures one pass can build or query together.
+pub(super) const MAX_STRUCTURES: usize = 3;
+
+impl Runner<'_> {
+    /// Inserts the generated members `[0, n)` hashed with `seed` into every inserter, `threads` threads each
+    /// generating its own index range and writing as `writes` says. Returns each thread's timings (a
+    /// structure's probe time is its inserts, and under owner-writes its routing and the parcels it
+    /// applied); shows progress under `label` when given.
+    pub(super) fn owned_build(
+        &mut self,
+        n: u64,
+        threads: u64,
+        seed: u64,
+        inserters: &[Box<dyn ConcurrentInsert + '_>],
+        writes: Writes,
+        label: Option<&str>,
+    ) -> Result<Vec<Timings>> {
+        assert!(
+            inserters.len() <= MAX_STRUCTURES,
+            "at most {MAX_STRUCTURES} structures per pass"
+        );
+        let done = AtomicU64::new(0);
+        let generator = &self.source.generator;
+        let stop = self.stop;
+        let parts = threads as usize;
+        let (senders, mut receivers): (Vec<SyncSender<Parcel>>, Vec<Option<Receiver<Parcel>>>) = (0
+            ..parts)
+            .map(|_| {
+                let (tx, rx) = sync_channel(PARCELS_IN_FLIGHT);
+                (tx, Some(rx))
+            })
+            .unzip();
+        if let Some(label) = label {
+            self.progress.start(label, n);
+        }
+        let per_thread: Vec<Timings> = std::thread::scope(|scope| {
+            let done = &done;
+            let workers: Vec<_> = (0..parts)
+                .map(|t| {
+                    let inbox = receivers[t].take().expect("one receiver per thread");
+                    let outboxes: Vec<Option<SyncSender<Parcel>>> = (0..parts)
+                        .map(|p| (p != t).then(|| senders[p].clone()))
+                        .collect();
+                    scope.spawn(move || {
+                        let mut owner = Owner {
+                            inserters,
+                            writes,
+                            part: t,
+                            inbox,
+                            outboxes,
+                            timings: Timings::default(),
+                        };
+                        let mut batch = KeyBatch::with_capacity(BATCH_KEYS, 96);
+                        let range = t as u64 * n / threads..(t as u64 + 1) * n / threads;
+                        let mut members = KeyPipeline::members(generator, range, seed)
+                            .with_batch_keys(BATCH_KEYS);
+                        while !stop.load(Ordering::Relaxed) {
+                            let t0 = Instant::now();
+                            let made = members
+                                .make(&mut batch)
+                                .expect("generated keys cannot fail")
+                                as u64;
+                            if made == 0 {
+                                break;
+                            }
+                            let t1 = Instant::now();
+                            batch.hash_all(seed);
+                            owner.timings.generate_ns += (t1 - t0).as_nanos() as u64;
+                            owner.timings.hash_ns += t1.elapsed().as_nanos() as u64;
+                            owner.route(batch.hashes());
+                            owner.apply_waiting();
+                            done.fetch_add(made, Ordering::Relaxed);
+                        }
+                        owner.finish()
+                    })
+                })
+                .collect();
+            drop(senders);
+            join_showing_progress(workers, done, label.map(|_| self.progress))
+        });
+        if label.is_some() {
+            self.progress.finish();
+        }
+        if self.stopped() {
+            return Err(interrupted_error());
+        }
+        Ok(per_thread)
+    }
+}
 
 /// Per-thread timings of one pass.
 #[derive(Default, Clone)]
 pub(super) struct Timings {
     pub(super) generate_ns: u64,
     pub(super) hash_ns: u64,
-    pub(super) probe_ns: [u64; 3],
-    pub(super) hits: [u64; 3],
+    pub(super) probe_ns: [u64; MAX_STRUCTURES],
+    pub(super) hits: [u64; MAX_STRUCTURES],
 }
 
 /// Parcels of hashes a thread may have waiting for it (a bound on the memory in flight).
@@ -25,7 +133,8 @@ pub(super) type Parcel = (usize, Vec<KeyHash>);
 
 /// One thread of the owner-writes build: it owns part `part` of every array.
 pub(super) struct Owner<'a, 'b> {
-    pub(super) inserters: &'a [Box<dyn ConcurrentInsert + 'b>; 3],
+    pub(super) inserters: &'a [Box<dyn ConcurrentInsert + 'b>],
+    pub(super) writes: Writes,
     pub(super) part: usize,
     pub(super) inbox: Receiver<Parcel>,
     /// A sender to every other thread (`None` at this thread's own index).
@@ -34,16 +143,17 @@ pub(super) struct Owner<'a, 'b> {
 }
 
 impl Owner<'_, '_> {
-    /// Inserts this thread's keys of its own part, sends the others to their owners, and inserts keys
-    /// of structures without parts with atomic ors.
+    /// Under owner-writes, inserts this thread's keys of its own part and sends the others to their
+    /// owners; inserts with atomic ors under [`Writes::Atomic`] and for structures without parts.
     pub(super) fn route(&mut self, hashes: &[KeyHash]) {
         let parts = self.outboxes.len();
         for (s, inserter) in self.inserters.iter().enumerate() {
             let t0 = Instant::now();
-            if hashes
-                .first()
-                .and_then(|h| inserter.part_of(*h, parts))
-                .is_none()
+            if self.writes == Writes::Atomic
+                || hashes
+                    .first()
+                    .and_then(|h| inserter.part_of(*h, parts))
+                    .is_none()
             {
                 self.timings.hits[s] += inserter.insert_hashes(hashes);
             } else {
@@ -114,15 +224,16 @@ impl Owner<'_, '_> {
     }
 }
 
-/// Waits for the pass's workers, advancing the progress bar by the keys they report done; a worker's panic
+/// Waits for the pass's workers, advancing the progress bar (if any) by the keys they report done; a worker's panic
 /// is raised again here.
 pub(super) fn join_showing_progress(
     workers: Vec<std::thread::ScopedJoinHandle<'_, Timings>>,
     done: &AtomicU64,
-    progress: &dyn super::Progress,
+    progress: Option<&dyn super::Progress>,
 ) -> Vec<Timings> {
     let mut shown = 0;
-    while workers.iter().any(|w| !w.is_finished()) {
+    // Without a bar the workers are joined at once: no polling thread competes for the cores.
+    while let Some(progress) = progress.filter(|_| workers.iter().any(|w| !w.is_finished())) {
         std::thread::sleep(Duration::from_millis(200));
         let now = done.load(Ordering::Relaxed);
         progress.advance(now - shown);
@@ -143,7 +254,7 @@ pub(super) fn sum_timings(per_thread: &[Timings]) -> Timings {
     for t in per_thread {
         total.generate_ns += t.generate_ns;
         total.hash_ns += t.hash_ns;
-        for i in 0..3 {
+        for i in 0..MAX_STRUCTURES {
             total.hits[i] += t.hits[i];
             total.probe_ns[i] = total.probe_ns[i].max(t.probe_ns[i]);
         }

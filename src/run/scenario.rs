@@ -14,9 +14,7 @@
 //! cost several times more per key at 6·10⁹: the README's dated notes), and the arrays are bit for bit
 //! those of a one-thread build (tested). A structure whose keys span parts goes in with atomic ors.
 
-use super::owners::{
-    join_showing_progress, sum_timings, Owner, Parcel, Timings, PARCELS_IN_FLIGHT,
-};
+use super::owners::{join_showing_progress, sum_timings, Timings, Writes};
 use super::{interrupted_error, Need, Runner, BATCH_KEYS};
 use crate::keys::{KeyBatch, KeyPipeline};
 use crate::measure::machine;
@@ -25,10 +23,9 @@ use crate::results::{Record, ScenarioRecord, ScenarioStructure};
 use crate::results::{ARTICLE_BUDGET_BYTES, ARTICLE_N, SCENARIO_LABEL};
 use crate::stats::wilson;
 use crate::structures::{bitmap, blocked, bloom};
-use crate::structures::{BuildConfig, ConcurrentInsert, Membership};
+use crate::structures::{BuildConfig, Membership};
 use crate::Result;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::time::Instant;
 
 impl Runner<'_> {
@@ -97,7 +94,15 @@ impl Runner<'_> {
                     crate::Error::invalid("scenario", "blocked has no shared inserter")
                 })?,
             ];
-            self.owned_build(n, threads, &inserters)?
+            let label = "article-6e9: insert";
+            sum_timings(&self.owned_build(
+                n,
+                threads,
+                self.plan.seed,
+                &inserters,
+                Writes::Owned,
+                Some(label),
+            )?)
         };
         for (i, s) in structures.iter_mut().enumerate() {
             s.add_inserted(build.hits[i]);
@@ -185,78 +190,6 @@ impl Runner<'_> {
         }))
     }
 
-    /// The owner-writes build (see the module docs): returns timings summed over threads, except each
-    /// structure's insert time (routing, own inserts and the parcels applied), which is the slowest thread's.
-    fn owned_build(
-        &mut self,
-        n: u64,
-        threads: u64,
-        inserters: &[Box<dyn ConcurrentInsert + '_>; 3],
-    ) -> Result<Timings> {
-        let done = AtomicU64::new(0);
-        let generator = &self.source.generator;
-        let stop = self.stop;
-        let seed = self.plan.seed;
-        let parts = threads as usize;
-        let (senders, mut receivers): (Vec<SyncSender<Parcel>>, Vec<Option<Receiver<Parcel>>>) = (0
-            ..parts)
-            .map(|_| {
-                let (tx, rx) = sync_channel(PARCELS_IN_FLIGHT);
-                (tx, Some(rx))
-            })
-            .unzip();
-        self.progress.start("article-6e9: insert", n);
-        let per_thread: Vec<Timings> = std::thread::scope(|scope| {
-            let done = &done;
-            let workers: Vec<_> = (0..parts)
-                .map(|t| {
-                    let inbox = receivers[t].take().expect("one receiver per thread");
-                    let outboxes: Vec<Option<SyncSender<Parcel>>> = (0..parts)
-                        .map(|p| (p != t).then(|| senders[p].clone()))
-                        .collect();
-                    scope.spawn(move || {
-                        let mut owner = Owner {
-                            inserters,
-                            part: t,
-                            inbox,
-                            outboxes,
-                            timings: Timings::default(),
-                        };
-                        let mut batch = KeyBatch::with_capacity(BATCH_KEYS, 96);
-                        let range = t as u64 * n / threads..(t as u64 + 1) * n / threads;
-                        let mut members = KeyPipeline::members(generator, range, seed)
-                            .with_batch_keys(BATCH_KEYS);
-                        while !stop.load(Ordering::Relaxed) {
-                            let t0 = Instant::now();
-                            let made = members
-                                .make(&mut batch)
-                                .expect("generated keys cannot fail")
-                                as u64;
-                            if made == 0 {
-                                break;
-                            }
-                            let t1 = Instant::now();
-                            batch.hash_all(seed);
-                            owner.timings.generate_ns += (t1 - t0).as_nanos() as u64;
-                            owner.timings.hash_ns += t1.elapsed().as_nanos() as u64;
-                            owner.route(batch.hashes());
-                            owner.apply_waiting();
-                            done.fetch_add(made, Ordering::Relaxed);
-                        }
-                        owner.finish()
-                    })
-                })
-                .collect();
-            drop(senders);
-            join_showing_progress(workers, done, self.progress)
-        });
-        self.progress.finish();
-        if self.stopped() {
-            return Err(interrupted_error());
-        }
-        Ok(sum_timings(&per_thread))
-    }
-
     /// Splits `[0, count)` over `threads` threads; each generates (members, or non-members when
     /// `non_members`) and hashes a batch, then calls `work`. Returns timings summed over threads, except the
     /// probe times, which are the slowest thread's (the pass's wall time for that structure).
@@ -305,7 +238,7 @@ impl Runner<'_> {
                     })
                 })
                 .collect();
-            join_showing_progress(workers, done, self.progress)
+            join_showing_progress(workers, done, Some(self.progress))
         });
         self.progress.finish();
         if self.stopped() {
