@@ -50,6 +50,7 @@ pub fn run(args: SizeArgs) -> Result<i32> {
         .iter()
         .map(|kind| {
             let memory = kind.predicted_memory(&config);
+            let geometry = kind.planned_geometry(&config);
             serde_json::json!({
                 "id": kind.id(),
                 "summary": kind.summary(),
@@ -57,6 +58,8 @@ pub fn run(args: SizeArgs) -> Result<i32> {
                 "footprint_bytes": memory.footprint_bytes.round(),
                 "bits_per_key": memory.footprint_bytes * 8.0 / args.n as f64,
                 "expected_fpr": kind.predicted_fpr(&config),
+                "bits": geometry.bits,
+                "hashes": geometry.hashes,
                 "on_redis_server": kind.remote(),
             })
         })
