@@ -161,6 +161,15 @@ pub fn blocked_sizing(n: u64, p: f64) -> (u64, u32) {
     best
 }
 
+/// Fan, Cao, Almeida and Broder's (2000) bound on the counters of a counting Bloom filter of `m` counters
+/// that reach `value` after `n` distinct keys with `k` probes each: the expected number is at most
+/// m·C(n·k, j)/m^j ≤ m·(e·n·k/(j·m))^j, j = `value` (≈ m·(e·ln 2/j)^j at the optimal k).
+pub fn counting_saturation_bound(m: u64, k: u32, n: u64, value: u32) -> f64 {
+    let j = value as f64;
+    let ratio = std::f64::consts::E * n as f64 * k as f64 / (j * m.max(1) as f64);
+    m as f64 * ratio.powi(value as i32)
+}
+
 /// Σᵢ Pois(i; λ)·f(i), summed over the mass that matters (|i − λ| ≤ 12√λ + 30).
 pub fn poisson_mixture(lambda: f64, f: impl Fn(u64) -> f64) -> f64 {
     if lambda <= 0.0 {

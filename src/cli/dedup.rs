@@ -64,8 +64,9 @@ pub fn run(args: DedupArgs) -> Result<i32> {
     }
     let counts = passed?;
     let g = structure.geometry();
+    let now = dedup::RateNow::of(structure.as_ref());
     eprintln!(
-        "dedup: {} lines read, {} passed, {} dropped as seen ({}{}; {} inserted in all, expected rate now {:.3e})",
+        "dedup: {} lines read, {} passed, {} dropped as seen ({}{}; {} inserted in all, a new line is now dropped with rate {:.3e}{})",
         counts.read,
         counts.passed,
         counts.read - counts.passed,
@@ -75,7 +76,13 @@ pub fn run(args: DedupArgs) -> Result<i32> {
             _ => String::new(),
         },
         structure.n_inserted(),
-        structure.expected_fpr(structure.n_inserted())
+        now.rate,
+        match now.basis {
+            dedup::RateBasis::Fill => " (from the filter's fill)",
+            dedup::RateBasis::KeysReportedNew => {
+                " or more (theory at the keys reported new, fewer than the distinct ones)"
+            }
+        }
     );
     Ok(0)
 }

@@ -258,6 +258,27 @@ pub struct DeletionRecord {
     pub counting_bytes: u64,
     pub bloom_bytes: u64,
     pub target_fpr: f64,
+    /// Counters stuck at the sticky maximum after the n distinct inserts.
+    #[serde(default)]
+    pub saturated_counters: Option<u64>,
+    /// Fan et al.'s bound on that number (expected counters reaching the maximum).
+    #[serde(default)]
+    pub saturation_bound: Option<f64>,
+    /// The stream with repeats: keys offered, each this many times, to two fresh counting filters.
+    #[serde(default)]
+    pub repeat_stream: Option<RepeatStream>,
+}
+
+/// Counting filters fed a stream in which every key recurs: one inserting only keys it does not hold (as
+/// `dedup` does), one counting every repeat.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RepeatStream {
+    pub keys: u64,
+    pub offers_per_key: u32,
+    /// Saturated counters when each key is inserted only while absent.
+    pub saturated_counters_if_new: u64,
+    /// Saturated counters when every offer is inserted.
+    pub saturated_counters_counted: u64,
 }
 
 /// One structure of the 6-billion-URL scenario.

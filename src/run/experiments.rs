@@ -1,6 +1,8 @@
 //! Experiments beyond the grid, each one chart of the report:
 //! - saturation: filters sized for n, filled to 0.1×…4× n (the first article's "creeps upward as it fills");
-//! - deletion: a counting filter filled, half removed (rate before/after, false negatives among the rest);
+//! - deletion: a counting filter filled, half removed (rate before/after, false negatives among the rest),
+//!   its saturated counters beside Fan et al.'s bound, and a stream in which every key recurs
+//!   [`REPEAT_OFFERS`] times (insert-if-new against counting every repeat);
 //! - growth: unknown final size: `bloom` sized for n₀ against `scalable` starting at n₀, both fed 64× n₀;
 //! - the bitmap claim: the raw bitmap at m = n bits (and more bits per key) against 1 − (1 − 1/m)ⁿ, beside
 //!   a Bloom filter of the same size with the best k.
@@ -14,11 +16,15 @@ use super::plan::{
 use super::resume::Completed;
 use super::{Need, Runner};
 use crate::registry::find;
-use crate::results::{DeletionRecord, RatePoint, Record};
+use crate::results::{DeletionRecord, RatePoint, Record, RepeatStream};
 use crate::stats::wilson;
 use crate::structures::{bitmap, bloom, counting, scalable};
 use crate::structures::{BuildConfig, Membership};
+use crate::theory;
 use crate::Result;
+
+/// Times each key of the deletion experiment's repeat stream is offered (more than the sticky 15).
+const REPEAT_OFFERS: u32 = 16;
 
 impl Runner<'_> {
     /// Runs every experiment the plan asks for except those in `done`, recording each point as it is
@@ -157,6 +163,12 @@ impl Runner<'_> {
         let config = BuildConfig::new(n, self.plan.fpr, self.plan.seed);
         let mut s = find(counting::ID)?.build(&config)?;
         self.insert_members(s.as_mut(), 0, n)?;
+        let saturated_counters = s.as_removable().and_then(|r| r.saturated_counters());
+        let geometry = s.geometry();
+        let saturation_bound = geometry
+            .bits
+            .zip(geometry.hashes)
+            .map(|(m, k)| theory::counting_saturation_bound(m, k, n, u32::from(counting::STICKY)));
         let expected_before = s.expected_fpr(n);
         let queries = self.plan.non_member_queries(expected_before);
         let (fp_before, q) = self.count_false_positives(s.as_ref(), queries, "deletion: before")?;
@@ -164,7 +176,11 @@ impl Runner<'_> {
         let remaining_found = self.count_members_found(s.as_ref(), n / 2, n)?;
         let removed_still_present = self.count_members_found(s.as_ref(), 0, n / 2)?;
         let (fp_after, _) = self.count_false_positives(s.as_ref(), q, "deletion: after")?;
-        let bloom = find(bloom::ID)?.build(&config)?;
+        let bloom_bytes = find(bloom::ID)?.build(&config)?.bytes_held();
+        let (counting_bytes, expected_fpr_after) = (s.bytes_held(), s.expected_fpr(n - removed));
+        drop(s);
+        // After the first filter is gone: the two of the repeat stream hold n/4 keys each.
+        let repeat_stream = Some(self.repeat_stream(&config, n)?);
         let record = DeletionRecord {
             n_inserted: n,
             n_removed: removed,
@@ -172,12 +188,15 @@ impl Runner<'_> {
             false_positives_before: fp_before,
             expected_fpr_before: expected_before,
             false_positives_after: fp_after,
-            expected_fpr_after: s.expected_fpr(n - removed),
+            expected_fpr_after,
             removed_still_present,
             false_negatives_remaining: (n - n / 2) - remaining_found,
-            counting_bytes: s.bytes_held(),
-            bloom_bytes: bloom.bytes_held(),
+            counting_bytes,
+            bloom_bytes,
             target_fpr: self.plan.fpr,
+            saturated_counters,
+            saturation_bound,
+            repeat_stream,
         };
         if record.false_negatives_remaining > 0 {
             self.failures.push(format!(
@@ -186,6 +205,36 @@ impl Runner<'_> {
             ));
         }
         self.record(Record::Deletion(record))
+    }
+
+    /// Offers each of n/4 keys [`REPEAT_OFFERS`] times (more than the sticky maximum) to two counting
+    /// filters planned for those keys: one inserting a key only while absent, one counting every offer.
+    fn repeat_stream(&mut self, config: &BuildConfig, n: u64) -> Result<RepeatStream> {
+        let keys = (n / 4).max(1);
+        let mut config = config.clone();
+        config.expected_keys = keys;
+        let mut if_new = find(counting::ID)?.build(&config)?;
+        let mut counted = find(counting::ID)?.build(&config)?;
+        for _ in 0..REPEAT_OFFERS {
+            self.over_members(if_new.seed(), 0, keys, |batch| {
+                batch
+                    .iter()
+                    .filter(|(key, hash)| if_new.insert_if_new(key, *hash))
+                    .count() as u64
+            })?;
+            self.insert_members(counted.as_mut(), 0, keys)?;
+        }
+        let saturated = |s: &mut Box<dyn crate::structures::Membership>| {
+            s.as_removable()
+                .and_then(|r| r.saturated_counters())
+                .unwrap_or(0)
+        };
+        Ok(RepeatStream {
+            keys,
+            offers_per_key: REPEAT_OFFERS,
+            saturated_counters_if_new: saturated(&mut if_new),
+            saturated_counters_counted: saturated(&mut counted),
+        })
     }
 
     fn growth(&mut self, n0: u64) -> Result<()> {

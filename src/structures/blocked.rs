@@ -316,6 +316,25 @@ impl Membership for Blocked {
     fn expected_fpr(&self, n_distinct: u64) -> f64 {
         theory::blocked_sector_fpr(self.blocks * 512, self.hashes, n_distinct)
     }
+    /// The rate a uniform query sees on this filter: the mean over blocks of Π_w (set bits of word w /
+    /// 64)^c_w, c_w the probes word w takes (the model of [`theory::blocked_sector_fpr`], at this fill).
+    fn fill_fpr(&self) -> Option<f64> {
+        let per_word: [i32; 8] = std::array::from_fn(|w| {
+            (self.hashes / 8 + u32::from((w as u32) < self.hashes % 8)) as i32
+        });
+        let sum: f64 = self
+            .body()
+            .chunks_exact(8)
+            .map(|block| {
+                block
+                    .iter()
+                    .zip(per_word)
+                    .map(|(word, c)| (word.count_ones() as f64 / 64.0).powi(c))
+                    .product::<f64>()
+            })
+            .sum();
+        Some(sum / self.blocks as f64)
+    }
     fn geometry(&self) -> Geometry {
         Geometry {
             bits: Some(self.blocks * 512),

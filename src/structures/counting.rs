@@ -136,11 +136,6 @@ impl CountingBloom {
         *byte = (*byte & !(0xF << shift)) | (value << shift);
     }
 
-    /// Number of counters stuck at 15.
-    pub fn saturated_counters(&self) -> u64 {
-        (0..self.m).filter(|p| self.counter(*p) == STICKY).count() as u64
-    }
-
     #[inline(always)]
     fn positions(&self, hash: KeyHash, out: &mut [u64; MAX_HASHES]) -> usize {
         let k = self.hashes as usize;
@@ -172,6 +167,9 @@ impl Membership for CountingBloom {
         self.inserted += new as u64;
         new
     }
+    fn insert_if_new(&mut self, key: &[u8], hash: KeyHash) -> bool {
+        !self.contains_hashed(key, hash) && self.insert_hashed(key, hash)
+    }
     #[inline]
     fn contains_hashed(&self, _key: &[u8], hash: KeyHash) -> bool {
         (0..self.hashes).all(|i| self.counter(reduce(hash.probe(i), self.m)) != 0)
@@ -184,6 +182,15 @@ impl Membership for CountingBloom {
     }
     fn expected_fpr(&self, n_distinct: u64) -> f64 {
         theory::bloom_fpr(self.m, self.hashes, n_distinct)
+    }
+    /// (non-zero counters / m)^k: the rate of this filter at its fill.
+    fn fill_fpr(&self) -> Option<f64> {
+        let nonzero: u64 = self
+            .counters
+            .iter()
+            .map(|b| u64::from(b & 0x0F != 0) + u64::from(b & 0xF0 != 0))
+            .sum();
+        Some((nonzero as f64 / self.m as f64).powi(self.hashes as i32))
     }
     fn geometry(&self) -> Geometry {
         Geometry {
@@ -206,6 +213,10 @@ impl Membership for CountingBloom {
 }
 
 impl Removable for CountingBloom {
+    /// Counters stuck at 15.
+    fn saturated_counters(&self) -> Option<u64> {
+        Some((0..self.m).filter(|p| self.counter(*p) == STICKY).count() as u64)
+    }
     fn remove_hashed(&mut self, _key: &[u8], hash: KeyHash) -> bool {
         let mut positions = [0u64; MAX_HASHES];
         let k = self.positions(hash, &mut positions);

@@ -29,6 +29,13 @@ pub trait Membership: Send + Sync {
     fn seed(&self) -> u64;
     /// Inserts a key whose hash is already known; returns whether the key was new as far as it can tell.
     fn insert_hashed(&mut self, key: &[u8], hash: KeyHash) -> bool;
+    /// For a caller asking "was it new?" of a stream with repeats: inserts the key only if it is not
+    /// (as far as the structure can tell) present, and returns whether it was new. The same as
+    /// [`Membership::insert_hashed`] for structures whose insert is idempotent; a counting filter
+    /// would otherwise count every repeat (and pin its counters at the sticky maximum).
+    fn insert_if_new(&mut self, key: &[u8], hash: KeyHash) -> bool {
+        self.insert_hashed(key, hash)
+    }
     /// Whether a key (with its hash) may be present: `false` is always right.
     fn contains_hashed(&self, key: &[u8], hash: KeyHash) -> bool;
     /// Bytes the structure holds on the heap (its own accounting; the allocator counts it independently).
@@ -132,6 +139,10 @@ pub trait ConcurrentInsert: Sync {
 pub trait Removable {
     /// Removes a key with a known hash; returns `false` (and changes nothing) when it is not present.
     fn remove_hashed(&mut self, key: &[u8], hash: KeyHash) -> bool;
+    /// Counters stuck at their maximum (they can no longer be decremented), for counter-based kinds.
+    fn saturated_counters(&self) -> Option<u64> {
+        None
+    }
     /// Removes every key of a hashed batch; returns how many were removed.
     fn remove_batch(&mut self, batch: &KeyBatch) -> u64 {
         let mut removed = 0;

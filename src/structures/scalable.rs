@@ -270,6 +270,12 @@ impl Membership for ScalableBloom {
                 .collect(),
         })
     }
+    /// 1 − Π(1 − fillᵢ^kᵢ) over the slices: the rate of this filter at its fill.
+    fn fill_fpr(&self) -> Option<f64> {
+        Some(theory::compound_fpr(self.slices.iter().map(|s| {
+            (s.bits.count_ones() as f64 / s.bits.len() as f64).powi(s.hashes as i32)
+        })))
+    }
     fn geometry(&self) -> Geometry {
         Geometry {
             bits: Some(self.slices.iter().map(|s| s.bits.len()).sum()),

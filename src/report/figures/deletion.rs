@@ -126,7 +126,7 @@ fn deletion(r: &Results) -> String {
     let Some(d) = r.deletion.first() else {
         return "The deletion experiment did not run.".into();
     };
-    format!(
+    let mut text = format!(
         "The counting filter held {} keys at {} ({:.1}× the Bloom filter's {} for the same p); removing {} of them brought the rate from {} to {} (theory {} → {}), with {} false negatives among the keys left and {} removed keys still answered present, as non-members would be.",
         human_count(d.n_inserted as f64),
         human_bytes(d.counting_bytes as f64),
@@ -139,5 +139,20 @@ fn deletion(r: &Results) -> String {
         pct(d.expected_fpr_after),
         d.false_negatives_remaining,
         d.removed_still_present
-    )
+    );
+    if let (Some(saturated), Some(bound)) = (d.saturated_counters, d.saturation_bound) {
+        text += &format!(
+            " After the distinct inserts {saturated} counters sat at the sticky maximum (Fan et al.'s bound on the expected number: {bound:.1e})."
+        );
+    }
+    if let Some(r) = d.repeat_stream {
+        text += &format!(
+            " Offered each of {} keys {} times, a counting filter that inserts only keys it does not hold (as dedup does) left {} counters saturated; one that counts every repeat left {}, and those counters can never be decremented.",
+            human_count(r.keys as f64),
+            r.offers_per_key,
+            r.saturated_counters_if_new,
+            r.saturated_counters_counted
+        );
+    }
+    text
 }
