@@ -363,4 +363,17 @@ mod tests {
             "a counter reached {max} with each line counted once"
         );
     }
+
+    /// A line that is not UTF-8 is a key as its bytes: passed through unchanged, once.
+    #[test]
+    fn lines_that_are_not_utf8_pass_as_their_bytes() {
+        let mut s = open(&options("hashset", 10)).unwrap();
+        let text: &[u8] =
+            b"https://a.example/caf\xe9\nhttps://a.example/caf\xe9\nhttps://b.example/\n";
+        let mut out = Vec::new();
+        let file = UrlFile::from_reader("<test>", Box::new(std::io::Cursor::new(text.to_vec())));
+        let counts = pass_new_lines(s.as_mut(), file, &mut out).unwrap();
+        assert_eq!((counts.read, counts.passed), (3, 2));
+        assert_eq!(out, b"https://a.example/caf\xe9\nhttps://b.example/\n");
+    }
 }

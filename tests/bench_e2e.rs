@@ -201,19 +201,26 @@ fn a_run_far_beyond_the_machine_completes_with_those_cells_skipped() {
 fn real_url_files_plain_and_gzip_are_the_member_set() {
     use std::io::Write;
     let dir = tempfile::tempdir().unwrap();
-    // 3000 lines of which 2000 distinct, with CRLF endings and blank lines.
-    let mut text = String::new();
+    // 3000 lines of which 2000 distinct, with CRLF endings and blank lines; 30 of the lines (20 distinct)
+    // carry a Latin-1 byte, not UTF-8, as real crawl lists do: keys like the others.
+    let mut text: Vec<u8> = Vec::new();
     for i in 0..3000 {
-        text.push_str(&format!("https://example.org/item/{}\r\n", i % 2000));
+        let key = i % 2000;
+        if key % 100 == 0 {
+            text.extend_from_slice(b"https://example.org/caf\xe9/");
+            text.extend_from_slice(format!("{key}\r\n").as_bytes());
+        } else {
+            text.extend_from_slice(format!("https://example.org/item/{key}\r\n").as_bytes());
+        }
         if i % 500 == 0 {
-            text.push('\n');
+            text.push(b'\n');
         }
     }
     let plain = dir.path().join("urls.txt");
     std::fs::write(&plain, &text).unwrap();
     let gz = dir.path().join("urls.txt.gz");
     let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-    e.write_all(text.as_bytes()).unwrap();
+    e.write_all(&text).unwrap();
     std::fs::write(&gz, e.finish().unwrap()).unwrap();
     for (name, input) in [("plain", &plain), ("gz", &gz)] {
         let out = dir.path().join(name);
@@ -249,6 +256,10 @@ fn real_url_files_plain_and_gzip_are_the_member_set() {
             .unwrap();
         assert_eq!(bloom.false_negatives, 0);
         assert!(bloom.theory_in_interval, "{name}: {bloom:?}");
+        let header = results.header.as_ref().unwrap();
+        assert_eq!(header.input_non_utf8_lines, Some(30), "{name}");
+        let page = std::fs::read_to_string(out.join("index.html")).unwrap();
+        assert!(page.contains("30 lines not UTF-8"), "{name}");
     }
 }
 

@@ -1,7 +1,9 @@
 //! Real URL files as member sets: one URL per line, plain text or gzip (`.gz`), read a batch at a time.
 //!
-//! Invariants: a line is a key without its line ending (`\n` or `\r\n`); blank lines are skipped; a line that
-//! is not UTF-8, holds a NUL byte, or is longer than [`MAX_LINE_BYTES`] is an error naming the file and line.
+//! Invariants: a line is a key, as its bytes, without its line ending (`\n` or `\r\n`); blank lines are
+//! skipped; a line that is not UTF-8 is a key like any other (real crawl lists carry stray bytes) and is
+//! counted; a line holding a NUL byte (a binary file) or longer than [`MAX_LINE_BYTES`] is an error naming
+//! the file and line and quoting the line's start escaped.
 
 use crate::keys::KeyBatch;
 use crate::{Error, Result};
@@ -18,6 +20,28 @@ pub struct UrlFile {
     reader: Box<dyn BufRead + Send>,
     line: usize,
     buf: Vec<u8>,
+    non_utf8_lines: u64,
+    /// The error of a bad line met after some keys of a batch, returned by the next read.
+    pending: Option<Error>,
+}
+
+/// What one pass over a URL file found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LineCount {
+    /// Keys (non-blank lines).
+    pub keys: u64,
+    /// Keys that are not valid UTF-8 (kept as their bytes).
+    pub non_utf8: u64,
+}
+
+/// The first bytes of a line, escaped (`\xNN` for bytes outside printable ASCII), for a message.
+pub fn quoted(line: &[u8]) -> String {
+    const SHOWN: usize = 60;
+    let mut text: String = line[..line.len().min(SHOWN)].escape_ascii().to_string();
+    if line.len() > SHOWN {
+        text.push('…');
+    }
+    format!("\"{text}\"")
 }
 
 impl UrlFile {
@@ -43,6 +67,8 @@ impl UrlFile {
             reader,
             line: 0,
             buf: Vec::new(),
+            non_utf8_lines: 0,
+            pending: None,
         })
     }
 
@@ -53,56 +79,80 @@ impl UrlFile {
             reader,
             line: 0,
             buf: Vec::new(),
+            non_utf8_lines: 0,
+            pending: None,
         }
     }
 
-    /// Appends up to `max` keys to `batch`; returns how many were added (0 at the end of the file).
+    /// Keys read so far that were not valid UTF-8.
+    pub fn non_utf8_lines(&self) -> u64 {
+        self.non_utf8_lines
+    }
+
+    /// Appends up to `max` keys to `batch`; returns how many were added (0 at the end of the file). A bad
+    /// line after some keys of the batch ends the batch there; its error comes with the next call, so a
+    /// caller handles every key before the bad line.
     pub fn read_batch(&mut self, batch: &mut KeyBatch, max: usize) -> Result<usize> {
+        if let Some(error) = self.pending.take() {
+            return Err(error);
+        }
         let mut added = 0;
         while added < max {
+            match self.next_key() {
+                Ok(None) => break,
+                Ok(Some(range)) => {
+                    batch.push(&self.buf[range]);
+                    added += 1;
+                }
+                Err(error) if added > 0 => {
+                    self.pending = Some(error);
+                    break;
+                }
+                Err(error) => return Err(error),
+            }
+        }
+        Ok(added)
+    }
+
+    /// Reads up to the next non-blank line; returns where its key lies in `buf` (`None` at the end).
+    fn next_key(&mut self) -> Result<Option<std::ops::Range<usize>>> {
+        loop {
             self.buf.clear();
             let read = (&mut self.reader)
                 .take(MAX_LINE_BYTES as u64 + 2)
                 .read_until(b'\n', &mut self.buf)
                 .map_err(|e| self.error(format!("cannot read: {e}")))?;
             if read == 0 {
-                break;
+                return Ok(None);
             }
             self.line += 1;
-            if self.buf.len() > MAX_LINE_BYTES + 1 && self.buf.last() != Some(&b'\n') {
-                return Err(self.error(format!("line is longer than {MAX_LINE_BYTES} bytes")));
+            let mut end = self.buf.len();
+            while end > 0 && matches!(self.buf[end - 1], b'\n' | b'\r') {
+                end -= 1;
             }
-            let mut key: &[u8] = &self.buf;
-            while let Some((last, rest)) = key.split_last() {
-                if *last == b'\n' || *last == b'\r' {
-                    key = rest;
-                } else {
-                    break;
-                }
-            }
+            let key = &self.buf[..end];
             if key.is_empty() {
                 continue;
             }
             if key.len() > MAX_LINE_BYTES {
-                return Err(self.error(format!("line is longer than {MAX_LINE_BYTES} bytes")));
+                return Err(self.error(format!(
+                    "line is longer than {MAX_LINE_BYTES} bytes (starts {})",
+                    quoted(key)
+                )));
             }
             if key.contains(&0) {
-                return Err(self.error(
-                    "contains a NUL byte: this looks like a binary file, expected one URL per line"
-                        .into(),
-                ));
+                return Err(self.error(format!(
+                    "contains a NUL byte: this looks like a binary file, expected one URL per line (starts {})",
+                    quoted(key)
+                )));
             }
-            if std::str::from_utf8(key).is_err() {
-                return Err(self.error("is not valid UTF-8; expected one URL per line".into()));
-            }
-            batch.push(key);
-            added += 1;
+            self.non_utf8_lines += u64::from(std::str::from_utf8(key).is_err());
+            return Ok(Some(0..end));
         }
-        Ok(added)
     }
 
-    /// Counts the keys of the whole file (one pass), validating every line.
-    pub fn count(path: &Path) -> Result<u64> {
+    /// Counts the keys of the whole file and those not UTF-8 (one pass), validating every line.
+    pub fn count(path: &Path) -> Result<LineCount> {
         let mut file = UrlFile::open(path)?;
         let mut batch = KeyBatch::with_capacity(4096, 80);
         let mut total = 0;
@@ -120,7 +170,10 @@ impl UrlFile {
                 format!("{} holds no URLs (empty file)", path.display()),
             ));
         }
-        Ok(total)
+        Ok(LineCount {
+            keys: total,
+            non_utf8: file.non_utf8_lines,
+        })
     }
 
     fn error(&self, message: String) -> Error {
@@ -129,5 +182,28 @@ impl UrlFile {
             line: self.line,
             message,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(text: &[u8]) -> UrlFile {
+        UrlFile::from_reader("<test>", Box::new(std::io::Cursor::new(text.to_vec())))
+    }
+
+    #[test]
+    fn keys_before_a_bad_line_come_first_then_its_error() {
+        let mut f = file(b"https://a.example/\r\n\nhttps://b.example/caf\xe9\n\x00\x01\nlater\n");
+        let mut batch = KeyBatch::default();
+        assert_eq!(f.read_batch(&mut batch, 100).unwrap(), 2);
+        assert_eq!(batch.key(1), b"https://b.example/caf\xe9");
+        assert_eq!(f.non_utf8_lines(), 1);
+        let error = f.read_batch(&mut batch, 100).unwrap_err().to_string();
+        assert!(
+            error.contains("<test>:4") && error.contains(r#""\x00\x01""#),
+            "{error}"
+        );
     }
 }

@@ -33,7 +33,16 @@ th{{background:#f3f3f3}}td:first-child,th:first-child{{text-align:left}}.bad{{co
             h.seed,
             h.reps,
             esc(&h.profile),
-            h.input.as_ref().map(|i| format!(", members from {}", esc(i))).unwrap_or_default(),
+            h.input
+                .as_ref()
+                .map(|i| {
+                    let stray = match h.input_non_utf8_lines {
+                        Some(lines) if lines > 0 => format!(" ({lines} lines not UTF-8, kept as their bytes)"),
+                        _ => String::new(),
+                    };
+                    format!(", members from {}{stray}", esc(i))
+                })
+                .unwrap_or_default(),
             esc(&h.machine.cpu_model),
             h.machine.cores,
             human_bytes(h.machine.total_memory_bytes as f64),

@@ -54,6 +54,9 @@ pub struct RunHeader {
     pub reps_explicit: bool,
     pub profile: String,
     pub input: Option<String>,
+    /// Lines of `input` that were not valid UTF-8 (measured as their bytes like the others).
+    #[serde(default)]
+    pub input_non_utf8_lines: Option<u64>,
     /// Whether the experiments beyond the grid were asked for.
     #[serde(default)]
     pub experiments: bool,

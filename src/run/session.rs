@@ -176,6 +176,10 @@ fn header(spec: &RunSpec, plan: &RunPlan, profile: &str, source: &KeySource) -> 
         reps_explicit: plan.reps_explicit,
         profile: profile.to_string(),
         input: spec.input.as_ref().map(|p| p.display().to_string()),
+        input_non_utf8_lines: match &source.members {
+            Members::File { non_utf8_lines, .. } => Some(*non_utf8_lines),
+            Members::Generated => None,
+        },
         experiments: plan.experiments.is_some(),
         redis: spec.redis.as_ref().map(|u| u.to_string()),
         redis_structures: spec

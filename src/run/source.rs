@@ -17,6 +17,8 @@ pub enum Members {
         path: PathBuf,
         lines: u64,
         distinct_at: Vec<(u64, u64)>,
+        /// Lines that are not valid UTF-8 (keys like the others, as their bytes).
+        non_utf8_lines: u64,
     },
 }
 
@@ -24,7 +26,8 @@ impl Members {
     /// The members of a URL file: its lines (validated line by line) and the distinct keys in each
     /// prefix of `scales` lines and in the whole file, counted in one pass by 64-bit fingerprints.
     pub fn from_file(path: &Path, scales: &[u64]) -> Result<Members> {
-        let lines = UrlFile::count(path)?;
+        let count = UrlFile::count(path)?;
+        let lines = count.keys;
         let mut file = KeyPipeline::file(UrlFile::open(path)?, lines, 0);
         let mut seen = hashbrown::HashSet::with_capacity(lines as usize);
         let mut batch = KeyBatch::with_capacity(4096, 80);
@@ -51,6 +54,7 @@ impl Members {
             path: path.to_path_buf(),
             lines,
             distinct_at,
+            non_utf8_lines: count.non_utf8,
         })
     }
 }
