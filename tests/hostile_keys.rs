@@ -1,55 +1,104 @@
-//! Hostile keys: an attacker who knows the hash (here: seed 0) can pick URLs that a filter reports as
-//! "already seen" (so a crawler skips them) without ever inserting them. Keying the hash with a secret seed
-//! defeats it: against a keyed filter the same URLs behave like any non-members.
+//! Hostile keys: an attacker who knows the hash (here: seed 0) and the filter's public parameters can pick
+//! URLs that a filter reports as "already seen" (so a crawler skips them) without ever inserting them.
+//! Keying the hash with a secret seed defeats it: against a keyed filter the same URLs behave like any
+//! non-members.
+//!
+//! The attacker works on a replica (built in this process from the URLs they know the crawler has seen);
+//! the victims are the real `dedup` tool, fed those URLs and then the attack, once with `--seed 0` and once
+//! with a secret seed. Neither outcome holds by construction: a victim that hashed differently from the
+//! replica would pass attack URLs, and one that ignored its seed would drop them all.
 
 use dedupbench::keys::{Profile, UrlGenerator};
 use dedupbench::registry::find;
 use dedupbench::stats::wilson;
-use dedupbench::structures::{BuildConfig, Membership};
+use dedupbench::structures::BuildConfig;
+use std::io::Write;
+use std::process::{Command, Stdio};
 
-fn filter(seed: u64, members: &UrlGenerator, n: u64) -> Box<dyn Membership> {
-    let mut s = find("bloom")
-        .unwrap()
-        .build(&BuildConfig::new(n, 0.01, seed))
+const N: u64 = 100_000;
+const FPR: f64 = 0.01;
+
+/// Runs `dedup` on `input` with `args`; returns the lines it passed.
+fn dedup(args: &[&str], input: &[u8]) -> Vec<Vec<u8>> {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_dedupbench"))
+        .arg("dedup")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
         .unwrap();
-    let mut buf = Vec::new();
-    for i in 0..n {
-        members.member(i, &mut buf);
-        s.insert(&buf);
-    }
-    s
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_vec();
+    let writer = std::thread::spawn(move || stdin.write_all(&input).unwrap());
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+        .split(|b| *b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(<[u8]>::to_vec)
+        .collect()
 }
 
 #[test]
 fn a_secret_seed_defeats_keys_chosen_against_the_unkeyed_hash() {
     let g = UrlGenerator::new(Profile::default_profile(), 11);
-    let n = 100_000;
-    let unkeyed = filter(0, &g, n);
-    // The attack: search URLs the unkeyed filter already "knows", without inserting any of them.
-    let mut attack = Vec::new();
+    let mut members = Vec::new();
     let mut buf = Vec::new();
+    for i in 0..N {
+        g.member(i, &mut buf);
+        members.extend_from_slice(&buf);
+        members.push(b'\n');
+    }
+    // The attacker's replica: the crawler's public parameters (n, p, the default structure) and seed 0.
+    let mut replica = find("bloom")
+        .unwrap()
+        .build(&BuildConfig::new(N, FPR, 0))
+        .unwrap();
+    for line in members.split(|b| *b == b'\n').filter(|l| !l.is_empty()) {
+        replica.insert(line);
+    }
+    let mut attack = Vec::new();
+    let mut chosen = 0u64;
     let mut j = 0;
-    while attack.len() < 5_000 {
+    while chosen < 5_000 {
         g.non_member(j, &mut buf);
-        if unkeyed.contains(&buf) {
-            attack.push(buf.clone());
+        if replica.contains(&buf) {
+            attack.extend_from_slice(&buf);
+            attack.push(b'\n');
+            chosen += 1;
         }
         j += 1;
     }
-    assert!(
-        attack.iter().all(|k| unkeyed.contains(k)),
-        "against the unkeyed filter every chosen URL is 'seen'"
-    );
 
-    let keyed = filter(0x005E_C2E7_5EED, &g, n);
-    let hits = attack.iter().filter(|k| keyed.contains(k)).count() as u64;
-    let theory = keyed.expected_fpr(n);
-    let interval = wilson(hits, attack.len() as u64, 0.999);
-    assert!(
-        interval.contains(theory),
-        "keyed filter: {hits}/{} chosen URLs reported seen, 99.9% interval [{:.4}, {:.4}], theory {theory:.4}",
-        attack.len(),
-        interval.low,
-        interval.high
-    );
+    let dir = tempfile::tempdir().unwrap();
+    let n = N.to_string();
+    for (seed, unkeyed) in [("0", true), ("24011873993965", false)] {
+        let saved = dir.path().join(format!("seed-{seed}.filter"));
+        let saved = saved.to_str().unwrap();
+        let args = ["--structure", "bloom", "--expected", &n, "--seed", seed];
+        dedup(&[&args[..], &["--save", saved]].concat(), &members);
+        let passed = dedup(&["--load", saved], &attack).len() as u64;
+        let seen = chosen - passed;
+        if unkeyed {
+            assert_eq!(
+                passed, 0,
+                "against the unkeyed crawler every chosen URL should be 'seen'"
+            );
+        } else {
+            let interval = wilson(seen, chosen, 0.999);
+            let theory = replica.expected_fpr(N);
+            assert!(
+                interval.contains(theory),
+                "keyed crawler: {seen}/{chosen} chosen URLs dropped as seen, 99.9% interval [{:.4}, {:.4}], theory {theory:.4}",
+                interval.low,
+                interval.high
+            );
+        }
+    }
 }
