@@ -21,9 +21,7 @@ pub fn read_lines(words: &[u64], lines: u64, hashes: &[KeyHash]) -> u64 {
     sum
 }
 
-/// What random cache-line reads cost in a large array, by access pattern and page size (the issue's
-/// reference on this kind of machine, over 1 GiB: ≈ 250 ns dependent, ≈ 70 ns independent, ≈ 25 ns
-/// independent with huge pages).
+/// What random cache-line reads cost in a large array, by access pattern and page size.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct PageProbe {
     pub array_bytes: u64,

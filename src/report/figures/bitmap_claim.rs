@@ -84,7 +84,7 @@ fn bitmap(r: &Results) -> String {
     let bitmap_formula = -1.0 / (-target).ln_1p();
     let bloom_formula = -target.ln() / std::f64::consts::LN_2.powi(2);
     format!(
-        "At one bit per key (the article's 6·10⁹ bits for 6·10⁹ URLs) the bitmap reports {} of new keys as already seen (theory {}): it does not 'automatically deduplicate', it silently drops that share of new URLs. Reaching p = {target} takes the bitmap {bitmap_formula:.1} bits per key by its formula (on the tried grid 1, 2, 4 … 100: {} measured) and a Bloom filter {bloom_formula:.2} (grid: {}).",
+        "At one bit per key (the article's 6·10⁹ bits for 6·10⁹ URLs) the bitmap reports {} of new keys as already seen (theory {}): a crawler using it silently drops that share of new URLs. Reaching p = {target} takes the bitmap {bitmap_formula:.1} bits per key by its formula (on the tried grid 1, 2, 4 … 100: {} measured) and a Bloom filter {bloom_formula:.2} (grid: {}).",
         pct(one.observed_fpr),
         pct(one.expected_fpr),
         reach(bitmap::ID),

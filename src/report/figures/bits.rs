@@ -62,9 +62,56 @@ fn bits(r: &Results) -> String {
         return "No measured cells.".into();
     }
     let list: Vec<String> = rows.iter().map(|(b, id)| format!("{id} {b:.1}")).collect();
-    format!(
-        "Bits per key at n = {}, smallest first: {}. The filters' cost per key is flat in n; the exact sets' grows in steps as hashbrown doubles its table.",
+    let mut text = format!(
+        "Bits per key at n = {}, smallest first: {}.",
         human_count(top as f64),
         list.join(", ")
-    )
+    );
+    // How much each group's bits per key move across the measured n (largest / smallest, per structure).
+    let spread = |exact: bool| {
+        let mut widest: Option<(f64, &str)> = None;
+        for (_, id) in &rows {
+            if crate::registry::find(id)
+                .map(|k| k.exact())
+                .unwrap_or(false)
+                != exact
+            {
+                continue;
+            }
+            let per_n: Vec<f64> = r
+                .cells
+                .iter()
+                .filter(|c| c.structure == *id)
+                .map(|c| c.bits_per_key)
+                .collect();
+            let (low, high) = per_n
+                .iter()
+                .fold((f64::MAX, 0.0f64), |(l, h), b| (l.min(*b), h.max(*b)));
+            if per_n.len() > 1 && low > 0.0 && widest.is_none_or(|(w, _)| high / low > w) {
+                widest = Some((high / low, id));
+            }
+        }
+        widest
+    };
+    let scales = r
+        .cells
+        .iter()
+        .map(|c| c.n)
+        .collect::<std::collections::BTreeSet<_>>();
+    if let (Some(first), Some(last)) = (scales.first(), scales.last()) {
+        let (first, last) = (human_count(*first as f64), human_count(*last as f64));
+        if let Some((ratio, id)) = spread(false) {
+            text += &format!(
+                " From n = {first} to {last} the filters' bits per key move by at most {} ({id}).",
+                pct(ratio - 1.0)
+            );
+        }
+        if let Some((ratio, id)) = spread(true) {
+            text += &format!(
+                " The exact sets' move by up to {} ({id}): hashbrown's table grows by doubling.",
+                pct(ratio - 1.0)
+            );
+        }
+    }
+    text
 }

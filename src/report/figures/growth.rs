@@ -55,13 +55,15 @@ fn growth(r: &Results) -> String {
     };
     match (last(bloom::ID), last(scalable::ID)) {
         (Some(b), Some(s)) => format!(
-            "Fed {}× its design size, the fixed Bloom filter answers 'seen' for {} of new keys (target {}); the scalable filter stays at {} with {} against the fixed filter's {}. When the final size is unknown, the fixed filter fails silently and the scalable one pays in memory.",
+            "Fed {}× its design size, the fixed Bloom filter answers 'seen' for {} of new keys (target {}, {:.1}× over); the scalable filter measures {} with {} against the fixed filter's {} ({:.1}× the memory).",
             b.n_inserted / b.design_n.max(1),
             pct(b.observed_fpr),
             b.target_fpr,
+            b.observed_fpr / b.target_fpr,
             pct(s.observed_fpr),
             human_bytes(s.bytes as f64),
-            human_bytes(b.bytes as f64)
+            human_bytes(b.bytes as f64),
+            s.bytes as f64 / b.bytes.max(1) as f64
         ),
         _ => "The growth experiment did not run.".into(),
     }

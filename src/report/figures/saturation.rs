@@ -73,18 +73,23 @@ fn saturation(r: &Results) -> String {
     match (at(bloom::ID, 1.0), at(bloom::ID, 2.0), at(bloom::ID, 4.0)) {
         (Some(one), Some(two), Some(four)) => {
             let mut text = format!(
-                "A Bloom filter sized for {} keys at p = {} shows {} at its design fill, {} at 2× and {} at 4×: it does not fail at capacity, its rate climbs steadily past it (theory inside the interval at {} of {} points).",
+                "A Bloom filter sized for {} keys at p = {} shows {} at its design fill, {} at 2× and {} at 4×: {} (theory inside the interval at {} of {} points).",
                 human_count(one.design_n as f64),
                 one.target_fpr,
                 pct(one.observed_fpr),
                 pct(two.observed_fpr),
                 pct(four.observed_fpr),
+                if one.observed_fpr < two.observed_fpr && two.observed_fpr < four.observed_fpr {
+                    "past capacity it keeps answering, its rate rising with every step of fill"
+                } else {
+                    "its rate did not rise at every step of fill"
+                },
                 r.saturation.iter().filter(|p| p.structure == bloom::ID && p.theory_in_interval).count(),
                 r.saturation.iter().filter(|p| p.structure == bloom::ID).count()
             );
             if let Some(s) = at(scalable::ID, 4.0) {
                 text.push_str(&format!(
-                    " The scalable filter at 4× stays at {} using {} (the fixed filter: {}).",
+                    " The scalable filter at 4× measures {} using {} (the fixed filter: {}).",
                     pct(s.observed_fpr),
                     human_bytes(s.bytes as f64),
                     human_bytes(four.bytes as f64)
