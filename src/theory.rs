@@ -80,16 +80,22 @@ pub const BLOCKED_HASH_CHOICES: &[u32] = &[2, 4, 6, 8, 12, 16, 24];
 /// higher than (mean fill)^c, which would under-estimate the rate.
 pub fn blocked_sector_fpr(m: u64, k: u32, n: u64) -> f64 {
     let lambda = BLOCK_BITS as f64 * n as f64 / m.max(1) as f64;
-    let per_word = |w: u32| k / BLOCK_WORDS + u32::from(w < k % BLOCK_WORDS);
+    // k mod 8 words take one probe more than the others: two distinct word terms per block.
+    let (fewer, more) = (k / BLOCK_WORDS, k / BLOCK_WORDS + 1);
+    let with_more = (k % BLOCK_WORDS) as i32;
     poisson_mixture(lambda, |i| {
-        (0..BLOCK_WORDS)
-            .map(|w| {
-                let c = per_word(w);
-                word_probes_all_set(WORD_BITS as u32, c, c as u64 * i)
-            })
-            .product()
+        let word = |c: u32| word_probes_all_set(WORD_BITS as u32, c, c as u64 * i);
+        let rest = word(fewer).powi(BLOCK_WORDS as i32 - with_more);
+        if with_more == 0 {
+            rest
+        } else {
+            rest * word(more).powi(with_more)
+        }
     })
 }
+
+/// The most probes [`word_probes_all_set`] takes in one word (24 probes over 8 words need 3).
+pub const MAX_WORD_PROBES: u32 = 24;
 
 /// Probability that `probes` uniform positions (with replacement) of a `bits`-bit word all hit set bits,
 /// after `draws` uniform draws set bits in it: E[(X/bits)^c] for the occupancy X. Counting the probe
@@ -101,8 +107,15 @@ pub fn word_probes_all_set(bits: u32, probes: u32, draws: u64) -> f64 {
         return 1.0;
     }
     let b = bits as f64;
+    if probes == 1 {
+        return bit_set_probability(bits as u64, draws as f64);
+    }
+    assert!(
+        probes <= MAX_WORD_PROBES,
+        "at most {MAX_WORD_PROBES} probes per word"
+    );
     // Stirling numbers of the second kind, row `probes`: S(c, j) = j·S(c−1, j) + S(c−1, j−1).
-    let mut stirling = vec![0.0f64; probes as usize + 1];
+    let mut stirling = [0.0f64; MAX_WORD_PROBES as usize + 1];
     stirling[0] = 1.0;
     for c in 1..=probes as usize {
         for j in (1..=c).rev() {

@@ -2,7 +2,7 @@
 //! 32-bit words, one bit per word), the blocked peer of our `blocked`. Bits per key: the fewest whole bits
 //! that meet the target by the split-block formula Σᵢ Pois(i; 256·n/m)·(1 − (1 − 1/32)^i)^8.
 
-use crate::structures::{blocked, Op, SpeedTarget};
+use crate::structures::{blocked, Comparison, Op, SpeedTarget};
 
 /// The registry id.
 pub const ID: &str = "sbbf";
@@ -11,7 +11,8 @@ pub const ID: &str = "sbbf";
 /// peer crates still judges results that hold this row).
 pub const SPEED_TARGETS: &[SpeedTarget] = &[SpeedTarget {
     ours: blocked::ID,
-    ops: &[Op::MemberQuery, Op::NonMemberQuery],
+    ops: &[Op::Insert, Op::MemberQuery, Op::NonMemberQuery],
+    comparison: Comparison::PerKey,
     min_ratio: 1.0,
     floor_reach: false,
 }];

@@ -318,6 +318,9 @@ impl Membership for RedisBitmap {
         let hash = hash_key(self.seed, key);
         self.insert_hashed(key, hash)
     }
+    fn batch_path(&self) -> bool {
+        true
+    }
     fn insert_batch(&mut self, batch: &KeyBatch) -> u64 {
         let new = self.link.run(|c| self.over_batch(c, batch.hashes(), true));
         self.inserted += new;

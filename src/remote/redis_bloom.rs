@@ -261,6 +261,9 @@ impl Membership for RedisBloom {
                 .map(|r| r.int() == Some(1))
         })
     }
+    fn batch_path(&self) -> bool {
+        true
+    }
     fn insert_batch(&mut self, batch: &KeyBatch) -> u64 {
         let new = self.link.run(|c| {
             let mut new = 0u64;

@@ -210,6 +210,9 @@ impl Membership for RedisSet {
     fn contains_hashed(&self, key: &[u8], hash: KeyHash) -> bool {
         self.one(key, hash, false)
     }
+    fn batch_path(&self) -> bool {
+        true
+    }
     fn insert_batch(&mut self, batch: &KeyBatch) -> u64 {
         let new = self.link.run(|c| self.over_batch(c, batch, true));
         self.inserted += new;

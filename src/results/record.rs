@@ -6,8 +6,10 @@ use crate::structures::{Geometry, KeyLengths};
 use serde::{Deserialize, Serialize};
 
 /// The version of the record schema written by this build. 2 added the `shared`, `sweep_skipped` and
-/// `memory_probe` records and the header's `redis*` fields; version-1 files read unchanged.
-pub const SCHEMA_VERSION: u32 = 2;
+/// `memory_probe` records and the header's `redis*` fields; 3 times every cell per key and, where the
+/// structure has a batch API, batched (`timed_per_key`, `batched_*`), and repeats the memory floor.
+/// Older files read unchanged.
+pub const SCHEMA_VERSION: u32 = 3;
 
 /// One line of `results.jsonl`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -135,12 +137,26 @@ pub struct CellRecord {
     /// (key generation excluded), median over repetitions.
     #[serde(default)]
     pub parallel_insert_ns_per_key: Option<Summary>,
-    /// Non-member query cost per key through the batched path.
+    /// Whether the three costs above are one call per key (schema 3 on). Before, `bloom` and `blocked`
+    /// were timed on their batched paths there and every other structure per key.
     #[serde(default)]
-    pub batched_query_ns_per_key: Option<Summary>,
-    /// The machine's memory floor: one random cache-line read per key in the structure's own array.
+    pub timed_per_key: bool,
+    /// The same three costs through the structure's batch API (a fresh build for the insert), for
+    /// structures that have one ([`crate::structures::Membership::batch_path`]); `None` otherwise. From
+    /// schema 3 on, the three fields above are one call per key for every structure.
+    #[serde(default)]
+    pub batched_insert_ns_per_key: Option<Summary>,
+    #[serde(default)]
+    pub batched_member_query_ns_per_key: Option<Summary>,
+    #[serde(default)]
+    pub batched_non_member_query_ns_per_key: Option<Summary>,
+    /// The machine's memory floor: one random cache-line read per key in the structure's own array
+    /// (the median of [`CellRecord::memory_floor_reads_ns_per_key`] from schema 3 on).
     #[serde(default)]
     pub memory_floor_ns_per_key: Option<f64>,
+    /// The floor's repetitions over the same hashed keys: median, min and max.
+    #[serde(default)]
+    pub memory_floor_reads_ns_per_key: Option<Summary>,
     /// Anonymous memory backed by transparent huge pages after the build.
     #[serde(default)]
     pub anon_huge_pages_bytes: u64,

@@ -3,8 +3,9 @@
 //! the memory floor beside them), and recorded.
 
 use super::owners::Writes;
-use super::pass::PassKeys;
+use super::pass::{PassKeys, Path};
 use super::*;
+use crate::stats::Summary;
 
 impl Runner<'_> {
     /// Runs one grid cell and records it (measured, or skipped when it does not fit memory).
@@ -50,6 +51,8 @@ impl Runner<'_> {
         let mut probe = Vec::new();
         let mut member_query = Vec::new();
         let mut non_member_query = Vec::new();
+        let (mut batched_insert, mut batched_member, mut batched_non_member) =
+            (Vec::new(), Vec::new(), Vec::new());
         let mut parallel = Vec::new();
         let mut floor = None;
         let mut huge_pages = 0;
@@ -77,6 +80,7 @@ impl Runner<'_> {
                 Some(structure.as_mut()),
                 None,
                 PassKeys::Members(n),
+                Path::PerKey,
             )?;
             build.probe_ns += construct_ns;
             let heap = heap_snapshot().since(&heap_before);
@@ -96,6 +100,7 @@ impl Runner<'_> {
                 None,
                 Some(structure.as_ref()),
                 member_keys,
+                Path::PerKey,
             )?;
             // The first repetition counts every non-member; later ones time a prefix of them.
             let count = if rep == 0 { queries } else { timing_queries };
@@ -108,6 +113,7 @@ impl Runner<'_> {
                 None,
                 Some(structure.as_ref()),
                 PassKeys::NonMembers { count, deadline },
+                Path::PerKey,
             )?;
             insert.push(build.total_per_key());
             hash.push(build.hash_per_key());
@@ -133,8 +139,23 @@ impl Runner<'_> {
                     rss_peak,
                 ));
             }
+            let batch_path = structure.batch_path();
             drop(structure);
             machine::release_free_heap();
+            if batch_path {
+                let batched = self.batched_timings(kind, config, n, timing_queries, &label)?;
+                if batched.reported_new != build.hits {
+                    self.failures.push(format!(
+                        "{} at n = {n}: the batched build called {} keys new, the per-key build {}",
+                        kind.id(),
+                        batched.reported_new,
+                        build.hits
+                    ));
+                }
+                batched_insert.push(batched.insert_ns);
+                batched_member.push(batched.member_query_ns);
+                batched_non_member.push(batched.non_member_query_ns);
+            }
             if self.plan.threads > 1 && rep == 0 {
                 if let Some(ns) = self.parallel_build(kind, config, n)? {
                     parallel.push(ns);
@@ -194,9 +215,69 @@ impl Runner<'_> {
                 self.plan.threads
             },
             parallel_insert_ns_per_key: (!parallel.is_empty()).then(|| summarize(&parallel)),
-            batched_query_ns_per_key: None,
-            memory_floor_ns_per_key: floor,
+            timed_per_key: true,
+            batched_insert_ns_per_key: (!batched_insert.is_empty())
+                .then(|| summarize(&batched_insert)),
+            batched_member_query_ns_per_key: (!batched_member.is_empty())
+                .then(|| summarize(&batched_member)),
+            batched_non_member_query_ns_per_key: (!batched_non_member.is_empty())
+                .then(|| summarize(&batched_non_member)),
+            memory_floor_ns_per_key: floor.map(|f| f.median),
+            memory_floor_reads_ns_per_key: floor,
             anon_huge_pages_bytes: huge_pages,
+        })
+    }
+
+    /// Times the batch API on a fresh build of the same keys (construction included, as for the per-key
+    /// build), then on members and non-members (a prefix of `queries` of each, as later repetitions do).
+    fn batched_timings(
+        &mut self,
+        kind: &dyn Kind,
+        config: &BuildConfig,
+        n: u64,
+        queries: u64,
+        label: &str,
+    ) -> Result<BatchedTimings> {
+        let constructed = Instant::now();
+        let mut structure = kind.build(config)?;
+        let construct_ns = constructed.elapsed().as_nanos() as u64;
+        let mut build = self.pass(
+            label,
+            "insert (batched)",
+            Some(structure.as_mut()),
+            None,
+            PassKeys::Members(n),
+            Path::Batched,
+        )?;
+        build.probe_ns += construct_ns;
+        let members = self.pass(
+            label,
+            "query members (batched)",
+            None,
+            Some(structure.as_ref()),
+            PassKeys::Members(n.min(self.plan.timing_queries_cap * 5)),
+            Path::Batched,
+        )?;
+        let deadline =
+            Some(Instant::now() + std::time::Duration::from_secs_f64(self.plan.query_time_cap_s));
+        let non_members = self.pass(
+            label,
+            "query non-members (batched)",
+            None,
+            Some(structure.as_ref()),
+            PassKeys::NonMembers {
+                count: queries,
+                deadline,
+            },
+            Path::Batched,
+        )?;
+        drop(structure);
+        machine::release_free_heap();
+        Ok(BatchedTimings {
+            reported_new: build.hits,
+            insert_ns: build.total_per_key(),
+            member_query_ns: members.total_per_key(),
+            non_member_query_ns: non_members.total_per_key(),
         })
     }
 
@@ -232,31 +313,45 @@ impl Runner<'_> {
         Ok(Some(slowest_ns as f64 / n.max(1) as f64))
     }
 
-    /// The memory floor: one random cache-line read per key in the structure's own array (independent,
-    /// prefetched reads, as the batched lookups issue them), for structures whose state is one word array.
-    fn memory_floor(&mut self, s: &dyn Membership, keys: u64) -> Result<Option<f64>> {
+    /// The memory floor in `s`'s own array: one random line read per key for `keys` hashed keys (at most
+    /// [`FLOOR_KEYS`], hashed once, untimed), read [`FLOOR_REPEATS`] times; the median and spread of the
+    /// repeats. The first repeat also warms the page tables, as a filter's own passes would have.
+    fn memory_floor(&mut self, s: &dyn Membership, keys: u64) -> Result<Option<Summary>> {
         // Only structures whose whole state is one word array (a chain of slices has no single size).
         let Some(words) = s.word_array() else {
             return Ok(None);
         };
         let lines = (words.len() / 8).max(1) as u64;
-        let mut total_ns = 0u64;
-        let mut sum = 0u64;
         // Hashed with another seed than the structure's, so the reads land apart from its probes.
         let mut non_members = self
             .source
-            .non_members(0..keys, s.seed() ^ 0xF100)
+            .non_members(0..keys.min(FLOOR_KEYS), s.seed() ^ 0xF100)
             .with_batch_keys(BATCH_KEYS);
+        let mut hashes = Vec::new();
         while non_members.next_hashed(&mut self.batch)? > 0 {
+            hashes.extend_from_slice(self.batch.hashes());
+        }
+        let mut per_read = Vec::new();
+        let mut sum = 0u64;
+        for _ in 0..FLOOR_REPEATS {
             let t0 = Instant::now();
-            sum = sum.wrapping_add(crate::measure::floor::read_lines(
-                words,
-                lines,
-                self.batch.hashes(),
-            ));
-            total_ns += t0.elapsed().as_nanos() as u64;
+            sum = sum.wrapping_add(crate::measure::floor::read_lines(words, lines, &hashes));
+            per_read.push(t0.elapsed().as_nanos() as f64 / hashes.len().max(1) as f64);
         }
         std::hint::black_box(sum);
-        Ok(Some(total_ns as f64 / keys.max(1) as f64))
+        Ok(Some(summarize(&per_read)))
     }
+}
+
+/// Keys of the memory floor (hashed once: 16 bytes each).
+const FLOOR_KEYS: u64 = 2_000_000;
+/// Times the floor reads its keys.
+const FLOOR_REPEATS: usize = 5;
+
+/// What the batch API measured in one repetition.
+struct BatchedTimings {
+    reported_new: u64,
+    insert_ns: f64,
+    member_query_ns: f64,
+    non_member_query_ns: f64,
 }

@@ -26,6 +26,16 @@ impl PassTiming {
     }
 }
 
+/// How a pass hands keys to the structure.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Path {
+    /// One `insert_hashed` / `contains_hashed` call per key: every structure has it.
+    PerKey,
+    /// The structure's batch API (`insert_batch` / `contains_batch`): prefetching and vector paths where
+    /// it has them, a loop over keys otherwise.
+    Batched,
+}
+
 /// Which keys a pass touches.
 pub(super) enum PassKeys {
     Members(u64),
@@ -60,6 +70,7 @@ impl Runner<'_> {
         mut insert_into: Option<&mut dyn Membership>,
         query: Option<&dyn Membership>,
         keys: PassKeys,
+        path: Path,
     ) -> Result<PassTiming> {
         let seed = insert_into
             .as_ref()
@@ -89,10 +100,21 @@ impl Runner<'_> {
             let t0 = Instant::now();
             batch.hash_all(seed);
             let t1 = Instant::now();
-            let hits = match (insert_into.as_deref_mut(), query) {
-                (Some(s), _) => s.insert_batch(batch),
-                (None, Some(s)) => s.contains_batch(batch),
-                (None, None) => 0,
+            let hits = match (insert_into.as_deref_mut(), query, path) {
+                (Some(s), _, Path::Batched) => s.insert_batch(batch),
+                (Some(s), _, Path::PerKey) => {
+                    let mut new = 0u64;
+                    for (key, hash) in batch.iter() {
+                        new += u64::from(s.insert_hashed(key, hash));
+                    }
+                    new
+                }
+                (None, Some(s), Path::Batched) => s.contains_batch(batch),
+                (None, Some(s), Path::PerKey) => batch
+                    .iter()
+                    .filter(|(key, hash)| s.contains_hashed(key, *hash))
+                    .count() as u64,
+                (None, None, _) => 0,
             };
             let t2 = Instant::now();
             // A structure on a server that went away: stop the pass, the caller reports the failure.
@@ -182,6 +204,7 @@ impl Runner<'_> {
             None,
             Some(s),
             PassKeys::NonMembers { count, deadline },
+            Path::Batched,
         )?;
         Ok((t.hits, t.keys))
     }

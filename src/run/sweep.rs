@@ -7,6 +7,7 @@
 //! at that batch size without any client cost. If the server goes away, the point in progress is recorded
 //! as failed with the server's address and what happened; completed points stay in the results.
 
+use super::pass::Path;
 use super::resume::{Completed, WorkId};
 use super::{PassKeys, Runner, BATCH_KEYS};
 use crate::redis::BitmapMode;
@@ -177,6 +178,7 @@ impl Runner<'_> {
             Some(s.as_mut()),
             None,
             PassKeys::Members(n),
+            Path::Batched,
         )?;
         phase_check(s.as_ref(), "inserting")?;
         let members = self.pass(
@@ -185,6 +187,7 @@ impl Runner<'_> {
             None,
             Some(s.as_ref()),
             PassKeys::Members(n),
+            Path::Batched,
         )?;
         phase_check(s.as_ref(), "querying members")?;
         let queries = self
@@ -202,6 +205,7 @@ impl Runner<'_> {
                 count: queries,
                 deadline,
             },
+            Path::Batched,
         )?;
         phase_check(s.as_ref(), "querying non-members")?;
         let server_bytes = s.bytes_held();

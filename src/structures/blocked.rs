@@ -266,6 +266,9 @@ impl Membership for Blocked {
     }
     /// Batched inserts: each key's block is prefetched [`PREFETCH_AHEAD`] keys before it is written, so
     /// the cache misses of a batch overlap instead of queueing behind each other.
+    fn batch_path(&self) -> bool {
+        true
+    }
     fn insert_batch(&mut self, batch: &KeyBatch) -> u64 {
         let hashes = batch.hashes();
         #[cfg(target_arch = "x86_64")]

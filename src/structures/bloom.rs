@@ -157,6 +157,9 @@ impl Membership for Bloom {
         }
     }
     /// Batched inserts: the k words of each key are prefetched a few keys before they are written.
+    fn batch_path(&self) -> bool {
+        true
+    }
     fn insert_batch(&mut self, batch: &KeyBatch) -> u64 {
         const AHEAD: usize = 8;
         let hashes = batch.hashes();
