@@ -143,6 +143,7 @@ pub fn pass_new_lines(
 ) -> Result<DedupCounts> {
     let mut counts = DedupCounts::default();
     let mut batch = KeyBatch::with_capacity(BATCH_LINES, 96);
+    let mut new = Vec::with_capacity(BATCH_LINES);
     let mut lines =
         KeyPipeline::file(input, u64::MAX, structure.seed()).with_batch_keys(BATCH_LINES);
     let written = (|| -> Result<()> {
@@ -150,10 +151,13 @@ pub fn pass_new_lines(
             if lines.next_hashed(&mut batch)? == 0 {
                 return Ok(());
             }
-            for (key, hash) in batch.iter() {
-                counts.read += 1;
-                if structure.insert_if_new(key, hash) {
-                    counts.passed += 1;
+            // The whole batch goes in first (the structure's batch path), then its new lines go out:
+            // every line written has been inserted.
+            new.clear();
+            counts.read += batch.len() as u64;
+            counts.passed += structure.insert_batch_if_new(&batch, &mut new);
+            for ((key, _), was_new) in batch.iter().zip(&new) {
+                if *was_new {
                     write_line(out, key)?;
                 }
             }
@@ -362,6 +366,54 @@ mod tests {
             max < 8,
             "a counter reached {max} with each line counted once"
         );
+    }
+
+    /// The batch path answers "was it new?" exactly as one `insert_if_new` per key in order does, for
+    /// every structure `dedup` can build, on a stream whose batches repeat keys within and across them.
+    #[test]
+    fn the_batch_path_answers_as_key_by_key_inserts() {
+        let n = 20_000u64;
+        let lines: Vec<String> = (0..n)
+            .map(|i| (i * 7919) % (n / 2))
+            .map(|j| format!("https://h{}.example/p/{j}", j % 37))
+            .collect();
+        let mut batch = KeyBatch::with_capacity(1000, 64);
+        for kind in registry::REGISTRY
+            .iter()
+            .filter(|k| k.dynamic() && !k.remote())
+        {
+            let config = BuildConfig::new(n / 4, 0.05, 3);
+            let mut batched = kind.build(&config).unwrap();
+            let mut by_key = kind.build(&config).unwrap();
+            let (mut answers, mut expected) = (Vec::new(), Vec::new());
+            for chunk in lines.chunks(1000) {
+                batch.clear();
+                for line in chunk {
+                    batch.push(line.as_bytes());
+                }
+                batch.hash_all(3);
+                let count = batched.insert_batch_if_new(&batch, &mut answers);
+                let before = expected.len();
+                for (key, hash) in batch.iter() {
+                    expected.push(by_key.insert_if_new(key, hash));
+                }
+                let by_key_count = expected[before..].iter().filter(|b| **b).count() as u64;
+                assert_eq!(count, by_key_count, "{}", kind.id());
+            }
+            let first_difference = answers.iter().zip(&expected).position(|(a, b)| a != b);
+            assert_eq!(
+                first_difference,
+                None,
+                "{}: first different answer",
+                kind.id()
+            );
+            assert_eq!(answers.len(), expected.len(), "{}", kind.id());
+            assert!(
+                answers.iter().any(|b| !*b),
+                "{}: the stream repeats keys",
+                kind.id()
+            );
+        }
     }
 
     /// A line that is not UTF-8 is a key as its bytes: passed through unchanged, once.

@@ -55,7 +55,9 @@ pub fn run(args: DedupArgs) -> Result<i32> {
     );
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
+    let started = std::time::Instant::now();
     let passed = dedup::pass_new_lines(structure.as_mut(), input, &mut out);
+    let elapsed_s = started.elapsed().as_secs_f64();
     // Every line passed is in the filter, so it is saved whatever stopped the stream; an input error
     // follows the save.
     if let Some(path) = &args.save {
@@ -66,8 +68,9 @@ pub fn run(args: DedupArgs) -> Result<i32> {
     let g = structure.geometry();
     let now = dedup::RateNow::of(structure.as_ref());
     eprintln!(
-        "dedup: {} lines read, {} passed, {} dropped as seen ({}{}; {} inserted in all, a new line is now dropped with rate {:.3e}{})",
+        "dedup: {} lines read in {elapsed_s:.2} s ({:.2}M lines/s), {} passed, {} dropped as seen ({}{}; {} inserted in all, a new line is now dropped with rate {:.3e}{})",
         counts.read,
+        counts.read as f64 / elapsed_s.max(1e-9) / 1e6,
         counts.passed,
         counts.read - counts.passed,
         structure.id(),

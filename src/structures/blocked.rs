@@ -223,6 +223,24 @@ impl Blocked {
         Ok(filter)
     }
 
+    /// Scalar batched inserts in order: each key's block is prefetched [`PREFETCH_AHEAD`] keys before it
+    /// is written; `each` hears whether each key was new. Returns how many were.
+    #[inline(always)]
+    fn insert_prefetched(&mut self, batch: &KeyBatch, mut each: impl FnMut(bool)) -> u64 {
+        let hashes = batch.hashes();
+        let mut new = 0;
+        for (i, hash) in hashes.iter().enumerate() {
+            if let Some(ahead) = hashes.get(i + PREFETCH_AHEAD) {
+                let block = reduce(ahead.h1, self.blocks) as usize;
+                prefetch_word(&self.words, self.offset + block * 8);
+            }
+            let was_new = self.insert_hashed(&[], *hash);
+            each(was_new);
+            new += u64::from(was_new);
+        }
+        new
+    }
+
     /// Whether every needed bit of the block is set: branch-free over the 8 words (one compare at the end).
     #[inline(always)]
     fn probe(&self, block: usize, masks: &[u64; 8]) -> bool {
@@ -280,15 +298,11 @@ impl Membership for Blocked {
             self.inserted += new;
             return new;
         }
-        let mut new = 0;
-        for (i, hash) in hashes.iter().enumerate() {
-            if let Some(ahead) = hashes.get(i + PREFETCH_AHEAD) {
-                let block = reduce(ahead.h1, self.blocks) as usize;
-                prefetch_word(&self.words, self.offset + block * 8);
-            }
-            new += self.insert_hashed(&[], *hash) as u64;
-        }
-        new
+        self.insert_prefetched(batch, |_| {})
+    }
+    /// The scalar prefetching path whatever the CPU (the AVX-512 kernel counts, it does not answer per key).
+    fn insert_batch_if_new(&mut self, batch: &KeyBatch, new: &mut Vec<bool>) -> u64 {
+        self.insert_prefetched(batch, |was_new| new.push(was_new))
     }
     /// Batched lookups: each key's block is prefetched [`PREFETCH_AHEAD`] keys before it is probed, so a
     /// filter far larger than the caches is bound by memory parallelism rather than latency.

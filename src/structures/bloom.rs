@@ -115,6 +115,31 @@ impl Bloom {
         new
     }
 
+    /// Batched inserts in order: the k words of each key are prefetched a few keys ahead; `each` hears
+    /// whether each key was new. Returns how many were.
+    #[inline(always)]
+    fn insert_prefetched(&mut self, batch: &KeyBatch, mut each: impl FnMut(bool)) -> u64 {
+        const AHEAD: usize = 8;
+        let hashes = batch.hashes();
+        let m = self.bits.len();
+        let mut new = 0;
+        for (i, hash) in hashes.iter().enumerate() {
+            if let Some(ahead) = hashes.get(i + AHEAD) {
+                for p in 0..self.hashes {
+                    super::mem::prefetch_word(
+                        self.bits.words(),
+                        (reduce(ahead.probe(p), m) >> 6) as usize,
+                    );
+                }
+            }
+            let was_new = Bloom::set_probes(&mut self.bits, self.hashes, *hash);
+            each(was_new);
+            new += u64::from(was_new);
+        }
+        self.inserted += new;
+        new
+    }
+
     /// Whether all of the key's k bits are set.
     #[inline(always)]
     pub(crate) fn test_probes(bits: &BitArray, hashes: u32, hash: KeyHash) -> bool {
@@ -161,23 +186,10 @@ impl Membership for Bloom {
         true
     }
     fn insert_batch(&mut self, batch: &KeyBatch) -> u64 {
-        const AHEAD: usize = 8;
-        let hashes = batch.hashes();
-        let m = self.bits.len();
-        let mut new = 0;
-        for (i, hash) in hashes.iter().enumerate() {
-            if let Some(ahead) = hashes.get(i + AHEAD) {
-                for p in 0..self.hashes {
-                    super::mem::prefetch_word(
-                        self.bits.words(),
-                        (reduce(ahead.probe(p), m) >> 6) as usize,
-                    );
-                }
-            }
-            new += Bloom::set_probes(&mut self.bits, self.hashes, *hash) as u64;
-        }
-        self.inserted += new;
-        new
+        self.insert_prefetched(batch, |_| {})
+    }
+    fn insert_batch_if_new(&mut self, batch: &KeyBatch, new: &mut Vec<bool>) -> u64 {
+        self.insert_prefetched(batch, |was_new| new.push(was_new))
     }
     /// Batched lookups: the k words of each key are prefetched a few keys ahead of the probes.
     fn contains_batch(&self, batch: &KeyBatch) -> u64 {
