@@ -124,6 +124,47 @@ fn every_bad_input_is_a_one_line_error_with_status_2() {
             &["bench", "--input", &urls, "--scales", "5", "--out", &o],
             "--scales",
         ),
+        case(
+            &["bench", "--non-members", &empty, "--quiet", "--out", &o],
+            "--non-members",
+        ),
+        case(
+            &[
+                "bench",
+                "--non-members",
+                d.to_str().unwrap(),
+                "--quiet",
+                "--out",
+                &o,
+            ],
+            "--non-members",
+        ),
+        case(
+            &[
+                "bench",
+                "--non-members",
+                &urls,
+                "--suite",
+                "article-6e9",
+                "--quiet",
+                "--out",
+                &o,
+            ],
+            "--non-members",
+        ),
+        case(
+            &[
+                "bench",
+                "--input",
+                &urls,
+                "--non-members",
+                &urls,
+                "--quiet",
+                "--out",
+                &o,
+            ],
+            "leaves no non-member",
+        ),
         case(&["bench", "--out", &a_file], "not a directory"),
         case(&["bench", "--out", &existing], "already holds results"),
         case(

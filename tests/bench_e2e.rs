@@ -263,6 +263,88 @@ fn real_url_files_plain_and_gzip_are_the_member_set() {
     }
 }
 
+/// Real non-members from a file: repeats and members of the run are dropped and counted, everything else
+/// is queried. An exact set finds no false positive only if no member was left among them.
+#[test]
+fn non_members_from_a_file_are_checked_disjoint_and_counted() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let gen = |args: &[&str]| {
+        let out = dedupbench().arg("gen").args(args).output().unwrap();
+        assert!(out.status.success());
+        out.stdout
+    };
+    let non_members = gen(&["--n", "5000", "--non-members", "--seed", "42"]);
+    // Members of the run (indices below its largest scale, 20000), and members past it (not the run's).
+    let members = gen(&["--n", "30100", "--seed", "42"]);
+    let member_lines: Vec<&[u8]> = members.split(|b| *b == b'\n').collect();
+    let mut text = non_members.clone();
+    for line in non_members.split(|b| *b == b'\n').take(300) {
+        text.extend_from_slice(line);
+        text.push(b'\n');
+    }
+    for line in member_lines[..400]
+        .iter()
+        .chain(&member_lines[30_000..30_100])
+    {
+        text.extend_from_slice(line);
+        text.push(b'\n');
+    }
+    let path = dir.path().join("non-members.txt.gz");
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(&text).unwrap();
+    std::fs::write(&path, gz.finish().unwrap()).unwrap();
+    let out = dir.path().join("run");
+    let results = bench_into(
+        &out,
+        &[
+            "--scales",
+            "2000,20000",
+            "--structures",
+            "hashset,fingerprint,bloom",
+            "--reps",
+            "1",
+            "--no-experiments",
+            "--quiet",
+            "--non-members",
+            path.to_str().unwrap(),
+        ],
+    );
+    let checked = results
+        .header
+        .as_ref()
+        .unwrap()
+        .non_members
+        .clone()
+        .unwrap();
+    assert_eq!(
+        (
+            checked.keys,
+            checked.repeats_dropped,
+            checked.members_dropped,
+            checked.members_checked,
+            checked.kept
+        ),
+        (5800, 300, 400, 20_000, 5100)
+    );
+    assert_eq!(results.cells.len(), 6);
+    for c in &results.cells {
+        assert_eq!(c.n_non_member_queries, 5100, "{} at {}", c.structure, c.n);
+        assert_eq!(c.false_negatives, 0);
+        if c.structure == "hashset" {
+            assert_eq!(
+                c.n_false_positives, 0,
+                "a member was queried as a non-member"
+            );
+        }
+    }
+    let page = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(
+        page.contains("300 repeats and 400 members dropped"),
+        "the report names the drops"
+    );
+}
+
 #[test]
 fn the_six_billion_url_scenario_keeps_the_articles_ratios_at_small_n() {
     let dir = tempfile::tempdir().unwrap();

@@ -342,6 +342,7 @@ mod tests {
             batched_non_member_query_ns_per_key: Some(ns(query_ns * 0.8)),
             memory_floor_ns_per_key: floor,
             memory_floor_reads_ns_per_key: floor.map(ns),
+            memory_floor_array_bytes: None,
             anon_huge_pages_bytes: 0,
         }
     }

@@ -41,6 +41,10 @@ pub struct BenchArgs {
     /// Real URLs, one per line (plain or .gz), as the member set; non-members are generated.
     #[arg(long)]
     input: Option<PathBuf>,
+    /// Real non-members, one URL per line (plain or .gz): the grid's non-member queries, after dropping
+    /// (and counting) repeats and members of the run.
+    #[arg(long)]
+    non_members: Option<PathBuf>,
     /// Output folder (default reports/<UTC timestamp>; reports/latest then points at it).
     #[arg(long)]
     out: Option<PathBuf>,
@@ -61,7 +65,7 @@ pub struct BenchArgs {
     #[arg(long, value_delimiter = ',')]
     redis_batches: Option<Vec<usize>>,
     /// Continue an interrupted run in DIR with its own parameters: completed cells are kept, the rest run.
-    #[arg(long, conflicts_with_all = ["suite", "scales", "structures", "fpr", "memory_budget", "seed", "reps", "profile", "input", "out", "no_experiments", "redis", "redis_keys", "redis_batches"])]
+    #[arg(long, conflicts_with_all = ["suite", "scales", "structures", "fpr", "memory_budget", "seed", "reps", "profile", "input", "non_members", "out", "no_experiments", "redis", "redis_keys", "redis_batches"])]
     resume: Option<PathBuf>,
 }
 
@@ -78,6 +82,7 @@ impl BenchArgs {
             reps: self.reps,
             profile: self.profile.clone(),
             input: self.input.clone(),
+            non_members: self.non_members.clone(),
             experiments: !self.no_experiments,
             redis: self.redis.clone(),
             redis_keys: self.redis_keys,
@@ -88,6 +93,12 @@ impl BenchArgs {
 
 pub fn run(args: BenchArgs) -> Result<i32> {
     // Everything is validated before the folder is touched.
+    if let Some(path) = args.non_members.as_ref().filter(|_| !args.quiet) {
+        eprintln!(
+            "checking the non-members of {} against the run's members…",
+            path.display()
+        );
+    }
     let session = match &args.resume {
         Some(dir) => Session::resume(dir)?,
         None => Session::new(RunSpec::from_options(&args.options())?, args.out.as_deref())?,

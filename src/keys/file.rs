@@ -3,16 +3,56 @@
 //! Invariants: a line is a key, as its bytes, without its line ending (`\n` or `\r\n`); blank lines are
 //! skipped; a line that is not UTF-8 is a key like any other (real crawl lists carry stray bytes) and is
 //! counted; a line holding a NUL byte (a binary file) or longer than [`MAX_LINE_BYTES`] is an error naming
-//! the file and line and quoting the line's start escaped.
+//! the file and line and quoting the line's start escaped. A file can be read through a [`KeyMask`]: only
+//! the keys (numbered from 0 in file order, blank lines not counted) the mask keeps come out.
 
 use crate::keys::KeyBatch;
 use crate::{Error, Result};
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// The longest accepted line (64 KiB).
 pub const MAX_LINE_BYTES: usize = 64 * 1024;
+
+/// Which keys of a file to keep, by their number in file order (one bit each).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct KeyMask {
+    words: Vec<u64>,
+    kept: u64,
+}
+
+impl KeyMask {
+    /// A mask of `keys` keys keeping none.
+    pub fn none(keys: u64) -> Self {
+        KeyMask {
+            words: vec![0; keys.div_ceil(64) as usize],
+            kept: 0,
+        }
+    }
+
+    /// Keeps key `ordinal` (which must be below the mask's size).
+    pub fn keep(&mut self, ordinal: u64) {
+        let (word, bit) = ((ordinal / 64) as usize, 1u64 << (ordinal % 64));
+        if self.words[word] & bit == 0 {
+            self.words[word] |= bit;
+            self.kept += 1;
+        }
+    }
+
+    /// Whether key `ordinal` is kept (keys past the mask's size are not).
+    pub fn keeps(&self, ordinal: u64) -> bool {
+        self.words
+            .get((ordinal / 64) as usize)
+            .is_some_and(|w| w & (1 << (ordinal % 64)) != 0)
+    }
+
+    /// How many keys are kept.
+    pub fn kept(&self) -> u64 {
+        self.kept
+    }
+}
 
 /// Reads keys from a URL file.
 pub struct UrlFile {
@@ -23,6 +63,10 @@ pub struct UrlFile {
     non_utf8_lines: u64,
     /// The error of a bad line met after some keys of a batch, returned by the next read.
     pending: Option<Error>,
+    /// Only the keys this keeps come out (all when `None`).
+    mask: Option<Arc<KeyMask>>,
+    /// Keys met so far, kept or not.
+    ordinal: u64,
 }
 
 /// What one pass over a URL file found.
@@ -45,12 +89,17 @@ pub fn quoted(line: &[u8]) -> String {
 }
 
 impl UrlFile {
-    /// Opens `path` (gzip when it ends in `.gz`).
+    /// Opens `path` (gzip when it ends in `.gz`), given by `--input`.
     pub fn open(path: &Path) -> Result<Self> {
+        Self::open_for(path, "--input")
+    }
+
+    /// Opens `path` (gzip when it ends in `.gz`); `flag` names where it was given, in errors.
+    pub fn open_for(path: &Path, flag: &str) -> Result<Self> {
         let file = File::open(path).map_err(|e| Error::io(path, e))?;
         if file.metadata().map(|m| m.is_dir()).unwrap_or(false) {
             return Err(Error::invalid(
-                "--input",
+                flag,
                 format!("{} is a directory, expected a file of URLs", path.display()),
             ));
         }
@@ -69,7 +118,15 @@ impl UrlFile {
             buf: Vec::new(),
             non_utf8_lines: 0,
             pending: None,
+            mask: None,
+            ordinal: 0,
         })
+    }
+
+    /// The same file, giving only the keys `mask` keeps.
+    pub fn masked(mut self, mask: Arc<KeyMask>) -> Self {
+        self.mask = Some(mask);
+        self
     }
 
     /// Reads keys from any reader (e.g. stdin); `name` stands for the path in errors.
@@ -81,6 +138,8 @@ impl UrlFile {
             buf: Vec::new(),
             non_utf8_lines: 0,
             pending: None,
+            mask: None,
+            ordinal: 0,
         }
     }
 
@@ -146,6 +205,11 @@ impl UrlFile {
                     quoted(key)
                 )));
             }
+            let ordinal = self.ordinal;
+            self.ordinal += 1;
+            if self.mask.as_ref().is_some_and(|m| !m.keeps(ordinal)) {
+                continue;
+            }
             self.non_utf8_lines += u64::from(std::str::from_utf8(key).is_err());
             return Ok(Some(0..end));
         }
@@ -153,7 +217,12 @@ impl UrlFile {
 
     /// Counts the keys of the whole file and those not UTF-8 (one pass), validating every line.
     pub fn count(path: &Path) -> Result<LineCount> {
-        let mut file = UrlFile::open(path)?;
+        Self::count_for(path, "--input")
+    }
+
+    /// [`UrlFile::count`] of a file given by `flag`.
+    pub fn count_for(path: &Path, flag: &str) -> Result<LineCount> {
+        let mut file = UrlFile::open_for(path, flag)?;
         let mut batch = KeyBatch::with_capacity(4096, 80);
         let mut total = 0;
         loop {
@@ -166,7 +235,7 @@ impl UrlFile {
         }
         if total == 0 {
             return Err(Error::invalid(
-                "--input",
+                flag,
                 format!("{} holds no URLs (empty file)", path.display()),
             ));
         }
@@ -205,5 +274,18 @@ mod tests {
             error.contains("<test>:4") && error.contains(r#""\x00\x01""#),
             "{error}"
         );
+    }
+
+    #[test]
+    fn a_mask_keeps_only_its_keys_counted_in_file_order_without_blank_lines() {
+        let mut mask = KeyMask::none(4);
+        mask.keep(1);
+        mask.keep(3);
+        mask.keep(3);
+        assert_eq!(mask.kept(), 2);
+        let mut f = file(b"a\n\nb\nc\nd\ne\n").masked(Arc::new(mask));
+        let mut batch = KeyBatch::default();
+        assert_eq!(f.read_batch(&mut batch, 100).unwrap(), 2);
+        assert_eq!((batch.key(0), batch.key(1)), (&b"b"[..], &b"d"[..]));
     }
 }

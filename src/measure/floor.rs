@@ -38,6 +38,12 @@ pub struct PageProbe {
     pub huge_page_bytes: u64,
 }
 
+/// An array of at least `bytes` (whole 64-byte lines), every page touched and huge pages asked for, as a
+/// filter's array is: what [`read_lines`] reads for the floor of a filter of that size.
+pub fn line_array(bytes: u64) -> Vec<u64> {
+    touched_array((bytes.div_ceil(64) * 64).max(64) as usize, true)
+}
+
 /// An array of `bytes`, every page touched, with or without huge pages asked for.
 fn touched_array(bytes: usize, huge: bool) -> Vec<u64> {
     let mut words = vec![0u64; bytes / 8];

@@ -42,7 +42,24 @@ th{{background:#f3f3f3}}td:first-child,th:first-child{{text-align:left}}.bad{{co
                     };
                     format!(", members from {}{stray}", esc(i))
                 })
-                .unwrap_or_default(),
+                .unwrap_or_default()
+                + &h.non_members
+                    .as_ref()
+                    .map(|f| format!(
+                        ", non-members from {} ({} keys; {} repeats and {} members dropped after checking it against the first {} members; {} queried at most{})",
+                        esc(&f.path),
+                        f.keys,
+                        f.repeats_dropped,
+                        f.members_dropped,
+                        f.members_checked,
+                        f.kept,
+                        if f.non_utf8_lines > 0 {
+                            format!("; {} lines not UTF-8, kept as their bytes", f.non_utf8_lines)
+                        } else {
+                            String::new()
+                        }
+                    ))
+                    .unwrap_or_default(),
             esc(&h.machine.cpu_model),
             h.machine.cores,
             human_bytes(h.machine.total_memory_bytes as f64),

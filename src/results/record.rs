@@ -7,9 +7,10 @@ use serde::{Deserialize, Serialize};
 
 /// The version of the record schema written by this build. 2 added the `shared`, `sweep_skipped` and
 /// `memory_probe` records and the header's `redis*` fields; 3 times every cell per key and, where the
-/// structure has a batch API, batched (`timed_per_key`, `batched_*`), and repeats the memory floor.
-/// Older files read unchanged.
-pub const SCHEMA_VERSION: u32 = 3;
+/// structure has a batch API, batched (`timed_per_key`, `batched_*`), and repeats the memory floor; 4 reads
+/// the floor once per n in one array for every structure (`memory_floor_array_bytes`) and may name real
+/// non-members in the header (`non_members`). Older files read unchanged.
+pub const SCHEMA_VERSION: u32 = 4;
 
 /// One line of `results.jsonl`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -59,6 +60,9 @@ pub struct RunHeader {
     /// Lines of `input` that were not valid UTF-8 (measured as their bytes like the others).
     #[serde(default)]
     pub input_non_utf8_lines: Option<u64>,
+    /// Real non-members (`--non-members`): the file and what checking it against the members found.
+    #[serde(default)]
+    pub non_members: Option<NonMemberFile>,
     /// Whether the experiments beyond the grid were asked for.
     #[serde(default)]
     pub experiments: bool,
@@ -76,6 +80,25 @@ pub struct RunHeader {
     pub key_lengths: KeyLengths,
     pub machine: MachineInfo,
     pub dedupbench_version: String,
+}
+
+/// A file of real non-members, checked against the members before the run: its keys less repeats and
+/// less members are the grid's non-member queries, in file order.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NonMemberFile {
+    pub path: String,
+    /// Keys in the file (non-blank lines).
+    pub keys: u64,
+    /// Keys dropped as repeats of an earlier line of the file.
+    pub repeats_dropped: u64,
+    /// Distinct keys dropped because they are members of the run (the first `members_checked` members).
+    pub members_dropped: u64,
+    /// Members the file was checked against (the largest scale's).
+    pub members_checked: u64,
+    /// Keys kept: every one distinct and not a member.
+    pub kept: u64,
+    /// Keys of the file that are not valid UTF-8 (measured as their bytes like the others).
+    pub non_utf8_lines: u64,
 }
 
 /// One measured (structure, n) cell of the grid.
@@ -150,10 +173,16 @@ pub struct CellRecord {
     pub batched_member_query_ns_per_key: Option<Summary>,
     #[serde(default)]
     pub batched_non_member_query_ns_per_key: Option<Summary>,
-    /// The machine's memory floor: one random cache-line read per key in the structure's own array
-    /// (the median of [`CellRecord::memory_floor_reads_ns_per_key`] from schema 3 on).
+    /// The machine's memory floor: one random cache-line read per key, prefetched as a batched lookup
+    /// is (the median of [`CellRecord::memory_floor_reads_ns_per_key`] from schema 3 on). Since schema 4
+    /// it is read once per n in one array of [`CellRecord::memory_floor_array_bytes`] (a `blocked` filter's
+    /// size for n and the run's rate) and the same figure stands in every cell at n that has a word array;
+    /// before, each structure's own array was read.
     #[serde(default)]
     pub memory_floor_ns_per_key: Option<f64>,
+    /// The size of the array the floor was read in (`None` before schema 4: the structure's own).
+    #[serde(default)]
+    pub memory_floor_array_bytes: Option<u64>,
     /// The floor's repetitions over the same hashed keys: median, min and max.
     #[serde(default)]
     pub memory_floor_reads_ns_per_key: Option<Summary>,

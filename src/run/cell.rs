@@ -123,9 +123,6 @@ impl Runner<'_> {
             if rep == 0 {
                 fill_fpr = structure.fill_fpr();
                 huge_pages = crate::structures::mem::anon_huge_page_bytes();
-                if n >= 1_000_000 {
-                    floor = self.memory_floor(structure.as_ref(), timing_queries.min(n))?;
-                }
                 let (rss_after, rss_peak) = machine::rss_bytes();
                 outcome = Some((
                     build.hits,
@@ -140,8 +137,13 @@ impl Runner<'_> {
                 ));
             }
             let batch_path = structure.batch_path();
+            let word_array = structure.word_array().is_some();
             drop(structure);
             machine::release_free_heap();
+            // After the structure is gone, so its array and the floor's are never held together.
+            if rep == 0 && word_array && n >= 1_000_000 {
+                floor = Some(self.memory_floor(config)?);
+            }
             if batch_path {
                 let batched = self.batched_timings(kind, config, n, timing_queries, &label)?;
                 if batched.reported_new != build.hits {
@@ -222,8 +224,9 @@ impl Runner<'_> {
                 .then(|| summarize(&batched_member)),
             batched_non_member_query_ns_per_key: (!batched_non_member.is_empty())
                 .then(|| summarize(&batched_non_member)),
-            memory_floor_ns_per_key: floor.map(|f| f.median),
-            memory_floor_reads_ns_per_key: floor,
+            memory_floor_ns_per_key: floor.map(|f| f.reads.median),
+            memory_floor_reads_ns_per_key: floor.map(|f| f.reads),
+            memory_floor_array_bytes: floor.map(|f| f.array_bytes),
             anon_huge_pages_bytes: huge_pages,
         })
     }
@@ -313,34 +316,56 @@ impl Runner<'_> {
         Ok(Some(slowest_ns as f64 / n.max(1) as f64))
     }
 
-    /// The memory floor in `s`'s own array: one random line read per key for `keys` hashed keys (at most
-    /// [`FLOOR_KEYS`], hashed once, untimed), read [`FLOOR_REPEATS`] times; the median and spread of the
-    /// repeats. The first repeat also warms the page tables, as a filter's own passes would have.
-    fn memory_floor(&mut self, s: &dyn Membership, keys: u64) -> Result<Option<Summary>> {
-        // Only structures whose whole state is one word array (a chain of slices has no single size).
-        let Some(words) = s.word_array() else {
-            return Ok(None);
-        };
+    /// The memory floor at `config`'s n: one random line read per key for up to [`FLOOR_KEYS`] keys (hashed
+    /// once, untimed), read [`FLOOR_REPEATS`] times in one array the size of a `blocked` filter for n and
+    /// the run's rate (huge pages asked for, every page touched); the median and spread of the repeats.
+    /// Measured once per n and shared by every cell at n, so the structures compared against it are
+    /// compared against the same figure. The first repeat also warms the page tables.
+    fn memory_floor(&mut self, config: &BuildConfig) -> Result<MemoryFloor> {
+        let n = config.expected_keys;
+        if let Some((_, floor)) = self.floors.iter().find(|(at, _)| *at == n) {
+            return Ok(*floor);
+        }
+        let bits = crate::structures::blocked::BlockedKind
+            .planned_geometry(config)
+            .bits
+            .unwrap_or(n * 10);
+        let array_bytes = bits.div_ceil(512) * 64;
+        let words = crate::measure::floor::line_array(array_bytes);
         let lines = (words.len() / 8).max(1) as u64;
-        // Hashed with another seed than the structure's, so the reads land apart from its probes.
-        let mut non_members = self
+        // Hashed with another seed than the structures', so the reads land apart from their probes.
+        let mut keys = self
             .source
-            .non_members(0..keys.min(FLOOR_KEYS), s.seed() ^ 0xF100)
+            .generated_non_members(0..n.min(FLOOR_KEYS), self.plan.seed ^ 0xF100)
             .with_batch_keys(BATCH_KEYS);
         let mut hashes = Vec::new();
-        while non_members.next_hashed(&mut self.batch)? > 0 {
+        while keys.next_hashed(&mut self.batch)? > 0 {
             hashes.extend_from_slice(self.batch.hashes());
         }
         let mut per_read = Vec::new();
         let mut sum = 0u64;
         for _ in 0..FLOOR_REPEATS {
             let t0 = Instant::now();
-            sum = sum.wrapping_add(crate::measure::floor::read_lines(words, lines, &hashes));
+            sum = sum.wrapping_add(crate::measure::floor::read_lines(&words, lines, &hashes));
             per_read.push(t0.elapsed().as_nanos() as f64 / hashes.len().max(1) as f64);
         }
         std::hint::black_box(sum);
-        Ok(Some(summarize(&per_read)))
+        drop(words);
+        machine::release_free_heap();
+        let floor = MemoryFloor {
+            array_bytes: lines * 64,
+            reads: summarize(&per_read),
+        };
+        self.floors.push((n, floor));
+        Ok(floor)
     }
+}
+
+/// The memory floor at one n.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct MemoryFloor {
+    array_bytes: u64,
+    reads: Summary,
 }
 
 /// Keys of the memory floor (hashed once: 16 bytes each).

@@ -91,6 +91,8 @@ pub struct Runner<'a> {
     /// Whether a second thread makes the keys during passes (off in the shared-filter sweep, where the
     /// Redis server needs that core).
     generate_alongside: bool,
+    /// The memory floor measured at each n so far (one array per n, shared by its cells).
+    floors: Vec<(u64, cell::MemoryFloor)>,
 }
 
 impl<'a> Runner<'a> {
@@ -113,6 +115,7 @@ impl<'a> Runner<'a> {
             batch: KeyBatch::with_capacity(BATCH_KEYS, 96),
             failures: Vec::new(),
             generate_alongside: true,
+            floors: Vec::new(),
         })
     }
 

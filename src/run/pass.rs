@@ -44,7 +44,13 @@ pub(super) enum PassKeys {
         n: u64,
         count: u64,
     },
+    /// The grid's non-members (generated, or a checked file's).
     NonMembers {
+        count: u64,
+        deadline: Option<Instant>,
+    },
+    /// Generated non-members `[0, count)`, whatever the grid's are (the experiments').
+    GeneratedNonMembers {
         count: u64,
         deadline: Option<Instant>,
     },
@@ -80,14 +86,18 @@ impl Runner<'_> {
         let (total, deadline) = match &keys {
             PassKeys::Members(n) => (*n, None),
             PassKeys::MemberSample { count, .. } => (*count, None),
-            PassKeys::NonMembers { count, deadline } => (*count, *deadline),
+            PassKeys::NonMembers { count, deadline }
+            | PassKeys::GeneratedNonMembers { count, deadline } => (*count, *deadline),
         };
         self.progress.start(&format!("{label}: {phase}"), total);
         // Hashing is timed in `work`, so the pipeline only makes the keys here.
         let mut producer = match keys {
             PassKeys::Members(n) => self.source.members(n, seed)?,
             PassKeys::MemberSample { n, count } => self.source.member_sample(n, count, seed)?,
-            PassKeys::NonMembers { count, .. } => self.source.non_members(0..count, seed),
+            PassKeys::NonMembers { count, .. } => self.source.non_members(count, seed)?,
+            PassKeys::GeneratedNonMembers { count, .. } => {
+                self.source.generated_non_members(0..count, seed)
+            }
         }
         .with_batch_keys(BATCH_KEYS);
         let mut timing = PassTiming::default();
@@ -189,7 +199,7 @@ impl Runner<'_> {
         Ok(timing)
     }
 
-    /// Counts non-members `[0, count)` reported present (for experiments), with a deadline.
+    /// Counts generated non-members `[0, count)` reported present (for experiments), with a deadline.
     pub fn count_false_positives(
         &mut self,
         s: &dyn Membership,
@@ -203,7 +213,7 @@ impl Runner<'_> {
             "query non-members",
             None,
             Some(s),
-            PassKeys::NonMembers { count, deadline },
+            PassKeys::GeneratedNonMembers { count, deadline },
             Path::Batched,
         )?;
         Ok((t.hits, t.keys))

@@ -3,7 +3,7 @@
 //! sweep. Everything that can be refused is checked before the folder is touched.
 
 use super::resume::{Completed, WorkId};
-use super::source::{KeySource, Members};
+use super::source::{KeySource, Members, NonMembers};
 use super::spec::RunSpec;
 use super::{out_dir, Progress, RunPlan, Runner, Suite, SweepPlan};
 use crate::keys::{Profile, UrlGenerator, NON_MEMBER_BASE};
@@ -103,7 +103,7 @@ impl Session {
 }
 
 /// The plan of `spec`, its key source and its profile's name; connects to the Redis server (a wrong
-/// address fails here) and counts an input file.
+/// address fails here), counts an input file and checks a non-member file against the members.
 fn plan(spec: &RunSpec) -> Result<(RunPlan, KeySource, String)> {
     let profile = Profile::load(&spec.profile)?;
     let mut plan = RunPlan::for_suite(
@@ -160,7 +160,16 @@ fn plan(spec: &RunSpec) -> Result<(RunPlan, KeySource, String)> {
     }
     plan.fit_experiments_to_scales();
     let generator = UrlGenerator::new(profile.clone(), spec.seed);
-    Ok((plan, KeySource { generator, members }, profile.name))
+    let mut source = KeySource {
+        generator,
+        members,
+        non_members: NonMembers::Generated,
+    };
+    if let Some(path) = &spec.non_members {
+        let largest = plan.scales.iter().copied().max().unwrap_or(0);
+        source.non_members = NonMembers::from_file(path, &source, largest)?;
+    }
+    Ok((plan, source, profile.name))
 }
 
 /// The record that opens a new run's results: its request, resolved, and the machine it ran on.
@@ -180,6 +189,7 @@ fn header(spec: &RunSpec, plan: &RunPlan, profile: &str, source: &KeySource) -> 
             Members::File { non_utf8_lines, .. } => Some(*non_utf8_lines),
             Members::Generated => None,
         },
+        non_members: source.non_members.checked().cloned(),
         experiments: plan.experiments.is_some(),
         redis: spec.redis.as_ref().map(|u| u.to_string()),
         redis_structures: spec

@@ -1,11 +1,20 @@
-//! Where a run's keys come from: the generator (members and non-members by index) or a real URL file
-//! (members, read again for every pass; non-members are then generated).
+//! Where a run's keys come from: the generator (members and non-members by index) or real URL files
+//! (members, and non-members checked disjoint from them, read again for every pass).
+//!
+//! Invariant: a non-member file's keys are queried only once checked: repeats and keys that are members
+//! of the run (its largest scale's) are dropped and counted, so every non-member query is a distinct
+//! non-member. Generated non-members are disjoint by construction (indices at or above 2⁴⁷).
 
-use crate::keys::file::UrlFile;
+use crate::keys::file::{KeyMask, UrlFile};
 use crate::keys::{KeyBatch, KeyPipeline, UrlGenerator};
+use crate::results::NonMemberFile;
 use crate::structures::KeyLengths;
-use crate::Result;
+use crate::{Error, Result};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// The flag that names a non-member file.
+const NON_MEMBERS_FLAG: &str = "--non-members";
 
 /// Member keys of a run.
 pub enum Members {
@@ -59,10 +68,98 @@ impl Members {
     }
 }
 
-/// The keys of a run: members and the generator that also makes the non-members.
+/// Non-member keys of a run's grid.
+pub enum NonMembers {
+    /// Generated non-members (never members by construction).
+    Generated,
+    /// The keys of a URL file that `mask` keeps: distinct, and none a member.
+    File {
+        path: PathBuf,
+        mask: Arc<KeyMask>,
+        checked: NonMemberFile,
+    },
+}
+
+/// A key's 128-bit fingerprint (both halves of its seed-0 hash): a false match between distinct keys
+/// has probability about k²/2¹²⁹ for k keys.
+fn fingerprint(h: &crate::hash::KeyHash) -> u128 {
+    (u128::from(h.h1) << 64) | u128::from(h.h2)
+}
+
+impl NonMembers {
+    /// The non-members of a URL file, checked against the first `member_count` members of `source`: one
+    /// pass over the file (fingerprints of its distinct keys, repeats counted), one over the members
+    /// (fingerprints found are dropped). Holds ≈ 40 bytes per distinct key of the file while checking.
+    pub fn from_file(path: &Path, source: &KeySource, member_count: u64) -> Result<NonMembers> {
+        let count = UrlFile::count_for(path, NON_MEMBERS_FLAG)?;
+        let mut first_at = hashbrown::HashMap::<u128, u64>::with_capacity(count.keys as usize);
+        let mut batch = KeyBatch::with_capacity(4096, 80);
+        let mut file = KeyPipeline::file(UrlFile::open_for(path, NON_MEMBERS_FLAG)?, u64::MAX, 0);
+        let (mut ordinal, mut repeats) = (0u64, 0u64);
+        while file.next_hashed(&mut batch)? > 0 {
+            for h in batch.hashes() {
+                match first_at.entry(fingerprint(h)) {
+                    hashbrown::hash_map::Entry::Occupied(_) => repeats += 1,
+                    hashbrown::hash_map::Entry::Vacant(slot) => {
+                        slot.insert(ordinal);
+                    }
+                }
+                ordinal += 1;
+            }
+        }
+        let mut members = source.members(member_count, 0)?;
+        let mut members_dropped = 0u64;
+        let mut members_checked = 0u64;
+        while members.next_hashed(&mut batch)? > 0 {
+            members_checked += batch.len() as u64;
+            for h in batch.hashes() {
+                members_dropped += u64::from(first_at.remove(&fingerprint(h)).is_some());
+            }
+        }
+        let mut mask = KeyMask::none(count.keys);
+        for ordinal in first_at.values() {
+            mask.keep(*ordinal);
+        }
+        if mask.kept() == 0 {
+            return Err(Error::invalid(
+                NON_MEMBERS_FLAG,
+                format!(
+                    "{} leaves no non-member: its {} keys are {repeats} repeats and {members_dropped} members of the run; give URLs that are not members",
+                    path.display(),
+                    count.keys
+                ),
+            ));
+        }
+        Ok(NonMembers::File {
+            path: path.to_path_buf(),
+            checked: NonMemberFile {
+                path: path.display().to_string(),
+                keys: count.keys,
+                repeats_dropped: repeats,
+                members_dropped,
+                members_checked,
+                kept: mask.kept(),
+                non_utf8_lines: count.non_utf8,
+            },
+            mask: Arc::new(mask),
+        })
+    }
+
+    /// What checking the file found (`None` for generated non-members).
+    pub fn checked(&self) -> Option<&NonMemberFile> {
+        match self {
+            NonMembers::Generated => None,
+            NonMembers::File { checked, .. } => Some(checked),
+        }
+    }
+}
+
+/// The keys of a run: members, non-members, and the generator (the experiments' keys, the memory floor's,
+/// and generated members and non-members).
 pub struct KeySource {
     pub generator: UrlGenerator,
     pub members: Members,
+    pub non_members: NonMembers,
 }
 
 impl KeySource {
@@ -119,8 +216,20 @@ impl KeySource {
         })
     }
 
-    /// Generated non-members `range`, hashed with `seed`.
-    pub fn non_members(&self, range: std::ops::Range<u64>, seed: u64) -> KeyPipeline<'_> {
+    /// The grid's first `count` non-members (fewer when a file has fewer), hashed with `seed`.
+    pub fn non_members(&self, count: u64, seed: u64) -> Result<KeyPipeline<'_>> {
+        Ok(match &self.non_members {
+            NonMembers::Generated => self.generated_non_members(0..count, seed),
+            NonMembers::File { path, mask, .. } => KeyPipeline::file(
+                UrlFile::open_for(path, NON_MEMBERS_FLAG)?.masked(mask.clone()),
+                count.min(mask.kept()),
+                seed,
+            ),
+        })
+    }
+
+    /// Generated non-members `range`, hashed with `seed` (the experiments' and the memory floor's).
+    pub fn generated_non_members(&self, range: std::ops::Range<u64>, seed: u64) -> KeyPipeline<'_> {
         KeyPipeline::non_members(&self.generator, range, seed)
     }
 }

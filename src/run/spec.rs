@@ -30,6 +30,8 @@ pub struct RunOptions {
     pub profile: String,
     /// Real URLs as the member set.
     pub input: Option<PathBuf>,
+    /// Real URLs as the grid's non-members (checked disjoint from the members).
+    pub non_members: Option<PathBuf>,
     /// Whether to run the experiments beyond the grid.
     pub experiments: bool,
     /// The Redis server of the shared-filter sweep.
@@ -49,6 +51,7 @@ pub struct RunSpec {
     pub reps_explicit: bool,
     pub profile: String,
     pub input: Option<PathBuf>,
+    pub non_members: Option<PathBuf>,
     pub scales: Option<Vec<u64>>,
     pub experiments: bool,
     pub redis: Option<RedisUrl>,
@@ -150,6 +153,15 @@ impl RunSpec {
             .clone()
             .unwrap_or_else(|| SweepPlan::DEFAULT_BATCHES.to_vec());
         check_batches(&redis_batches)?;
+        if options.non_members.is_some() && matches!(suite, Suite::Article6e9 | Suite::Redis) {
+            return Err(Error::invalid(
+                "--non-members",
+                format!(
+                    "applies to the grid's cells; the {} suite makes its own keys (use quick, standard or full)",
+                    suite.name()
+                ),
+            ));
+        }
         Ok(RunSpec {
             suite,
             kinds,
@@ -166,6 +178,7 @@ impl RunSpec {
             reps_explicit: options.reps.is_some(),
             profile: options.profile.clone(),
             input: options.input.clone(),
+            non_members: options.non_members.clone(),
             scales: options.scales.clone(),
             experiments: options.experiments,
         })
@@ -204,6 +217,7 @@ impl RunSpec {
             reps_explicit: h.reps_explicit,
             profile: h.profile.clone(),
             input: h.input.as_ref().map(PathBuf::from),
+            non_members: h.non_members.as_ref().map(|f| PathBuf::from(&f.path)),
             scales: Some(h.scales.clone()),
             experiments: h.experiments,
         })
