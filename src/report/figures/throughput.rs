@@ -145,6 +145,7 @@ fn speed_table(s: &mut String, r: &Results) {
         );
     }
     let _ = writeln!(s, "</table>");
+    paths_table(s, r);
     let ratios = crate::analysis::ratios(r);
     if !ratios.is_empty() {
         let _ = writeln!(s, "<h3>Ratios measured in this run</h3><table><tr><th>ratio</th><th>value</th><th>target</th><th>met</th></tr>");
@@ -172,6 +173,58 @@ fn speed_table(s: &mut String, r: &Results) {
             esc(&missed.join("; "))
         );
     }
+}
+
+/// Each structure with a batch API of its own, per key beside batched, with the memory floor at that n.
+fn paths_table(s: &mut String, r: &Results) {
+    let cells: Vec<&CellRecord> = r
+        .cells
+        .iter()
+        .filter(|c| c.timed_per_key && c.batched_insert_ns_per_key.is_some())
+        .collect();
+    if cells.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        s,
+        "<h3 id=\"paths\">Per key and batched</h3><p>The same structure on its two paths, ns per key (medians, hashing included): one call per key, as every structure is timed above, and its own batch API (prefetching ahead; a fresh build for the insert). Structures without a batch API of their own have no batched figure. The memory floor is one random cache-line read per key, prefetched as a batched lookup is, in one array per n (a <code>blocked</code> filter's size), median [min, max] of its repeats.</p>\
+<table><tr><th>structure</th><th>n</th><th>insert: per key / batched</th><th>member query: per key / batched</th><th>non-member query: per key / batched</th><th>memory floor ns</th></tr>"
+    );
+    let pair = |per_key: crate::stats::Summary, batched: Option<crate::stats::Summary>| match batched {
+        Some(b) => format!(
+            "{:.1} / {:.1} ({:.2}×)",
+            per_key.median,
+            b.median,
+            per_key.median / b.median.max(1e-9)
+        ),
+        None => format!("{:.1} / –", per_key.median),
+    };
+    for c in cells {
+        let floor = match (c.memory_floor_reads_ns_per_key, c.memory_floor_array_bytes) {
+            (Some(f), Some(bytes)) => format!(
+                "{:.1} [{:.1}, {:.1}] in {}",
+                f.median,
+                f.min,
+                f.max,
+                human_bytes(bytes as f64)
+            ),
+            (Some(f), None) => format!("{:.1} [{:.1}, {:.1}] (own array)", f.median, f.min, f.max),
+            _ => "–".into(),
+        };
+        let _ = writeln!(
+            s,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{floor}</td></tr>",
+            esc(&c.structure),
+            human_count(c.n as f64),
+            pair(c.insert_ns_per_key, c.batched_insert_ns_per_key),
+            pair(c.member_query_ns_per_key, c.batched_member_query_ns_per_key),
+            pair(
+                c.non_member_query_ns_per_key,
+                c.batched_non_member_query_ns_per_key
+            ),
+        );
+    }
+    let _ = writeln!(s, "</table>");
 }
 
 /// Random-read costs of this machine by page size and access pattern, as measured.
