@@ -143,7 +143,6 @@ pub fn pass_new_lines(
 ) -> Result<DedupCounts> {
     let mut counts = DedupCounts::default();
     let mut batch = KeyBatch::with_capacity(BATCH_LINES, 96);
-    let mut new = Vec::with_capacity(BATCH_LINES);
     let mut lines =
         KeyPipeline::file(input, u64::MAX, structure.seed()).with_batch_keys(BATCH_LINES);
     let written = (|| -> Result<()> {
@@ -151,15 +150,24 @@ pub fn pass_new_lines(
             if lines.next_hashed(&mut batch)? == 0 {
                 return Ok(());
             }
-            // The whole batch goes in first (the structure's batch path), then its new lines go out:
-            // every line written has been inserted.
-            new.clear();
-            counts.read += batch.len() as u64;
-            counts.passed += structure.insert_batch_if_new(&batch, &mut new);
-            for ((key, _), was_new) in batch.iter().zip(&new) {
-                if *was_new {
-                    write_line(out, key)?;
+            // Through the structure's batch path, each new line written right after its insert: every
+            // line written has been inserted, and a failed write stops the batch at its line (the only
+            // line inserted but not written, as key by key).
+            let mut failed = None;
+            let mut read = 0u64;
+            counts.passed += structure.insert_batch_if_new(&batch, &mut |i, was_new| {
+                read += 1;
+                if was_new {
+                    if let Err(e) = write_line(out, batch.key(i)) {
+                        failed = Some(e);
+                        return false;
+                    }
                 }
+                true
+            });
+            counts.read += read;
+            if let Some(e) = failed {
+                return Err(e);
             }
         }
     })();
@@ -369,20 +377,29 @@ mod tests {
     }
 
     /// The batch path answers "was it new?" exactly as one `insert_if_new` per key in order does, for
-    /// every structure `dedup` can build, on a stream whose batches repeat keys within and across them.
+    /// every structure `dedup` can build, on a stream that repeats keys right after themselves and 5 keys
+    /// later (inside one batch, closer than the prefetch distance) and across batches.
     #[test]
     fn the_batch_path_answers_as_key_by_key_inserts() {
-        let n = 20_000u64;
-        let lines: Vec<String> = (0..n)
-            .map(|i| (i * 7919) % (n / 2))
-            .map(|j| format!("https://h{}.example/p/{j}", j % 37))
-            .collect();
+        let n = 20_000usize;
+        let mut lines: Vec<String> = Vec::with_capacity(n);
+        for i in 0..n {
+            let line = match i {
+                _ if i % 3 == 2 => lines[i - 1].clone(),
+                _ if i % 7 == 6 => lines[i - 5].clone(),
+                _ => {
+                    let j = (i * 7919) % (n / 2);
+                    format!("https://h{}.example/p/{j}", j % 37)
+                }
+            };
+            lines.push(line);
+        }
         let mut batch = KeyBatch::with_capacity(1000, 64);
         for kind in registry::REGISTRY
             .iter()
             .filter(|k| k.dynamic() && !k.remote())
         {
-            let config = BuildConfig::new(n / 4, 0.05, 3);
+            let config = BuildConfig::new(n as u64 / 4, 0.05, 3);
             let mut batched = kind.build(&config).unwrap();
             let mut by_key = kind.build(&config).unwrap();
             let (mut answers, mut expected) = (Vec::new(), Vec::new());
@@ -392,7 +409,11 @@ mod tests {
                     batch.push(line.as_bytes());
                 }
                 batch.hash_all(3);
-                let count = batched.insert_batch_if_new(&batch, &mut answers);
+                let count = batched.insert_batch_if_new(&batch, &mut |i, was_new| {
+                    assert_eq!(i, answers.len() % 1000);
+                    answers.push(was_new);
+                    true
+                });
                 let before = expected.len();
                 for (key, hash) in batch.iter() {
                     expected.push(by_key.insert_if_new(key, hash));
@@ -409,10 +430,75 @@ mod tests {
             );
             assert_eq!(answers.len(), expected.len(), "{}", kind.id());
             assert!(
-                answers.iter().any(|b| !*b),
-                "{}: the stream repeats keys",
+                !answers[2] && !answers[6],
+                "{}: repeats within a batch",
                 kind.id()
             );
+        }
+    }
+
+    /// `each` returning false stops the batch after that key: the keys after it are not inserted.
+    #[test]
+    fn the_batch_path_stops_where_it_is_told() {
+        let mut batch = KeyBatch::with_capacity(100, 64);
+        for i in 0..100 {
+            batch.push(format!("https://a.example/{i}").as_bytes());
+        }
+        batch.hash_all(3);
+        for kind in registry::REGISTRY
+            .iter()
+            .filter(|k| k.dynamic() && !k.remote())
+        {
+            let mut s = kind.build(&BuildConfig::new(1000, 0.001, 3)).unwrap();
+            let mut told = 0;
+            let new = s.insert_batch_if_new(&batch, &mut |i, _| {
+                told += 1;
+                i < 10
+            });
+            assert_eq!((told, new), (11, 11), "{}", kind.id());
+            let held = batch
+                .iter()
+                .filter(|(k, h)| s.contains_hashed(k, *h))
+                .count();
+            // Keys 11.. were never inserted: at most a false positive or two among 89 at 0.1%.
+            assert!((11..=13).contains(&held), "{}: {held} held", kind.id());
+        }
+    }
+
+    /// An output that fails (not a closed pipe) after `left` bytes.
+    struct FailingOutput {
+        left: usize,
+    }
+
+    impl Write for FailingOutput {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            if self.left < buf.len() {
+                return Err(std::io::Error::other("disk full"));
+            }
+            self.left -= buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// A write that fails mid-batch stops the stream at that line: it and the lines before are inserted,
+    /// none after (so a filter saved afterwards holds only what was passed, plus the line that failed).
+    #[test]
+    fn a_failed_write_stops_the_batch_at_its_line() {
+        let text: String = (0..100)
+            .map(|i| format!("https://a.example/{i:03}\n"))
+            .collect();
+        let line_bytes = "https://a.example/000\n".len();
+        for id in ["bloom", "blocked", "hashset"] {
+            let mut s = open(&options(id, 1000)).unwrap();
+            let mut out = FailingOutput {
+                left: 10 * line_bytes,
+            };
+            let error = pass_new_lines(s.as_mut(), input(&text), &mut out).unwrap_err();
+            assert!(error.to_string().contains("disk full"), "{error}");
+            assert_eq!(s.n_inserted(), 11, "{id}");
         }
     }
 

@@ -125,7 +125,7 @@ fn every_bad_input_is_a_one_line_error_with_status_2() {
             "--scales",
         ),
         case(
-            &["bench", "--non-members", &empty, "--quiet", "--out", &o],
+            &["bench", "--non-members", &empty, "--out", &o],
             "--non-members",
         ),
         case(

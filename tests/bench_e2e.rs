@@ -275,7 +275,8 @@ fn non_members_from_a_file_are_checked_disjoint_and_counted() {
         out.stdout
     };
     let non_members = gen(&["--n", "5000", "--non-members", "--seed", "42"]);
-    // Members of the run (indices below its largest scale, 20000), and members past it (not the run's).
+    // Members of the run (below its smallest scale, and between its two scales), and members past its
+    // largest scale (not the run's: they stay).
     let members = gen(&["--n", "30100", "--seed", "42"]);
     let member_lines: Vec<&[u8]> = members.split(|b| *b == b'\n').collect();
     let mut text = non_members.clone();
@@ -285,6 +286,7 @@ fn non_members_from_a_file_are_checked_disjoint_and_counted() {
     }
     for line in member_lines[..400]
         .iter()
+        .chain(&member_lines[5_000..5_100])
         .chain(&member_lines[30_000..30_100])
     {
         text.extend_from_slice(line);
@@ -325,7 +327,7 @@ fn non_members_from_a_file_are_checked_disjoint_and_counted() {
             checked.members_checked,
             checked.kept
         ),
-        (5800, 300, 400, 20_000, 5100)
+        (5900, 300, 500, 20_000, 5100)
     );
     assert_eq!(results.cells.len(), 6);
     for c in &results.cells {
@@ -340,9 +342,49 @@ fn non_members_from_a_file_are_checked_disjoint_and_counted() {
     }
     let page = std::fs::read_to_string(out.join("index.html")).unwrap();
     assert!(
-        page.contains("300 repeats and 400 members dropped"),
+        page.contains("300 repeats and 500 members dropped"),
         "the report names the drops"
     );
+}
+
+/// The memory floor is read once per n in one array and stands in every cell at n that has one, so bloom
+/// and blocked are compared against the same figure; the report sets both paths beside it.
+#[test]
+fn bloom_and_blocked_share_one_memory_floor_per_n() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let results = bench_into(
+        &out,
+        &[
+            "--scales",
+            "1e6",
+            "--structures",
+            "bloom,blocked",
+            "--reps",
+            "1",
+            "--no-experiments",
+            "--quiet",
+        ],
+    );
+    let cell = |id: &str| results.cells.iter().find(|c| c.structure == id).unwrap();
+    let (bloom, blocked) = (cell("bloom"), cell("blocked"));
+    assert!(bloom.memory_floor_ns_per_key.is_some_and(|f| f > 0.0));
+    assert_eq!(
+        bloom.memory_floor_ns_per_key,
+        blocked.memory_floor_ns_per_key
+    );
+    assert_eq!(
+        bloom.memory_floor_reads_ns_per_key,
+        blocked.memory_floor_reads_ns_per_key
+    );
+    let blocked_bytes = blocked.geometry.bits.unwrap() / 8;
+    assert_eq!(bloom.memory_floor_array_bytes, Some(blocked_bytes));
+    assert_eq!(blocked.memory_floor_array_bytes, Some(blocked_bytes));
+    assert!(
+        bloom.batched_insert_ns_per_key.is_some() && blocked.batched_insert_ns_per_key.is_some()
+    );
+    let page = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(page.contains("Per key and batched"));
 }
 
 #[test]

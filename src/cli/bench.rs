@@ -38,7 +38,8 @@ pub struct BenchArgs {
     /// Key profile (built-in name or file).
     #[arg(long, default_value = dedupbench::keys::profile::DEFAULT_PROFILE)]
     profile: String,
-    /// Real URLs, one per line (plain or .gz), as the member set; non-members are generated.
+    /// Real URLs, one per line (plain or .gz), as the member set; non-members are generated unless
+    /// --non-members gives them.
     #[arg(long)]
     input: Option<PathBuf>,
     /// Real non-members, one URL per line (plain or .gz): the grid's non-member queries, after dropping
@@ -93,12 +94,6 @@ impl BenchArgs {
 
 pub fn run(args: BenchArgs) -> Result<i32> {
     // Everything is validated before the folder is touched.
-    if let Some(path) = args.non_members.as_ref().filter(|_| !args.quiet) {
-        eprintln!(
-            "checking the non-members of {} against the run's members…",
-            path.display()
-        );
-    }
     let session = match &args.resume {
         Some(dir) => Session::resume(dir)?,
         None => Session::new(RunSpec::from_options(&args.options())?, args.out.as_deref())?,

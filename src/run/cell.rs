@@ -142,7 +142,7 @@ impl Runner<'_> {
             machine::release_free_heap();
             // After the structure is gone, so its array and the floor's are never held together.
             if rep == 0 && word_array && n >= 1_000_000 {
-                floor = Some(self.memory_floor(config)?);
+                floor = self.memory_floor(config)?;
             }
             if batch_path {
                 let batched = self.batched_timings(kind, config, n, timing_queries, &label)?;
@@ -320,17 +320,22 @@ impl Runner<'_> {
     /// once, untimed), read [`FLOOR_REPEATS`] times in one array the size of a `blocked` filter for n and
     /// the run's rate (huge pages asked for, every page touched); the median and spread of the repeats.
     /// Measured once per n and shared by every cell at n, so the structures compared against it are
-    /// compared against the same figure. The first repeat also warms the page tables.
-    fn memory_floor(&mut self, config: &BuildConfig) -> Result<MemoryFloor> {
+    /// compared against the same figure. The first repeat also warms the page tables. `None` when the
+    /// array would not fit the memory limit (no floor is recorded then).
+    fn memory_floor(&mut self, config: &BuildConfig) -> Result<Option<MemoryFloor>> {
         let n = config.expected_keys;
         if let Some((_, floor)) = self.floors.iter().find(|(at, _)| *at == n) {
-            return Ok(*floor);
+            return Ok(Some(*floor));
         }
         let bits = crate::structures::blocked::BlockedKind
             .planned_geometry(config)
             .bits
             .unwrap_or(n * 10);
         let array_bytes = bits.div_ceil(512) * 64;
+        let keys_bytes = n.min(FLOOR_KEYS) * std::mem::size_of::<crate::hash::KeyHash>() as u64;
+        if (array_bytes + keys_bytes) as f64 * 1.05 > self.memory_limit() as f64 {
+            return Ok(None);
+        }
         let words = crate::measure::floor::line_array(array_bytes);
         let lines = (words.len() / 8).max(1) as u64;
         // Hashed with another seed than the structures', so the reads land apart from their probes.
@@ -357,7 +362,7 @@ impl Runner<'_> {
             reads: summarize(&per_read),
         };
         self.floors.push((n, floor));
-        Ok(floor)
+        Ok(Some(floor))
     }
 }
 

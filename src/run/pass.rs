@@ -49,7 +49,7 @@ pub(super) enum PassKeys {
         count: u64,
         deadline: Option<Instant>,
     },
-    /// Generated non-members `[0, count)`, whatever the grid's are (the experiments').
+    /// Generated non-members `[0, count)`, whatever the grid's are (the experiments' and the sweep's).
     GeneratedNonMembers {
         count: u64,
         deadline: Option<Instant>,
@@ -86,8 +86,10 @@ impl Runner<'_> {
         let (total, deadline) = match &keys {
             PassKeys::Members(n) => (*n, None),
             PassKeys::MemberSample { count, .. } => (*count, None),
-            PassKeys::NonMembers { count, deadline }
-            | PassKeys::GeneratedNonMembers { count, deadline } => (*count, *deadline),
+            PassKeys::NonMembers { count, deadline } => {
+                (self.source.non_member_count(*count), *deadline)
+            }
+            PassKeys::GeneratedNonMembers { count, deadline } => (*count, *deadline),
         };
         self.progress.start(&format!("{label}: {phase}"), total);
         // Hashing is timed in `work`, so the pipeline only makes the keys here.

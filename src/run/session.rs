@@ -65,6 +65,16 @@ impl Session {
         })?;
         let spec = RunSpec::from_header(header)?;
         let (plan, source, _) = plan(&spec)?;
+        if source.non_members.checked() != header.non_members.as_ref() {
+            return Err(Error::invalid(
+                "--resume",
+                format!(
+                    "the run's --non-members file is not what it was: {:?} then, {:?} now",
+                    header.non_members,
+                    source.non_members.checked()
+                ),
+            ));
+        }
         let completed = Completed::prepare(dir)?;
         Ok(Session {
             out: dir.to_path_buf(),
@@ -167,7 +177,8 @@ fn plan(spec: &RunSpec) -> Result<(RunPlan, KeySource, String)> {
     };
     if let Some(path) = &spec.non_members {
         let largest = plan.scales.iter().copied().max().unwrap_or(0);
-        source.non_members = NonMembers::from_file(path, &source, largest)?;
+        let limit = crate::measure::machine::memory_limit_bytes(plan.memory_budget_bytes);
+        source.non_members = NonMembers::from_file(path, &source, largest, limit)?;
     }
     Ok((plan, source, profile.name))
 }

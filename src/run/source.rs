@@ -82,17 +82,42 @@ pub enum NonMembers {
 
 /// A key's 128-bit fingerprint (both halves of its seed-0 hash): a false match between distinct keys
 /// has probability about k²/2¹²⁹ for k keys.
-fn fingerprint(h: &crate::hash::KeyHash) -> u128 {
-    (u128::from(h.h1) << 64) | u128::from(h.h2)
+fn fingerprint(h: &crate::hash::KeyHash) -> [u64; 2] {
+    [h.h1, h.h2]
+}
+
+/// Bytes the check's table of `keys` fingerprints takes at most: hashbrown's buckets (a power of two
+/// at least 8/7 of the entries), 24 bytes and one control byte each.
+fn check_table_bytes(keys: u64) -> u64 {
+    (keys.max(1) * 8 / 7 + 1).next_power_of_two() * 25
 }
 
 impl NonMembers {
     /// The non-members of a URL file, checked against the first `member_count` members of `source`: one
     /// pass over the file (fingerprints of its distinct keys, repeats counted), one over the members
-    /// (fingerprints found are dropped). Holds ≈ 40 bytes per distinct key of the file while checking.
-    pub fn from_file(path: &Path, source: &KeySource, member_count: u64) -> Result<NonMembers> {
+    /// (fingerprints found are dropped). Holds 29–57 bytes per key of the file while checking (a table
+    /// of 24-byte entries; [`check_table_bytes`]), refused with an error beyond `memory_limit_bytes`.
+    pub fn from_file(
+        path: &Path,
+        source: &KeySource,
+        member_count: u64,
+        memory_limit_bytes: u64,
+    ) -> Result<NonMembers> {
         let count = UrlFile::count_for(path, NON_MEMBERS_FLAG)?;
-        let mut first_at = hashbrown::HashMap::<u128, u64>::with_capacity(count.keys as usize);
+        let table_bytes = check_table_bytes(count.keys);
+        if table_bytes > memory_limit_bytes {
+            return Err(Error::invalid(
+                NON_MEMBERS_FLAG,
+                format!(
+                    "checking the {} keys of {} needs ≈ {}; the memory limit is {}: give a shorter file",
+                    count.keys,
+                    path.display(),
+                    crate::units::human_bytes(table_bytes as f64),
+                    crate::units::human_bytes(memory_limit_bytes as f64)
+                ),
+            ));
+        }
+        let mut first_at = hashbrown::HashMap::<[u64; 2], u64>::with_capacity(count.keys as usize);
         let mut batch = KeyBatch::with_capacity(4096, 80);
         let mut file = KeyPipeline::file(UrlFile::open_for(path, NON_MEMBERS_FLAG)?, u64::MAX, 0);
         let (mut ordinal, mut repeats) = (0u64, 0u64);
@@ -214,6 +239,14 @@ impl KeySource {
             }
             Members::File { .. } => self.members(count, seed)?,
         })
+    }
+
+    /// How many of the grid's non-members a pass asking for `count` gets (fewer when a file has fewer).
+    pub fn non_member_count(&self, count: u64) -> u64 {
+        match &self.non_members {
+            NonMembers::Generated => count,
+            NonMembers::File { mask, .. } => count.min(mask.kept()),
+        }
     }
 
     /// The grid's first `count` non-members (fewer when a file has fewer), hashed with `seed`.

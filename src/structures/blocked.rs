@@ -224,9 +224,14 @@ impl Blocked {
     }
 
     /// Scalar batched inserts in order: each key's block is prefetched [`PREFETCH_AHEAD`] keys before it
-    /// is written; `each` hears whether each key was new. Returns how many were.
+    /// is written; `each(i, new)` hears whether key i was new and stops the batch after it by returning
+    /// `false`. Returns how many of the keys inserted were new.
     #[inline(always)]
-    fn insert_prefetched(&mut self, batch: &KeyBatch, mut each: impl FnMut(bool)) -> u64 {
+    fn insert_prefetched(
+        &mut self,
+        batch: &KeyBatch,
+        mut each: impl FnMut(usize, bool) -> bool,
+    ) -> u64 {
         let hashes = batch.hashes();
         let mut new = 0;
         for (i, hash) in hashes.iter().enumerate() {
@@ -235,8 +240,10 @@ impl Blocked {
                 prefetch_word(&self.words, self.offset + block * 8);
             }
             let was_new = self.insert_hashed(&[], *hash);
-            each(was_new);
             new += u64::from(was_new);
+            if !each(i, was_new) {
+                break;
+            }
         }
         new
     }
@@ -298,11 +305,15 @@ impl Membership for Blocked {
             self.inserted += new;
             return new;
         }
-        self.insert_prefetched(batch, |_| {})
+        self.insert_prefetched(batch, |_, _| true)
     }
     /// The scalar prefetching path whatever the CPU (the AVX-512 kernel counts, it does not answer per key).
-    fn insert_batch_if_new(&mut self, batch: &KeyBatch, new: &mut Vec<bool>) -> u64 {
-        self.insert_prefetched(batch, |was_new| new.push(was_new))
+    fn insert_batch_if_new(
+        &mut self,
+        batch: &KeyBatch,
+        each: &mut dyn FnMut(usize, bool) -> bool,
+    ) -> u64 {
+        self.insert_prefetched(batch, each)
     }
     /// Batched lookups: each key's block is prefetched [`PREFETCH_AHEAD`] keys before it is probed, so a
     /// filter far larger than the caches is bound by memory parallelism rather than latency.

@@ -115,10 +115,15 @@ impl Bloom {
         new
     }
 
-    /// Batched inserts in order: the k words of each key are prefetched a few keys ahead; `each` hears
-    /// whether each key was new. Returns how many were.
+    /// Batched inserts in order: the k words of each key are prefetched a few keys ahead; `each(i, new)`
+    /// hears whether key i was new and stops the batch after it by returning `false`. Returns how many of
+    /// the keys inserted were new.
     #[inline(always)]
-    fn insert_prefetched(&mut self, batch: &KeyBatch, mut each: impl FnMut(bool)) -> u64 {
+    fn insert_prefetched(
+        &mut self,
+        batch: &KeyBatch,
+        mut each: impl FnMut(usize, bool) -> bool,
+    ) -> u64 {
         const AHEAD: usize = 8;
         let hashes = batch.hashes();
         let m = self.bits.len();
@@ -133,8 +138,10 @@ impl Bloom {
                 }
             }
             let was_new = Bloom::set_probes(&mut self.bits, self.hashes, *hash);
-            each(was_new);
             new += u64::from(was_new);
+            if !each(i, was_new) {
+                break;
+            }
         }
         self.inserted += new;
         new
@@ -186,10 +193,14 @@ impl Membership for Bloom {
         true
     }
     fn insert_batch(&mut self, batch: &KeyBatch) -> u64 {
-        self.insert_prefetched(batch, |_| {})
+        self.insert_prefetched(batch, |_, _| true)
     }
-    fn insert_batch_if_new(&mut self, batch: &KeyBatch, new: &mut Vec<bool>) -> u64 {
-        self.insert_prefetched(batch, |was_new| new.push(was_new))
+    fn insert_batch_if_new(
+        &mut self,
+        batch: &KeyBatch,
+        each: &mut dyn FnMut(usize, bool) -> bool,
+    ) -> u64 {
+        self.insert_prefetched(batch, each)
     }
     /// Batched lookups: the k words of each key are prefetched a few keys ahead of the probes.
     fn contains_batch(&self, batch: &KeyBatch) -> u64 {

@@ -110,16 +110,23 @@ pub trait Membership: Send + Sync {
         }
         new
     }
-    /// Inserts a hashed batch's keys in order, each as [`Membership::insert_if_new`] would, appending to
-    /// `new` whether each was new; returns how many were. The answers are those of one `insert_if_new`
-    /// per key in order (a key repeated within the batch is new at most once); structures with a batch
-    /// path of their own prefetch ahead here too. What `dedup` calls.
-    fn insert_batch_if_new(&mut self, batch: &KeyBatch, new: &mut Vec<bool>) -> u64 {
+    /// Inserts a hashed batch's keys in order, each as [`Membership::insert_if_new`] would, calling
+    /// `each(i, was_new)` right after key i and stopping after the key for which it returns `false`;
+    /// returns how many of the keys inserted were new. The answers are those of one `insert_if_new` per
+    /// key in order (a key repeated within the batch is new at most once); structures with a batch path
+    /// of their own prefetch ahead here too. What `dedup` calls, writing each new line from `each`.
+    fn insert_batch_if_new(
+        &mut self,
+        batch: &KeyBatch,
+        each: &mut dyn FnMut(usize, bool) -> bool,
+    ) -> u64 {
         let mut count = 0;
-        for (key, hash) in batch.iter() {
+        for (i, (key, hash)) in batch.iter().enumerate() {
             let was_new = self.insert_if_new(key, hash);
-            new.push(was_new);
             count += u64::from(was_new);
+            if !each(i, was_new) {
+                break;
+            }
         }
         count
     }

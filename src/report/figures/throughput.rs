@@ -187,18 +187,19 @@ fn paths_table(s: &mut String, r: &Results) {
     }
     let _ = writeln!(
         s,
-        "<h3 id=\"paths\">Per key and batched</h3><p>The same structure on its two paths, ns per key (medians, hashing included): one call per key, as every structure is timed above, and its own batch API (prefetching ahead; a fresh build for the insert). Structures without a batch API of their own have no batched figure. The memory floor is one random cache-line read per key, prefetched as a batched lookup is, in one array per n (a <code>blocked</code> filter's size), median [min, max] of its repeats.</p>\
+        "<h3 id=\"paths\">Per key and batched</h3><p>The same structure on its two paths, ns per key (medians, hashing included): one call per key, as every structure is timed above, and its own batch API (prefetching ahead; a fresh build for the insert). Only structures with a batch API of their own are listed; the others are timed per key alone (above). The memory floor is one random cache-line read per key, prefetched as a batched lookup is, in one array per n (a <code>blocked</code> filter's size), median [min, max] of its repeats.</p>\
 <table><tr><th>structure</th><th>n</th><th>insert: per key / batched</th><th>member query: per key / batched</th><th>non-member query: per key / batched</th><th>memory floor ns</th></tr>"
     );
-    let pair = |per_key: crate::stats::Summary, batched: Option<crate::stats::Summary>| match batched {
-        Some(b) => format!(
-            "{:.1} / {:.1} ({:.2}×)",
-            per_key.median,
-            b.median,
-            per_key.median / b.median.max(1e-9)
-        ),
-        None => format!("{:.1} / –", per_key.median),
-    };
+    let pair =
+        |per_key: crate::stats::Summary, batched: Option<crate::stats::Summary>| match batched {
+            Some(b) => format!(
+                "{:.1} / {:.1} ({:.2}×)",
+                per_key.median,
+                b.median,
+                per_key.median / b.median.max(1e-9)
+            ),
+            None => format!("{:.1} / –", per_key.median),
+        };
     for c in cells {
         let floor = match (c.memory_floor_reads_ns_per_key, c.memory_floor_array_bytes) {
             (Some(f), Some(bytes)) => format!(
