@@ -270,6 +270,15 @@ impl Membership for Blocked {
     }
     #[inline]
     fn insert_hashed(&mut self, _key: &[u8], hash: KeyHash) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        if self.simd {
+            let (blocks, k) = (self.blocks, self.hashes);
+            let body = &mut self.words[self.offset..self.offset + blocks as usize * 8];
+            // SAFETY: `simd` is only true when the CPU has AVX-512F and DQ; `body` is 64-byte aligned.
+            let new = unsafe { simd::insert_one(body, blocks, k, hash) };
+            self.inserted += new as u64;
+            return new;
+        }
         let (block, masks) = locate(hash, self.blocks, self.hashes);
         let base = self.offset + block * 8;
         let words: &mut [u64; 8] = (&mut self.words[base..base + 8])
@@ -286,6 +295,11 @@ impl Membership for Blocked {
     }
     #[inline]
     fn contains_hashed(&self, _key: &[u8], hash: KeyHash) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        if self.simd {
+            // SAFETY: `simd` is only true when the CPU has AVX-512F and DQ; `body` is 64-byte aligned.
+            return unsafe { simd::contains_one(self.body(), self.blocks, self.hashes, hash) };
+        }
         let (block, masks) = locate(hash, self.blocks, self.hashes);
         self.probe(block, &masks)
     }

@@ -50,6 +50,35 @@ pub fn masks(h2: u64, hashes: u32) -> [u64; 8] {
     out
 }
 
+/// Whether one key's bits are all set (the per-key lookup: a few instructions, so the core keeps several
+/// keys' misses in flight even without prefetching). Same alignment contract as [`contains_batch`].
+#[target_feature(enable = "avx512f,avx512dq")]
+pub fn contains_one(body: &[u64], blocks: u64, hashes: u32, hash: KeyHash) -> bool {
+    let at = reduce(hash.h1, blocks) as usize * 8;
+    assert!(at + 8 <= body.len());
+    // SAFETY: the 8 words at `at` lie inside `body` (asserted), a multiple of 8 words from its 64-byte
+    // aligned start (the callers' contract).
+    let block = unsafe { _mm512_load_si512(body.as_ptr().add(at) as *const __m512i) };
+    let missing = _mm512_andnot_si512(block, mask_vector(hash.h2, hashes));
+    _mm512_test_epi64_mask(missing, missing) == 0
+}
+
+/// Sets one key's bits; returns whether any was clear. Same contract as [`contains_one`].
+#[target_feature(enable = "avx512f,avx512dq")]
+pub fn insert_one(body: &mut [u64], blocks: u64, hashes: u32, hash: KeyHash) -> bool {
+    let at = reduce(hash.h1, blocks) as usize * 8;
+    assert!(at + 8 <= body.len());
+    let masks = mask_vector(hash.h2, hashes);
+    // SAFETY: as in `contains_one`; `body` is borrowed mutably, so nothing else sees the store.
+    unsafe {
+        let line = body.as_mut_ptr().add(at) as *mut __m512i;
+        let block = _mm512_load_si512(line as *const __m512i);
+        let missing = _mm512_andnot_si512(block, masks);
+        _mm512_store_si512(line, _mm512_or_si512(block, masks));
+        _mm512_test_epi64_mask(missing, missing) != 0
+    }
+}
+
 /// Counts the hashes whose bits are all set, prefetching each block [`PREFETCH_AHEAD`] keys ahead.
 ///
 /// `body` must start on a 64-byte boundary and hold `blocks` blocks of 8 words.

@@ -29,7 +29,8 @@ fn batch(from: u64, to: u64) -> KeyBatch {
     batch
 }
 
-/// The vector kernels build the same bits and give the same answers as the scalar path, for every k.
+/// The vector kernels (batched and per key) build the same bits and give the same answers as the scalar
+/// path, for every k.
 #[test]
 fn vector_and_scalar_paths_agree_bit_for_bit() {
     if !simd_available() {
@@ -64,6 +65,28 @@ fn vector_and_scalar_paths_agree_bit_for_bit() {
             assert_eq!(found, one_by_one.count() as u64, "k = {k}");
         }
         assert_eq!(vector.contains_batch(&members), members.len() as u64);
+        // The per-key kernels: inserts one by one build the scalar path's bits and answer as it does.
+        let mut per_key = Blocked::new(3000, k, 7);
+        let new = members
+            .iter()
+            .filter(|(key, h)| per_key.insert_hashed(key, *h))
+            .count() as u64;
+        assert_eq!(
+            (new, per_key.body()),
+            (scalar.inserted, scalar.body()),
+            "k = {k}"
+        );
+        for probe in [&members, &others] {
+            let answers = |f: &Blocked| -> Vec<bool> {
+                probe
+                    .iter()
+                    .map(|(key, h)| f.contains_hashed(key, h))
+                    .collect()
+            };
+            let (a, b) = (answers(&per_key), answers(&scalar));
+            let first_difference = a.iter().zip(&b).position(|(x, y)| x != y);
+            assert_eq!(first_difference, None, "k = {k}: first different answer");
+        }
     }
 }
 
