@@ -52,6 +52,77 @@ pub struct Advice {
     pub bloom_bytes_for_target: f64,
     pub ladder: Vec<Rung>,
     pub notes: Vec<String>,
+    /// The user's current tool as a run measured it (`advise --current ID`), beside the advice.
+    pub current: Option<CurrentTool>,
+}
+
+/// The tool a user has now, as a bench run measured it, projected to the workload.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CurrentTool {
+    pub id: String,
+    /// The measured cell nearest the workload's n (log scale).
+    pub measured_at_n: u64,
+    pub bytes_per_key: f64,
+    pub insert_ns_per_key: f64,
+    pub query_ns_per_key: f64,
+    pub observed_fpr: f64,
+    pub observed_fpr_wilson95: crate::stats::Interval,
+    /// Bytes at the workload's largest n: the line fitted to its cells of ≥ 10⁵ keys, else the nearest
+    /// cell's bytes per key × n (a projection either way).
+    pub bytes_at_n: f64,
+    /// Where `bytes_at_n` comes from.
+    pub bytes_source: String,
+    pub fits_budget: bool,
+}
+
+/// `id` as the run in `results` measured it, projected to `workload` (an error when the run holds no
+/// measured cell of it, naming how to measure it).
+pub fn current_tool(workload: &Workload, results: &Results, id: &str) -> Result<CurrentTool> {
+    let kind =
+        crate::registry::find(id).map_err(|e| crate::Error::invalid("--current", e.to_string()))?;
+    let n = workload.n_high;
+    let Some(cell) = results
+        .cells
+        .iter()
+        .filter(|c| c.structure == kind.id())
+        .min_by(|a, b| {
+            let distance = |c: &&crate::results::CellRecord| ((c.n as f64) / (n as f64)).ln().abs();
+            distance(a).total_cmp(&distance(b))
+        })
+    else {
+        return Err(crate::Error::invalid(
+            "--current",
+            format!(
+                "the results hold no measured cell of {id}; measure it with: dedupbench bench --structures {id}"
+            ),
+        ));
+    };
+    let bytes_per_key = cell.heap_footprint_bytes as f64 / cell.n_distinct.max(1) as f64;
+    let (bytes_at_n, bytes_source) = match crate::analysis::fit_bytes(results, kind.id()) {
+        Some(fit) => (
+            fit.at(n as f64),
+            format!("the line fitted to its {} cells of ≥ 10⁵ keys", fit.points),
+        ),
+        None => (
+            bytes_per_key * n as f64,
+            format!(
+                "its bytes per key at n = {}",
+                crate::units::human_count(cell.n as f64)
+            ),
+        ),
+    };
+    Ok(CurrentTool {
+        id: kind.id().to_string(),
+        measured_at_n: cell.n,
+        bytes_per_key,
+        insert_ns_per_key: cell.insert_ns_per_key.median,
+        query_ns_per_key: cell.member_query_ns_per_key.median,
+        observed_fpr: cell.observed_fpr,
+        observed_fpr_wilson95: cell.observed_fpr_wilson95,
+        bytes_at_n,
+        bytes_source,
+        fits_budget: bytes_at_n <= workload.memory_bytes as f64,
+    })
 }
 
 /// Relative slack on the target rate: the standard sizing with k rounded to an integer lands within it.
@@ -206,6 +277,7 @@ capacity and rate) holds on the server; `bench --redis` measures the backends"
         bloom_bytes_for_target: target.bytes() as f64,
         ladder,
         notes,
+        current: None,
     })
 }
 

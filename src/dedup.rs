@@ -395,10 +395,7 @@ mod tests {
             lines.push(line);
         }
         let mut batch = KeyBatch::with_capacity(1000, 64);
-        for kind in registry::REGISTRY
-            .iter()
-            .filter(|k| k.dynamic() && !k.remote())
-        {
+        for kind in registry::local_kinds().filter(|k| k.dynamic()) {
             let config = BuildConfig::new(n as u64 / 4, 0.05, 3);
             let mut batched = kind.build(&config).unwrap();
             let mut by_key = kind.build(&config).unwrap();
@@ -445,10 +442,7 @@ mod tests {
             batch.push(format!("https://a.example/{i}").as_bytes());
         }
         batch.hash_all(3);
-        for kind in registry::REGISTRY
-            .iter()
-            .filter(|k| k.dynamic() && !k.remote())
-        {
+        for kind in registry::local_kinds().filter(|k| k.dynamic()) {
             let mut s = kind.build(&BuildConfig::new(1000, 0.001, 3)).unwrap();
             let mut told = 0;
             let new = s.insert_batch_if_new(&batch, &mut |i, _| {

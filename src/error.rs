@@ -38,6 +38,9 @@ pub enum Error {
     /// A Redis server failed or went away; `addr` is its `host:port`.
     #[error("redis at {addr}: {message}")]
     Remote { addr: String, message: String },
+    /// An external peer's program (Python, Java) failed or answered what it was not asked.
+    #[error("external peer {id}: {message}")]
+    External { id: String, message: String },
     /// Drawing a chart failed.
     #[error("chart {chart}: {message}")]
     Chart { chart: String, message: String },

@@ -52,7 +52,22 @@ fn tiny_bench_writes_results_and_a_report_that_report_regenerates() {
     let header = results.header.as_ref().unwrap();
     assert_eq!(header.scales, vec![2000, 20000]);
     let registered = dedupbench::registry::local_kinds().count();
-    assert_eq!(results.cells.len(), 2 * registered);
+    let local = |c: &&dedupbench::results::CellRecord| c.external.is_none();
+    assert_eq!(results.cells.iter().filter(local).count(), 2 * registered);
+    // `all` takes the external rows too: each is measured or recorded as skipped, with why, at each n.
+    for kind in dedupbench::registry::external_kinds() {
+        for n in [2000, 20000] {
+            let measured = results
+                .cells
+                .iter()
+                .any(|c| c.structure == kind.id() && c.n == n);
+            let skipped = results
+                .skipped
+                .iter()
+                .any(|s| s.structure == kind.id() && s.n == n);
+            assert!(measured != skipped, "{} at {n}", kind.id());
+        }
+    }
     for c in &results.cells {
         assert_eq!(c.false_negatives, 0, "{} at {}", c.structure, c.n);
         assert_eq!(c.n_member_queries, c.n);
@@ -180,21 +195,42 @@ fn a_run_far_beyond_the_machine_completes_with_those_cells_skipped() {
             "--quiet",
         ],
     );
+    use dedupbench::results::SkipCause;
     let registered = dedupbench::registry::local_kinds().count();
     assert_eq!(
-        results.cells.len(),
+        results
+            .cells
+            .iter()
+            .filter(|c| c.external.is_none())
+            .count(),
         registered,
         "every structure runs at 1000 keys"
     );
+    let over_memory: Vec<_> = results
+        .skipped
+        .iter()
+        .filter(|s| s.cause == SkipCause::Memory)
+        .collect();
     assert_eq!(
-        results.skipped.len(),
+        over_memory.len(),
         registered,
         "every structure is refused at 10^12 keys"
     );
-    assert!(results
-        .skipped
+    assert!(over_memory
         .iter()
         .all(|s| s.n == 1_000_000_000_000 && s.reason.starts_with("needs")));
+    // The external rows stop at their own caps, before the memory guard, and say so.
+    for kind in dedupbench::registry::external_kinds() {
+        let at_top = results
+            .skipped
+            .iter()
+            .find(|s| s.structure == kind.id() && s.n == 1_000_000_000_000)
+            .unwrap();
+        assert!(
+            matches!(at_top.cause, SkipCause::Capped | SkipCause::Unavailable),
+            "{at_top:?}"
+        );
+    }
 }
 
 #[test]

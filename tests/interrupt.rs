@@ -16,9 +16,21 @@ const ARGS: &[&str] = &[
     "--quiet",
 ];
 
+/// Every in-process structure and the two fast external rows (a Python process each): what the runs
+/// below bench. The pure-Python filters (seconds at 10⁶ keys) and Guava's JVM are left to
+/// tests/external.rs, which keeps this file's three runs within a minute or so.
+fn structures() -> String {
+    dedupbench::registry::local_kinds()
+        .map(|k| k.id())
+        .chain(["py-set", "rbloom"])
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
 fn spawn(out: &Path) -> Child {
     Command::new(env!("CARGO_BIN_EXE_dedupbench"))
         .args(ARGS)
+        .args(["--structures", &structures()])
         .arg("--out")
         .arg(out)
         .stdout(Stdio::null())
@@ -136,6 +148,7 @@ fn kill_9_then_resume_gives_the_uninterrupted_counts() {
     let reference = dir.path().join("reference");
     let status = Command::new(env!("CARGO_BIN_EXE_dedupbench"))
         .args(ARGS)
+        .args(["--structures", &structures()])
         .arg("--out")
         .arg(&reference)
         .stdout(Stdio::null())

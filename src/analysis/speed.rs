@@ -343,6 +343,7 @@ mod tests {
             memory_floor_ns_per_key: floor,
             memory_floor_reads_ns_per_key: floor.map(ns),
             memory_floor_array_bytes: None,
+            external: None,
             anon_huge_pages_bytes: 0,
         }
     }

@@ -37,6 +37,10 @@ pub struct AdviseArgs {
     /// A bench results folder to take measured bytes per key and throughput from.
     #[arg(long)]
     results: Option<PathBuf>,
+    /// The tool you use now (a structure id, e.g. py-set or guava): its measured cost (from --results)
+    /// beside the recommendation.
+    #[arg(long, requires = "results")]
+    current: Option<String>,
     /// Print JSON instead of tables.
     #[arg(long)]
     json: bool,
@@ -75,10 +79,13 @@ pub fn run(args: AdviseArgs) -> Result<i32> {
         )),
         None => None,
     };
-    let advice = advise(
+    let mut advice = advise(
         &workload,
         results.as_ref().map(|(r, label)| (r, label.clone())),
     )?;
+    if let (Some(id), Some((results, _))) = (&args.current, &results) {
+        advice.current = Some(dedupbench::advise::current_tool(&workload, results, id)?);
+    }
     if args.json {
         println!("{}", serde_json::to_string_pretty(&advice)?);
     } else {
@@ -145,6 +152,37 @@ fn print_human(a: &Advice) {
     println!("Rejected:");
     for c in &a.rejected {
         println!("  -  {}", row(c));
+    }
+    if let Some(c) = &a.current {
+        println!();
+        let first = a.recommended.first();
+        println!(
+            "Your current tool, {}: measured at n = {}: {:.1} bytes per key, insert {:.1} ns, query {:.1} ns per key, rate {:.2e} (95% {:.2e}–{:.2e}).",
+            c.id,
+            human_count(c.measured_at_n as f64),
+            c.bytes_per_key,
+            c.insert_ns_per_key,
+            c.query_ns_per_key,
+            c.observed_fpr,
+            c.observed_fpr_wilson95.low,
+            c.observed_fpr_wilson95.high
+        );
+        println!(
+            "  At n = {} it would hold ≈ {} ({}; a projection), {} the {} budget{}.",
+            human_count(w.n_high as f64),
+            human_bytes(c.bytes_at_n),
+            c.bytes_source,
+            if c.fits_budget { "within" } else { "over" },
+            human_bytes(w.memory_bytes as f64),
+            first
+                .map(|r| format!(
+                    "; the first recommendation, {}, needs {} ({:.1}× less)",
+                    r.id,
+                    human_bytes(r.bytes),
+                    c.bytes_at_n / r.bytes.max(1.0)
+                ))
+                .unwrap_or_default()
+        );
     }
     println!();
     println!(

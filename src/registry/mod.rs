@@ -1,7 +1,8 @@
 //! The registry: every structure the workbench knows, in report order, and the operations that iterate
 //! it (look-up by id, selection lists, saving and loading files). Adding a structure is one file (in
 //! `structures/`, `peers/` or `remote/`), its `pub mod` line and its line in [`REGISTRY`] (a peer also
-//! takes the `#[cfg(feature = "peers")]` above it); nothing else names it.
+//! takes the `#[cfg(feature = "peers")]` above it); nothing else names it. An external row (a tool of
+//! another language, `external/`) is its program in `peers/`, its constant and its line here.
 
 mod saved;
 
@@ -10,7 +11,7 @@ pub use saved::{load, savable_ids, save};
 #[cfg(feature = "peers")]
 use crate::peers;
 use crate::structures::{self, Kind};
-use crate::{remote, Error, Result};
+use crate::{external, remote, Error, Result};
 
 /// Every registered structure, in report order.
 pub const REGISTRY: &[&dyn Kind] = &[
@@ -38,7 +39,17 @@ pub const REGISTRY: &[&dyn Kind] = &[
     &remote::redis_bitmap::RedisBitmapKind,
     &remote::redis_set::RedisSetKind,
     &remote::redis_set::RedisSetFingerprintKind,
+    &external::PY_SET,
+    &external::PY_ARTICLE_BLOOM,
+    &external::PYBLOOM_LIVE,
+    &external::PYBLOOM_LIVE_SCALABLE,
+    &external::RBLOOM,
+    &external::GUAVA,
+    &external::COMMONS_COLLECTIONS,
 ];
+
+/// The group name that selects every external row (`--structures external`).
+pub const EXTERNAL_GROUP: &str = "external";
 
 /// The structure `dedup` builds when none is named: the standard Bloom filter, the one every reader of
 /// the articles knows.
@@ -63,9 +74,17 @@ pub fn ids() -> Vec<&'static str> {
     REGISTRY.iter().map(|k| k.id()).collect()
 }
 
-/// The in-process kinds (every kind but the Redis backends).
+/// The in-process kinds (every kind but the Redis backends and the external rows).
 pub fn local_kinds() -> impl Iterator<Item = &'static dyn Kind> {
-    REGISTRY.iter().copied().filter(|k| !k.remote())
+    REGISTRY
+        .iter()
+        .copied()
+        .filter(|k| !k.remote() && k.external().is_none())
+}
+
+/// The external rows: tools of other languages, each run as its own process.
+pub fn external_kinds() -> impl Iterator<Item = &'static dyn Kind> {
+    REGISTRY.iter().copied().filter(|k| k.external().is_some())
 }
 
 /// The Redis backends.
@@ -73,17 +92,23 @@ pub fn remote_kinds() -> impl Iterator<Item = &'static dyn Kind> {
     REGISTRY.iter().copied().filter(|k| k.remote())
 }
 
-/// Parses a comma-separated list of ids, or `all` (every in-process kind; the Redis backends run when
-/// `--redis` names a server).
+/// Parses a comma-separated list of ids and group names (`external`: every external row), or `all`
+/// (every in-process kind and every external row; the Redis backends run when `--redis` names a server).
 pub fn parse_list(list: &str) -> Result<Vec<&'static dyn Kind>> {
     if list.trim() == "all" {
-        return Ok(local_kinds().collect());
+        return Ok(local_kinds().chain(external_kinds()).collect());
     }
     let mut kinds: Vec<&'static dyn Kind> = Vec::new();
     for id in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-        let kind = find(id)?;
-        if !kinds.iter().any(|k| k.id() == kind.id()) {
-            kinds.push(kind);
+        let group: Vec<&'static dyn Kind> = if id == EXTERNAL_GROUP {
+            external_kinds().collect()
+        } else {
+            vec![find(id)?]
+        };
+        for kind in group {
+            if !kinds.iter().any(|k| k.id() == kind.id()) {
+                kinds.push(kind);
+            }
         }
     }
     if kinds.is_empty() {

@@ -74,6 +74,30 @@ pub fn colour(id: &str) -> RGBColor {
         RGBColor(90, 0, 150),
         RGBColor(0, 150, 100),
     ];
+    // Each language's tools in one colour family: Python blues, Java oranges.
+    const PYTHON: &[RGBColor] = &[
+        RGBColor(8, 48, 107),
+        RGBColor(33, 113, 181),
+        RGBColor(107, 174, 214),
+        RGBColor(0, 128, 128),
+        RGBColor(65, 105, 225),
+    ];
+    const JAVA: &[RGBColor] = &[RGBColor(230, 85, 13), RGBColor(253, 141, 60)];
+    if let Some(language) = crate::registry::find(id)
+        .ok()
+        .and_then(|k| k.external())
+        .map(|e| e.language)
+    {
+        let family = match language {
+            crate::structures::Language::Python => PYTHON,
+            crate::structures::Language::Java => JAVA,
+        };
+        let index = crate::registry::external_kinds()
+            .filter(|k| k.external().is_some_and(|e| e.language == language))
+            .position(|k| k.id() == id)
+            .unwrap_or(0);
+        return family[index % family.len()];
+    }
     let index = crate::registry::ids()
         .iter()
         .position(|i| *i == id)

@@ -103,6 +103,13 @@ th{{background:#f3f3f3}}td:first-child,th:first-child{{text-align:left}}.bad{{co
             esc(&f.verdict)
         );
     }
+    if r.cells.iter().any(|c| c.external.is_some()) {
+        let _ = writeln!(
+            s,
+            "<li><a href=\"#languages\">The articles' own tools</a>: {}</li>",
+            esc(&super::external::verdict(r))
+        );
+    }
     if !r.sweep.is_empty() {
         let _ = writeln!(
             s,
@@ -122,6 +129,7 @@ th{{background:#f3f3f3}}td:first-child,th:first-child{{text-align:left}}.bad{{co
         );
         s.push_str(&f.tables);
     }
+    super::external::section(&mut s, r);
     scenario_section(&mut s, r);
     {
         use super::chart::Figure;

@@ -5,6 +5,7 @@
 //! Text renders with the bundled DejaVu Sans (assets/fonts, Bitstream Vera licence), no system fonts.
 
 mod chart;
+mod external;
 mod figures;
 mod html;
 mod markup;

@@ -60,6 +60,9 @@ pub struct RunHeader {
     /// Lines of `input` that were not valid UTF-8 (measured as their bytes like the others).
     #[serde(default)]
     pub input_non_utf8_lines: Option<u64>,
+    /// The cap on the external rows' n in this run (the default quick suite's), if any.
+    #[serde(default)]
+    pub external_max_keys: Option<u64>,
     /// Real non-members (`--non-members`): the file and what checking it against the members found.
     #[serde(default)]
     pub non_members: Option<NonMemberFile>,
@@ -189,6 +192,27 @@ pub struct CellRecord {
     /// Anonymous memory backed by transparent huge pages after the build.
     #[serde(default)]
     pub anon_huge_pages_bytes: u64,
+    /// For a tool of another language run as its own process (schema 4 on): what ran and how its figures
+    /// were taken. Its hash time is inside its calls (`hash_ns_per_key` is 0), its bytes are the tool's
+    /// own count, and its RSS fields are the whole process's peak.
+    #[serde(default)]
+    pub external: Option<ExternalCell>,
+}
+
+/// What an external row ran, and how its figures were taken.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ExternalCell {
+    pub language: crate::structures::Language,
+    /// Interpreter or VM and its version.
+    pub runtime: String,
+    /// Library and version.
+    pub library: String,
+    /// How the bytes were counted (tracemalloc, the bit array's length, the serialized size).
+    pub bytes_method: String,
+    /// Java: the heap a second, untimed filter adds (after a GC on each side), beside the serialized size.
+    pub heap_delta_bytes: Option<i64>,
+    /// What the timings include (the interpreter loop, JIT compilation).
+    pub timing: String,
 }
 
 impl CellRecord {
@@ -264,6 +288,26 @@ pub struct SkippedCell {
     pub projected_bytes: f64,
     pub budget_bytes: u64,
     pub reason: String,
+    /// Why it was not run (files before schema 4: always memory).
+    #[serde(default)]
+    pub cause: SkipCause,
+}
+
+/// Why a cell was not run. Only a cell skipped for memory is drawn as a projection.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SkipCause {
+    /// Over the budget or the memory available now.
+    #[default]
+    Memory,
+    /// Beyond the largest n the row runs at (a pure-Python filter costs microseconds per key).
+    Capped,
+    /// An external tool whose set-up is missing on this machine (the reason says how to set it up).
+    NotSetUp,
+    /// A tool that cannot run on this kind of machine at all.
+    Unavailable,
+    /// A server module or server the point needed was missing or failed (the Redis sweep).
+    Server,
 }
 
 /// An observed false-positive rate at one point of an experiment (saturation, growth, bitmap claim).

@@ -10,6 +10,9 @@ use crate::stats::Summary;
 impl Runner<'_> {
     /// Runs one grid cell and records it (measured, or skipped when it does not fit memory).
     pub fn run_cell(&mut self, kind: &dyn Kind, n: u64) -> Result<()> {
+        if let Some(external) = kind.external() {
+            return self.run_external_cell(kind, external, n);
+        }
         // Structures are sized for the distinct keys they will hold (a file's lines may repeat).
         let config = self.config(self.source.distinct_members(n));
         let model = kind.predicted_memory(&config);
@@ -228,6 +231,7 @@ impl Runner<'_> {
             memory_floor_reads_ns_per_key: floor.map(|f| f.reads),
             memory_floor_array_bytes: floor.map(|f| f.array_bytes),
             anon_huge_pages_bytes: huge_pages,
+            external: None,
         })
     }
 

@@ -9,6 +9,7 @@
 
 mod cell;
 pub mod experiments;
+mod external;
 pub mod out_dir;
 mod owners;
 mod pass;
@@ -26,6 +27,7 @@ use crate::results::{CellRecord, Record, ResultsWriter, SkippedCell};
 use crate::stats::{summarize, wilson};
 use crate::structures::{BuildConfig, KeyLengths, Kind, Membership};
 use crate::{Error, Result};
+pub use external::REQUIRE_EXTERNAL_VAR;
 pub use pass::MEMBER_CHECK_CAP;
 use pass::{PassKeys, PassTiming};
 pub use plan::{RunPlan, Suite, SweepPlan};
@@ -157,6 +159,7 @@ impl<'a> Runner<'a> {
             projected_bytes: need.projected_bytes,
             budget_bytes: self.plan.memory_budget_bytes,
             reason: format!("{} ≈ {}; {against}", need.what, human(need.peak_bytes)),
+            cause: crate::results::SkipCause::Memory,
         }))?;
         Ok(false)
     }

@@ -132,6 +132,7 @@ mod tests {
             projected_bytes: 1.0,
             budget_bytes: 1,
             reason: "test".to_string(),
+            cause: crate::results::SkipCause::Memory,
         }
     }
 

@@ -127,6 +127,7 @@ fn plan(spec: &RunSpec) -> Result<(RunPlan, KeySource, String)> {
         plan.reps = reps;
         plan.reps_explicit = spec.reps_explicit;
     }
+    plan.external_max_keys = spec.external_max_keys;
     if !spec.experiments || matches!(spec.suite, Suite::Article6e9 | Suite::Redis) {
         plan.experiments = None;
     }
@@ -201,6 +202,7 @@ fn header(spec: &RunSpec, plan: &RunPlan, profile: &str, source: &KeySource) -> 
             Members::Generated => None,
         },
         non_members: source.non_members.checked().cloned(),
+        external_max_keys: spec.external_max_keys,
         experiments: plan.experiments.is_some(),
         redis: spec.redis.as_ref().map(|u| u.to_string()),
         redis_structures: spec

@@ -58,6 +58,8 @@ pub struct RunSpec {
     pub remote_kinds: Vec<&'static dyn Kind>,
     pub redis_keys: u64,
     pub redis_batches: Vec<usize>,
+    /// The cap on external rows' n for this run ([`super::RunPlan::external_max_keys`]).
+    pub external_max_keys: Option<u64>,
 }
 
 /// A list of registered kinds.
@@ -169,6 +171,8 @@ impl RunSpec {
             remote_kinds,
             redis_keys,
             redis_batches,
+            external_max_keys: (listed_all && suite == Suite::Quick)
+                .then_some(super::RunPlan::QUICK_EXTERNAL_MAX_KEYS),
             fpr: options.fpr,
             memory_budget_bytes: options
                 .memory_budget
@@ -210,6 +214,7 @@ impl RunSpec {
                 .redis_batches
                 .clone()
                 .unwrap_or_else(|| SweepPlan::DEFAULT_BATCHES.to_vec()),
+            external_max_keys: h.external_max_keys,
             fpr: h.fpr,
             memory_budget_bytes: h.memory_budget_bytes,
             seed: h.seed,

@@ -132,6 +132,7 @@ impl Runner<'_> {
             projected_bytes: 0.0,
             budget_bytes: 0,
             reason,
+            cause: crate::results::SkipCause::Server,
         }))
     }
 

@@ -416,6 +416,40 @@ pub trait Kind: Sync {
     fn loader(&self) -> Option<Loader> {
         None
     }
+    /// For a tool of another language run as a separate process (`crate::external`): what the harness
+    /// needs to run it. Such a kind cannot be built in process.
+    fn external(&self) -> Option<External> {
+        None
+    }
+}
+
+/// The language of an external tool (the report gives each one colour family).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Language {
+    Python,
+    Java,
+}
+
+impl Language {
+    /// The name a reader knows.
+    pub fn name(self) -> &'static str {
+        match self {
+            Language::Python => "Python",
+            Language::Java => "Java",
+        }
+    }
+}
+
+/// How the harness runs an external tool.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct External {
+    pub language: Language,
+    /// The largest n it is run at; larger cells are recorded as skipped, saying why (a pure-Python filter
+    /// costs microseconds per key).
+    pub max_keys: u64,
+    /// Why it cannot run on this kind of machine at all, if so (the row stays visible, skipped).
+    pub unavailable: Option<&'static str>,
 }
 
 /// Rebuilds a structure from a checked saved file ([`crate::persist`]).

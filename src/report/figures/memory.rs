@@ -223,10 +223,29 @@ fn memory(r: &Results) -> String {
         ));
     }
     let registry = crate::registry::ids();
+    let not_run: Vec<String> = r
+        .skipped
+        .iter()
+        .filter(|s| s.cause != crate::results::SkipCause::Memory)
+        .map(|s| {
+            format!(
+                "{} at n = {} ({})",
+                s.structure,
+                human_count(s.n as f64),
+                s.reason
+            )
+        })
+        .collect();
+    if !not_run.is_empty() {
+        out.push(format!("Not run: {}.", not_run.join("; ")));
+    }
     let others: Vec<String> = r
         .skipped
         .iter()
-        .filter(|s| !registry.contains(&s.structure.as_str()))
+        .filter(|s| {
+            !registry.contains(&s.structure.as_str())
+                && s.cause == crate::results::SkipCause::Memory
+        })
         .map(|s| {
             format!(
                 "the {} at n = {} ({})",

@@ -76,12 +76,13 @@ pub fn render_all(dir: &Path, results: &Results) -> Result<Vec<Drawn>> {
 }
 
 /// Structures in registry order, then any others, as they appear in the cells.
-/// Skipped grid cells of registered structures (not skipped experiments or scenarios).
+/// Grid cells of registered structures skipped for memory (not skipped experiments or scenarios, nor rows
+/// skipped for another cause): the cells drawn as projections.
 pub fn structure_skips(r: &Results) -> impl Iterator<Item = &crate::results::SkippedCell> {
     let registry = crate::registry::ids();
-    r.skipped
-        .iter()
-        .filter(move |s| registry.contains(&s.structure.as_str()))
+    r.skipped.iter().filter(move |s| {
+        registry.contains(&s.structure.as_str()) && s.cause == crate::results::SkipCause::Memory
+    })
 }
 
 fn structure_order(results: &Results) -> Vec<String> {

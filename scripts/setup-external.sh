@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Sets up the external peers (the Python and Java tools the articles' readers use): a Python virtual
+# environment in target/external-venv with pinned pybloom-live, rbloom and mmh3 from PyPI, and a check
+# that Java 17+ and Debian's Guava (libguava-java) are there. With --install, installs Java and Guava
+# from Debian first (apt-get; root or sudo). Prints what it found; exits 1 naming what is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [ "${1:-}" = "--install" ]; then
+    sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    if ! command -v java >/dev/null || [ ! -f /usr/share/java/guava.jar ]; then
+        $sudo apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq default-jdk-headless libguava-java
+    fi
+fi
+venv=target/external-venv
+python=${DEDUPBENCH_SETUP_PYTHON:-python3}
+if [ ! -x "$venv/bin/python" ]; then
+    mkdir -p target
+    "$python" -m venv "$venv"
+fi
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r peers/python/requirements.txt
+"$venv/bin/python" - <<'PY'
+import sys, importlib.metadata as m
+print("python", sys.version.split()[0], "with", ", ".join(f"{p} {m.version(p)}" for p in ("pybloom-live", "bitarray", "rbloom", "mmh3")))
+PY
+missing=()
+command -v java >/dev/null || missing+=("java (apt-get install -y default-jdk-headless)")
+[ -f /usr/share/java/guava.jar ] || missing+=("/usr/share/java/guava.jar (apt-get install -y libguava-java)")
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "error: missing ${missing[*]}; or run: bash scripts/setup-external.sh --install" >&2
+    exit 1
+fi
+java -version 2>&1 | head -1
+echo "guava: $(readlink -f /usr/share/java/guava.jar)"
+echo "external peers ready: $venv/bin/python, java with /usr/share/java/guava.jar"

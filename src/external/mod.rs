@@ -1,0 +1,237 @@
+//! External peers: the Python and Java tools the articles' readers use, run as separate processes on
+//! exactly the harness's keys (sent through a pipe, never generated again), each printing one cell
+//! record. Rows: `py-set` (a Python set of the URL strings: the first article's claim on its own terms),
+//! `py-article-bloom` (the first article's k-seeded-mmh3 Bloom filter, written fresh), `pybloom-live`
+//! and `pybloom-live-scalable` (the library the first article recommends, both growth modes), `rbloom`,
+//! `guava` (the second article's pick, Debian's libguava-java 31.1 with `Funnels.stringFunnel(UTF_8)`) and
+//! `commons-collections` (unavailable here: its Bloom filters start at 4.5, Debian 12 ships 4.2).
+//!
+//! The programs live in `peers/python/` and `peers/java/`; `scripts/setup-external.sh` makes their
+//! Python environment. [`process`] runs one cell. Theory for each row is computed by its program at the
+//! tool's own m and k (from its fills for the scalable one), so a tool that misses the rate it was asked
+//! for is named as such.
+
+pub mod process;
+
+use crate::structures::{BuildConfig, External, Kind, Language, Membership, MemoryModel};
+use crate::theory;
+use crate::{Error, Result};
+
+/// How an external row sizes itself, for the models the memory guard and `size` use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Sizing {
+    /// A Python set of str: the str objects (49 bytes of header + the key) and the set's table.
+    PythonSet,
+    /// m = −n ln p / ln² 2 bits, k = (m/n) ln 2 (Guava, the article's filter, rbloom).
+    Bloom,
+    /// pybloom-live: k = ⌈log₂ 1/p⌉ slices of ⌈n |ln p| / (k ln² 2)⌉ bits, one bit per key in each.
+    Slices,
+    /// pybloom-live's scalable filter: slices that grow (×2 capacity, ×0.9 rate each) from 100 keys.
+    GrowingSlices,
+    /// Never run here.
+    Unavailable,
+}
+
+/// One external row.
+pub struct ExternalKind {
+    id: &'static str,
+    summary: &'static str,
+    language: Language,
+    sizing: Sizing,
+    max_keys: u64,
+    unavailable: Option<&'static str>,
+}
+
+/// pybloom-live's slices for `n` keys at `p`: (k, bits per slice).
+fn slices(n: u64, p: f64) -> (u32, u64) {
+    let k = (1.0 / p).log2().ceil().max(1.0) as u32;
+    let per_slice = (n.max(1) as f64 * p.ln().abs() / (k as f64 * std::f64::consts::LN_2.powi(2)))
+        .ceil() as u64;
+    (k, per_slice.max(1))
+}
+
+/// Bytes of a Python set holding `n` str keys of `mean_bytes` each: 49 + len per str (CPython's compact
+/// ASCII object), 16 bytes a slot in a table kept at most 60% full (a power of two).
+fn python_set_bytes(n: u64, mean_bytes: f64) -> f64 {
+    let slots = (n.max(1) * 5 / 3 + 1).next_power_of_two().max(8);
+    n as f64 * (49.0 + mean_bytes) + 16.0 * slots as f64
+}
+
+impl ExternalKind {
+    fn structure_bytes(&self, config: &BuildConfig) -> f64 {
+        let (n, p) = (config.expected_keys, config.fpr);
+        match self.sizing {
+            Sizing::PythonSet => python_set_bytes(n, config.key_lengths.mean_bytes),
+            Sizing::Bloom => theory::bloom_bits(n, p) as f64 / 8.0,
+            Sizing::Slices => {
+                let (k, per_slice) = slices(n, p);
+                (k as u64 * per_slice) as f64 / 8.0
+            }
+            // A model only: a filter per doubling from 100 keys, each ≈ its capacity's pybloom bits at a
+            // rate 0.9× the last; summed, about 2× the bits of one filter for n.
+            Sizing::GrowingSlices => {
+                let (k, per_slice) = slices(n, p * 0.9f64.powi(12));
+                2.0 * (k as u64 * per_slice) as f64 / 8.0
+            }
+            Sizing::Unavailable => 0.0,
+        }
+    }
+}
+
+impl Kind for ExternalKind {
+    fn id(&self) -> &'static str {
+        self.id
+    }
+    fn summary(&self) -> &'static str {
+        self.summary
+    }
+    fn exact(&self) -> bool {
+        self.sizing == Sizing::PythonSet
+    }
+    fn peer(&self) -> bool {
+        true
+    }
+    fn growable(&self) -> bool {
+        matches!(self.sizing, Sizing::PythonSet | Sizing::GrowingSlices)
+    }
+    fn predicted_memory(&self, config: &BuildConfig) -> MemoryModel {
+        MemoryModel::flat(self.structure_bytes(config))
+    }
+    /// The whole process: the runtime, every key read into memory first (members and at most as many
+    /// non-members), and the structure (three times over for `py-set`, whose bytes are measured by
+    /// building it again under tracemalloc, which adds its own record per allocation).
+    fn predicted_peak_bytes(&self, config: &BuildConfig) -> f64 {
+        let keys = 2.0 * config.expected_keys as f64;
+        let (runtime, per_key) = match self.language {
+            Language::Python => (64.0 * 1048576.0, 57.0 + config.key_lengths.mean_bytes),
+            Language::Java => (256.0 * 1048576.0, 64.0 + config.key_lengths.mean_bytes),
+        };
+        let copies = if self.sizing == Sizing::PythonSet {
+            3.0
+        } else {
+            1.0
+        };
+        runtime + keys * per_key + copies * self.structure_bytes(config)
+    }
+    fn predicted_fpr(&self, config: &BuildConfig) -> f64 {
+        let (n, p) = (config.expected_keys, config.fpr);
+        match self.sizing {
+            Sizing::PythonSet | Sizing::Unavailable => 0.0,
+            Sizing::Bloom => {
+                let m = theory::bloom_bits(n, p);
+                let k = ((m as f64 / n.max(1) as f64) * std::f64::consts::LN_2)
+                    .round()
+                    .max(1.0) as u32;
+                theory::bloom_fpr(m, k, n)
+            }
+            Sizing::Slices => {
+                let (k, per_slice) = slices(n, p);
+                theory::bit_set_probability(per_slice, n as f64).powi(k as i32)
+            }
+            // Asked for p, it keeps at most 9p (the tightening ratio 0.9 sums to 10× its first 0.1·p).
+            Sizing::GrowingSlices => p,
+        }
+    }
+    fn build(&self, _config: &BuildConfig) -> Result<Box<dyn Membership>> {
+        Err(Error::invalid(
+            "--structure",
+            format!(
+                "'{}' is a {} tool run as a separate process by bench; it cannot be built here",
+                self.id,
+                self.language.name()
+            ),
+        ))
+    }
+    fn external(&self) -> Option<External> {
+        Some(External {
+            language: self.language,
+            max_keys: self.max_keys,
+            unavailable: self.unavailable,
+        })
+    }
+}
+
+/// Pure-Python filters cost microseconds per key: they run up to this n.
+const PURE_PYTHON_MAX_KEYS: u64 = 1_000_000;
+/// The set, rbloom and Guava run up to this n (the 10⁷; the process holds every key as an object).
+const NATIVE_MAX_KEYS: u64 = 10_000_000;
+
+/// The Python set's id (the report tests the first article's claim on it).
+pub const PY_SET_ID: &str = "py-set";
+
+pub const PY_SET: ExternalKind = ExternalKind {
+    id: PY_SET_ID,
+    summary: "Python set() of the URL strings (CPython; bytes by tracemalloc)",
+    language: Language::Python,
+    sizing: Sizing::PythonSet,
+    max_keys: NATIVE_MAX_KEYS,
+    unavailable: None,
+};
+pub const PY_ARTICLE_BLOOM: ExternalKind = ExternalKind {
+    id: "py-article-bloom",
+    summary: "the first article's Python Bloom filter: k seeded mmh3 hashes over a bytearray",
+    language: Language::Python,
+    sizing: Sizing::Bloom,
+    max_keys: PURE_PYTHON_MAX_KEYS,
+    unavailable: None,
+};
+pub const PYBLOOM_LIVE: ExternalKind = ExternalKind {
+    id: "pybloom-live",
+    summary: "pybloom-live BloomFilter(capacity=n, error_rate=p) (Python)",
+    language: Language::Python,
+    sizing: Sizing::Slices,
+    max_keys: PURE_PYTHON_MAX_KEYS,
+    unavailable: None,
+};
+pub const PYBLOOM_LIVE_SCALABLE: ExternalKind = ExternalKind {
+    id: "pybloom-live-scalable",
+    summary: "pybloom-live ScalableBloomFilter(error_rate=p), defaults otherwise (Python)",
+    language: Language::Python,
+    sizing: Sizing::GrowingSlices,
+    max_keys: PURE_PYTHON_MAX_KEYS,
+    unavailable: None,
+};
+pub const RBLOOM: ExternalKind = ExternalKind {
+    id: "rbloom",
+    summary: "rbloom Bloom(n, p) (Rust behind a Python API, Python's hash())",
+    language: Language::Python,
+    sizing: Sizing::Bloom,
+    max_keys: NATIVE_MAX_KEYS,
+    unavailable: None,
+};
+pub const GUAVA: ExternalKind = ExternalKind {
+    id: "guava",
+    summary: "Guava 31.1 BloomFilter with Funnels.stringFunnel(UTF_8) (Java)",
+    language: Language::Java,
+    sizing: Sizing::Bloom,
+    max_keys: NATIVE_MAX_KEYS,
+    unavailable: None,
+};
+pub const COMMONS_COLLECTIONS: ExternalKind = ExternalKind {
+    id: "commons-collections",
+    summary: "Apache Commons Collections Bloom filters (Java)",
+    language: Language::Java,
+    sizing: Sizing::Unavailable,
+    max_keys: 0,
+    unavailable: Some(
+        "unavailable here: Apache Commons Collections' bloomfilter package exists only from 4.5; Debian 12 ships 4.2 and no other source of Java packages is reachable",
+    ),
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// pybloom-live 4.0.0's own sizing at 10⁶ keys and 1%: `BloomFilter(1_000_000, 0.01)` has
+    /// num_slices 7 and bits_per_slice 1,369,295 (read off the library).
+    #[test]
+    fn pybloom_slices_follow_its_constructor() {
+        assert_eq!(slices(1_000_000, 0.01), (7, 1_369_295));
+    }
+
+    #[test]
+    fn external_kinds_cannot_be_built_in_process() {
+        let e = PY_SET.build(&BuildConfig::new(10, 0.01, 0)).err().unwrap();
+        assert!(e.to_string().contains("separate process"), "{e}");
+    }
+}

@@ -1,0 +1,299 @@
+//! One external cell: start the tool's program, write the cell's member lines and then its non-member
+//! lines to its stdin (a second thread writes while the program reads), read its one JSON record from
+//! stdout, and the process's peak RSS from the kernel (`wait4`). The keys come from the harness's own
+//! pipelines, so the tool sees exactly the keys every other row sees. The programs read every key into
+//! memory before timing anything, so the pipe's cost is never inside their timings.
+//!
+//! Why a hand-rolled `wait4`: the standard library's `Child::wait` does not return the child's resource
+//! usage, and its peak RSS is the only memory figure of the whole process the kernel keeps.
+
+use crate::keys::{KeyBatch, KeyPipeline};
+use crate::structures::Language;
+use crate::{Error, Result};
+use std::io::{BufWriter, Read, Write};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+/// What a program reports for its cell (the fields of its record).
+#[derive(Clone, Debug, PartialEq, serde::Deserialize)]
+pub struct Report {
+    pub structure: String,
+    pub n: u64,
+    /// Distinct members as the tool sees them (decoded strings).
+    pub n_distinct: u64,
+    pub n_reported_new: u64,
+    pub insert_ns_per_key: f64,
+    pub member_query_ns_per_key: f64,
+    pub non_member_query_ns_per_key: f64,
+    pub n_member_queries: u64,
+    pub false_negatives: u64,
+    pub n_non_member_queries: u64,
+    pub n_false_positives: u64,
+    /// The tool's m and k, where it exposes them.
+    pub bits: Option<u64>,
+    pub hashes: Option<u32>,
+    /// The theory at the tool's own m, k and fill.
+    pub expected_fpr: f64,
+    /// The structure's bytes, measured as `bytes_method` says.
+    pub bytes: u64,
+    pub bytes_method: String,
+    /// Java: the heap a second, untimed filter adds (after a GC on each side), beside the serialized size.
+    #[serde(default)]
+    pub heap_delta_bytes: Option<i64>,
+    /// Interpreter or VM and its version.
+    pub runtime: String,
+    /// Library and version.
+    pub library: String,
+    /// What the timings include (interpreter loop, JIT warm-up).
+    pub timing: String,
+}
+
+/// A finished cell: the program's report, and what the kernel measured of the process.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    pub report: Report,
+    pub peak_rss_bytes: u64,
+    pub wall_s: f64,
+}
+
+/// The repository this binary was built from: where the programs and the environment are by default.
+const REPOSITORY: &str = env!("CARGO_MANIFEST_DIR");
+
+fn env_or(var: &str, default: impl FnOnce() -> PathBuf) -> PathBuf {
+    std::env::var_os(var)
+        .map(PathBuf::from)
+        .unwrap_or_else(default)
+}
+
+/// The Python of the peers' environment (`DEDUPBENCH_PYTHON`, else the one `scripts/setup-external.sh`
+/// makes).
+pub fn python() -> PathBuf {
+    env_or("DEDUPBENCH_PYTHON", || {
+        PathBuf::from(REPOSITORY).join("target/external-venv/bin/python")
+    })
+}
+
+/// The folder holding `python/` and `java/` (`DEDUPBENCH_PEERS_DIR`, else the repository's `peers/`).
+pub fn peers_dir() -> PathBuf {
+    env_or("DEDUPBENCH_PEERS_DIR", || {
+        PathBuf::from(REPOSITORY).join("peers")
+    })
+}
+
+/// Guava's jar (`DEDUPBENCH_GUAVA_JAR`, else Debian's libguava-java).
+pub fn guava_jar() -> PathBuf {
+    env_or("DEDUPBENCH_GUAVA_JAR", || {
+        PathBuf::from("/usr/share/java/guava.jar")
+    })
+}
+
+/// Why `language`'s tools cannot run now, naming what to do; `None` when they can.
+pub fn missing(language: Language) -> Option<String> {
+    let setup = "run: bash scripts/setup-external.sh --install";
+    match language {
+        Language::Python => {
+            let python = python();
+            let script = peers_dir().join("python/dedup_peers.py");
+            if !python.is_file() {
+                Some(format!(
+                    "no Python environment at {} ({setup})",
+                    python.display()
+                ))
+            } else if !script.is_file() {
+                Some(format!("no peer program at {}", script.display()))
+            } else {
+                None
+            }
+        }
+        Language::Java => {
+            let java_runs = Command::new("java")
+                .arg("-version")
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status()
+                .is_ok_and(|s| s.success());
+            if !java_runs {
+                Some(format!("no java on PATH ({setup})"))
+            } else if !guava_jar().is_file() {
+                Some(format!(
+                    "no Guava jar at {} ({setup})",
+                    guava_jar().display()
+                ))
+            } else {
+                None
+            }
+        }
+    }
+}
+
+/// What one cell asks of a program.
+pub struct Request<'a> {
+    pub id: &'a str,
+    pub language: Language,
+    /// Members, and non-members queried after them.
+    pub n: u64,
+    pub queries: u64,
+    pub fpr: f64,
+    /// Python's hash seed (rbloom hashes with Python's `hash()`), for reproducible runs.
+    pub seed: u64,
+    /// The JVM's heap limit.
+    pub heap_limit_bytes: u64,
+}
+
+impl Request<'_> {
+    fn command(&self) -> Command {
+        let peers = peers_dir();
+        let counts = [
+            "--n".to_string(),
+            self.n.to_string(),
+            "--queries".to_string(),
+            self.queries.to_string(),
+            "--fpr".to_string(),
+            self.fpr.to_string(),
+        ];
+        match self.language {
+            Language::Python => {
+                let mut c = Command::new(python());
+                c.arg(peers.join("python/dedup_peers.py"))
+                    .arg(self.id)
+                    .args(counts)
+                    .env("PYTHONHASHSEED", (self.seed % (1 << 32)).to_string());
+                c
+            }
+            Language::Java => {
+                let mut c = Command::new("java");
+                c.arg(format!(
+                    "-Xmx{}m",
+                    self.heap_limit_bytes.div_ceil(1 << 20).max(256)
+                ))
+                .arg("-XX:+UseSerialGC")
+                .arg("-cp")
+                .arg(guava_jar())
+                .arg(peers.join("java/GuavaPeer.java"))
+                .args(counts);
+                c
+            }
+        }
+    }
+}
+
+fn failed(id: &str, message: impl Into<String>) -> Error {
+    Error::External {
+        id: id.to_string(),
+        message: message.into(),
+    }
+}
+
+/// Writes every key of `keys` to `out`, one per line.
+fn write_keys(keys: &mut KeyPipeline<'_>, out: &mut dyn Write) -> Result<()> {
+    let mut batch = KeyBatch::with_capacity(4096, 96);
+    while keys.make(&mut batch)? > 0 {
+        for i in 0..batch.len() {
+            out.write_all(batch.key(i))
+                .and_then(|_| out.write_all(b"\n"))
+                .map_err(|e| Error::io("<peer stdin>", e))?;
+        }
+    }
+    Ok(())
+}
+
+/// Runs one cell: `members` (exactly `request.n` keys) then `non_members` (exactly `request.queries`).
+pub fn run(
+    request: &Request<'_>,
+    mut members: KeyPipeline<'_>,
+    mut non_members: KeyPipeline<'_>,
+) -> Result<Outcome> {
+    let id = request.id;
+    let started = std::time::Instant::now();
+    let mut child = request
+        .command()
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| failed(id, format!("cannot start {:?}: {e}", request.command())))?;
+    let stdin = child.stdin.take().expect("piped");
+    let mut stdout = child.stdout.take().expect("piped");
+    let mut stderr = child.stderr.take().expect("piped");
+    let (written, output, errors) = std::thread::scope(|scope| {
+        let writer = scope.spawn(move || -> Result<()> {
+            let mut out = BufWriter::with_capacity(1 << 16, stdin);
+            write_keys(&mut members, &mut out)?;
+            write_keys(&mut non_members, &mut out)?;
+            out.flush().map_err(|e| Error::io("<peer stdin>", e))
+        });
+        let reader = scope.spawn(move || {
+            let mut text = String::new();
+            let _ = stderr.read_to_string(&mut text);
+            text
+        });
+        let mut output = String::new();
+        let read = stdout.read_to_string(&mut output);
+        let written = writer
+            .join()
+            .unwrap_or_else(|_| Err(failed(id, "writer panicked")));
+        let errors = reader.join().unwrap_or_default();
+        (
+            written.and(read.map_err(|e| Error::io("<peer stdout>", e))),
+            output,
+            errors,
+        )
+    });
+    let (status, peak_rss_bytes) = wait_with_peak_rss(child.id() as libc::pid_t)
+        .map_err(|e| failed(id, format!("cannot wait for the process: {e}")))?;
+    let tail: String = errors
+        .lines()
+        .rev()
+        .take(5)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect::<Vec<_>>()
+        .join(" | ");
+    if !status.success() {
+        return Err(failed(id, format!("exited with {status}: {tail}")));
+    }
+    // A program that stopped reading early makes the writer fail: its exit status said why above.
+    written.map_err(|e| failed(id, format!("{e}: {tail}")))?;
+    let line = output
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("");
+    let report: Report = serde_json::from_str(line)
+        .map_err(|e| failed(id, format!("unreadable record ({e}): {line:.200}")))?;
+    if report.structure != id || report.n != request.n {
+        return Err(failed(
+            id,
+            format!("answered for {} at n = {}", report.structure, report.n),
+        ));
+    }
+    Ok(Outcome {
+        report,
+        peak_rss_bytes,
+        wall_s: started.elapsed().as_secs_f64(),
+    })
+}
+
+/// Waits for the child `pid` and returns its exit status and peak resident set (`ru_maxrss`, KiB).
+fn wait_with_peak_rss(pid: libc::pid_t) -> std::io::Result<(std::process::ExitStatus, u64)> {
+    use std::os::unix::process::ExitStatusExt;
+    let mut status = 0;
+    // SAFETY: rusage is plain data that wait4 fills; pid is our own child, not yet reaped.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    loop {
+        // SAFETY: valid pointers to a local status and rusage.
+        let reaped = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+        if reaped == pid {
+            break;
+        }
+        let error = std::io::Error::last_os_error();
+        if error.kind() != std::io::ErrorKind::Interrupted {
+            return Err(error);
+        }
+    }
+    Ok((
+        std::process::ExitStatus::from_raw(status),
+        usage.ru_maxrss.max(0) as u64 * 1024,
+    ))
+}

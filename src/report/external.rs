@@ -1,0 +1,186 @@
+//! The articles' own tools: what a Python or Java user's default costs next to ours, on the same keys,
+//! and the first article's claim about a Python set tested on a real one. From results only.
+
+use super::markup::{esc, pct};
+use crate::results::{CellRecord, Results};
+use crate::structures::{blocked, bloom, Language};
+use crate::units::{human_bytes, human_count};
+use std::fmt::Write;
+
+/// The first article's figure: a Python set of ~80-byte URLs costs "100+ bytes per entry", "north of
+/// 5GB" at 50 million URLs.
+const ARTICLE_BYTES_PER_ENTRY: f64 = 100.0;
+const ARTICLE_N: f64 = 50e6;
+const ARTICLE_BYTES_AT_N: f64 = 5e9;
+
+fn external_cells(r: &Results) -> impl Iterator<Item = &CellRecord> {
+    r.cells.iter().filter(|c| c.external.is_some())
+}
+
+/// The one-line verdict: the article's claim against a real Python set, and who misses its rate.
+pub fn verdict(r: &Results) -> String {
+    let mut out = Vec::new();
+    let mut sets: Vec<&CellRecord> = r
+        .cells
+        .iter()
+        .filter(|c| c.structure == crate::external::PY_SET_ID)
+        .collect();
+    sets.sort_by_key(|c| c.n);
+    if !sets.is_empty() {
+        let per_entry: Vec<String> = sets
+            .iter()
+            .map(|c| {
+                format!(
+                    "{:.0} B at n = {}",
+                    c.heap_footprint_bytes as f64 / c.n_distinct.max(1) as f64,
+                    human_count(c.n as f64)
+                )
+            })
+            .collect();
+        let least = sets
+            .iter()
+            .map(|c| c.heap_footprint_bytes as f64 / c.n_distinct.max(1) as f64)
+            .fold(f64::INFINITY, f64::min);
+        let mean_key = r
+            .header
+            .as_ref()
+            .map(|h| h.key_lengths.mean_bytes)
+            .unwrap_or(f64::NAN);
+        let mut claim = format!(
+            "The first article says a Python set of ~80-byte URLs costs 100+ bytes per entry, north of 5 GB at 50M. A real CPython set of this run's {mean_key:.0}-byte URLs (tracemalloc: the set and its str objects) measured {}: the \"100+ bytes\" {}",
+            per_entry.join(", "),
+            if least >= ARTICLE_BYTES_PER_ENTRY { "holds at every n measured" } else { "does not hold at every n" }
+        );
+        match crate::analysis::fit_bytes(r, crate::external::PY_SET_ID) {
+            Some(fit) => {
+                let at = fit.at(ARTICLE_N);
+                let _ = write!(
+                    claim,
+                    "; at 50M the line fitted to its {} cells of ≥ 10⁵ keys projects {} ({:.0} B per entry; a projection), so \"north of 5 GB\" {}.",
+                    fit.points,
+                    human_bytes(at),
+                    at / ARTICLE_N,
+                    if at >= ARTICLE_BYTES_AT_N { "holds" } else { "does not hold" }
+                );
+            }
+            None => claim.push_str("; too few cells of ≥ 10⁵ keys to project 50M."),
+        }
+        out.push(claim);
+    }
+    let target = r.header.as_ref().map(|h| h.fpr).unwrap_or(0.0);
+    let missed: Vec<String> = external_cells(r)
+        .filter(|c| !c.exact && c.observed_fpr_wilson95.low > target * 1.02)
+        .map(|c| {
+            format!(
+                "{} at n = {} measured {} (its own theory {})",
+                c.structure,
+                human_count(c.n as f64),
+                pct(c.observed_fpr),
+                pct(c.expected_fpr)
+            )
+        })
+        .collect();
+    if !missed.is_empty() {
+        out.push(format!(
+            "Asked for {}, these tools miss it: {}.",
+            pct(target),
+            missed.join("; ")
+        ));
+    }
+    let negatives: u64 = external_cells(r).map(|c| c.false_negatives).sum();
+    out.push(if negatives == 0 {
+        "No external tool returned a false negative.".to_string()
+    } else {
+        format!("External tools returned {negatives} false negatives: a bug in the tool or its program.")
+    });
+    out.join(" ")
+}
+
+/// The section: the verdict, then per language what its tools cost beside ours at the same n.
+pub fn section(s: &mut String, r: &Results) {
+    if external_cells(r).next().is_none() {
+        return;
+    }
+    let _ = writeln!(
+        s,
+        "<h2 id=\"languages\">The articles' own tools</h2><p class=\"verdict\">{}</p>\
+<p>Each tool ran as its own process on exactly this run's keys (sent through a pipe), one repetition, timing one call per key from its own language (the interpreter or the JIT included, as its users pay it); bytes are counted as each row says; peak RSS is the whole process's. Ours beside them at the same n, per key.</p>",
+        esc(&verdict(r))
+    );
+    for language in [Language::Python, Language::Java] {
+        let rows: Vec<&CellRecord> = external_cells(r)
+            .filter(|c| c.external.as_ref().is_some_and(|e| e.language == language))
+            .collect();
+        let Some(n) = rows.iter().map(|c| c.n).max() else {
+            continue;
+        };
+        let _ = writeln!(
+            s,
+            "<h3>What your {} default costs (n = {})</h3><table><tr><th>row</th><th>n</th><th>bytes per key</th><th>how counted</th><th>insert ns</th><th>member query ns</th><th>non-member query ns</th><th>observed rate [95%]</th><th>its theory</th><th>peak RSS of the process</th><th>runtime, library</th></tr>",
+            language.name(),
+            human_count(n as f64)
+        );
+        let ours = r
+            .cells
+            .iter()
+            .filter(|c| c.n == n && (c.structure == bloom::ID || c.structure == blocked::ID));
+        let mut listed: Vec<&CellRecord> = rows.iter().copied().filter(|c| c.n == n).collect();
+        listed.extend(ours);
+        for c in listed {
+            let (method, who) = match &c.external {
+                Some(e) => (
+                    e.bytes_method.clone()
+                        + &e.heap_delta_bytes
+                            .map(|d| {
+                                format!("; heap a second filter adds: {}", human_bytes(d as f64))
+                            })
+                            .unwrap_or_default(),
+                    format!("{}, {}", e.runtime, e.library),
+                ),
+                None => ("counting allocator".into(), "ours (Rust)".into()),
+            };
+            let _ = writeln!(
+                s,
+                "<tr><td>{}</td><td>{}</td><td>{:.2}</td><td>{}</td><td>{:.1}</td><td>{:.1}</td><td>{:.1}</td><td>{} [{}, {}]</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                esc(&c.structure),
+                human_count(c.n as f64),
+                c.heap_footprint_bytes as f64 / c.n_distinct.max(1) as f64,
+                esc(&method),
+                c.insert_ns_per_key.median,
+                c.member_query_ns_per_key.median,
+                c.non_member_query_ns_per_key.median,
+                pct(c.observed_fpr),
+                pct(c.observed_fpr_wilson95.low),
+                pct(c.observed_fpr_wilson95.high),
+                pct(c.expected_fpr),
+                human_bytes(c.rss_peak_bytes as f64),
+                esc(&who)
+            );
+        }
+        let _ = writeln!(s, "</table>");
+    }
+    let not_run: Vec<String> = r
+        .skipped
+        .iter()
+        .filter(|k| crate::registry::find(&k.structure).is_ok_and(|kind| kind.external().is_some()))
+        .map(|k| {
+            format!(
+                "{} at n = {}: {}",
+                k.structure,
+                human_count(k.n as f64),
+                k.reason
+            )
+        })
+        .collect();
+    if !not_run.is_empty() {
+        let _ = writeln!(
+            s,
+            "<details><summary>External rows not run ({})</summary><ul>{}</ul></details>",
+            not_run.len(),
+            not_run
+                .iter()
+                .map(|x| format!("<li>{}</li>", esc(x)))
+                .collect::<String>()
+        );
+    }
+}

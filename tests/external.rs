@@ -1,0 +1,176 @@
+//! The external rows (the Python and Java tools the articles' readers use) through the real binary, on
+//! the harness's own keys. They need `bash scripts/setup-external.sh --install`; without it these tests
+//! print `*** SKIPPED … ***` and pass, unless DEDUPBENCH_REQUIRE_EXTERNAL=1 (CI sets it), where a
+//! missing piece fails.
+
+use dedupbench::external::process::missing;
+use dedupbench::results::{CellRecord, SkipCause};
+use dedupbench::run::REQUIRE_EXTERNAL_VAR;
+use dedupbench::stats::wilson;
+use dedupbench::structures::Language;
+use std::process::Command;
+
+/// Whether the tests must be skipped (set-up missing, not required); panics when it is required.
+fn not_set_up() -> bool {
+    let why: Vec<String> = [Language::Python, Language::Java]
+        .into_iter()
+        .filter_map(missing)
+        .collect();
+    if why.is_empty() {
+        return false;
+    }
+    let required = std::env::var(REQUIRE_EXTERNAL_VAR).is_ok_and(|v| v == "1");
+    assert!(!required, "{REQUIRE_EXTERNAL_VAR}=1 but {}", why.join("; "));
+    eprintln!(
+        "\n*** SKIPPED: {}; set {REQUIRE_EXTERNAL_VAR}=1 to make this a failure ***\n",
+        why.join("; ")
+    );
+    true
+}
+
+const ROWS: [&str; 6] = [
+    "py-set",
+    "py-article-bloom",
+    "pybloom-live",
+    "pybloom-live-scalable",
+    "rbloom",
+    "guava",
+];
+
+/// Every external row at 10⁴ and 10⁵ keys beside ours: no false negative, its observed rate inside the
+/// 99.9% interval of its own theory (at its own m, k and fill), bytes per key in the range its structure
+/// implies, the unavailable row named, and the report's section written.
+#[test]
+fn external_rows_run_on_the_harness_keys_and_keep_their_own_theory() {
+    if not_set_up() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let status = Command::new(env!("CARGO_BIN_EXE_dedupbench"))
+        .args([
+            "bench",
+            "--scales",
+            "1e4,1e5",
+            "--structures",
+            "external,bloom",
+            "--reps",
+            "1",
+            "--no-experiments",
+            "--quiet",
+            "--out",
+        ])
+        .arg(&out)
+        .status()
+        .unwrap();
+    assert!(status.success(), "bench exited with {status}");
+    let results = dedupbench::results::read_results(&out).unwrap();
+    let cell = |id: &str, n: u64| -> &CellRecord {
+        results
+            .cells
+            .iter()
+            .find(|c| c.structure == id && c.n == n)
+            .unwrap_or_else(|| panic!("no {id} cell at {n}"))
+    };
+    for id in ROWS {
+        for n in [10_000, 100_000] {
+            let c = cell(id, n);
+            let what = format!("{id} at {n}");
+            assert_eq!(c.false_negatives, 0, "{what}");
+            assert_eq!((c.n_member_queries, c.n_distinct), (n, n), "{what}");
+            assert!(c.n_non_member_queries >= 100_000, "{what}");
+            let interval = wilson(c.n_false_positives, c.n_non_member_queries, 0.999);
+            assert!(
+                interval.contains(c.expected_fpr),
+                "{what}: {} false positives of {} against its theory {}",
+                c.n_false_positives,
+                c.n_non_member_queries,
+                c.expected_fpr
+            );
+            assert!(c.external.is_some() && c.peer, "{what}");
+            assert!(
+                c.insert_ns_per_key.median > 0.0 && c.rss_peak_bytes > 0,
+                "{what}"
+            );
+            let bytes_per_key = c.heap_footprint_bytes as f64 / n as f64;
+            let (low, high) = match id {
+                // 49 + 77 bytes of str, and the set's table (calibration: 152-159 B at 10⁷).
+                "py-set" => (126.0, 260.0),
+                // Several filters of tightening rates: more than one filter for n at 1%.
+                "pybloom-live-scalable" => (1.3, 12.0),
+                // 9.59 bits per key (pybloom-live's k slices: 9.59 too, at k = 7).
+                _ => (1.15, 1.30),
+            };
+            assert!(
+                (low..=high).contains(&bytes_per_key),
+                "{what}: {bytes_per_key} bytes per key, outside {low}..{high}"
+            );
+        }
+    }
+    assert_eq!(cell("py-set", 100_000).n_false_positives, 0);
+    assert_eq!(cell("py-set", 100_000).n_reported_new, 100_000);
+    let unavailable = results
+        .skipped
+        .iter()
+        .find(|s| s.structure == "commons-collections")
+        .expect("the unavailable row is recorded");
+    assert_eq!(unavailable.cause, SkipCause::Unavailable);
+    assert!(unavailable.reason.contains("4.5"));
+    // Asked for 1%, pybloom-live's scalable filter (tightening 0.9 from 100 keys) keeps well above it.
+    let scalable = cell("pybloom-live-scalable", 100_000);
+    assert!(scalable.observed_fpr_wilson95.low > 0.0102, "{scalable:?}");
+    let page = std::fs::read_to_string(out.join("index.html")).unwrap();
+    // advise shows the measured tool beside its advice, projected to the workload's n.
+    let advice = Command::new(env!("CARGO_BIN_EXE_dedupbench"))
+        .args([
+            "advise",
+            "--n",
+            "50M",
+            "--memory",
+            "1GiB",
+            "--current",
+            "py-set",
+            "--results",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&advice.stdout);
+    assert!(advice.status.success(), "{text}");
+    assert!(
+        text.contains("Your current tool, py-set: measured at n = 100k")
+            && text.contains("over the 1.00 GiB budget"),
+        "{text}"
+    );
+    let unmeasured = Command::new(env!("CARGO_BIN_EXE_dedupbench"))
+        .args(["advise", "--n", "50M", "--current", "hashset", "--results"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(unmeasured.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&unmeasured.stderr).contains("bench --structures hashset"));
+    for piece in [
+        "The articles' own tools",
+        "What your Python default costs",
+        "What your Java default costs",
+        "pybloom-live-scalable at n = 100k measured",
+        "commons-collections",
+    ] {
+        assert!(page.contains(piece), "the report lacks {piece:?}");
+    }
+}
+
+/// `--structures` takes the group name and the ids, and an external row refuses `dedup`.
+#[test]
+fn external_rows_are_selected_by_group_and_are_not_dedup_structures() {
+    let kinds = dedupbench::registry::parse_list("external").unwrap();
+    let ids: Vec<&str> = kinds.iter().map(|k| k.id()).collect();
+    assert_eq!(&ids[..6], ROWS);
+    assert_eq!(ids[6], "commons-collections");
+    let out = Command::new(env!("CARGO_BIN_EXE_dedupbench"))
+        .args(["dedup", "--structure", "guava", "--expected", "10"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("separate process"));
+}
