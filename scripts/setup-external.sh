@@ -22,13 +22,19 @@ fi
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r peers/python/requirements.txt
 "$venv/bin/python" - <<'PY'
 import sys, importlib.metadata as m
-print("python", sys.version.split()[0], "with", ", ".join(f"{p} {m.version(p)}" for p in ("pybloom-live", "bitarray", "rbloom", "mmh3")))
+print("python", sys.version.split()[0], "with", ", ".join(f"{p} {m.version(p)}" for p in ("pybloom-live", "bitarray", "xxhash", "rbloom", "mmh3")))
 PY
 missing=()
 command -v java >/dev/null || missing+=("java (apt-get install -y default-jdk-headless)")
 [ -f /usr/share/java/guava.jar ] || missing+=("/usr/share/java/guava.jar (apt-get install -y libguava-java)")
 if [ ${#missing[@]} -gt 0 ]; then
     echo "error: missing ${missing[*]}; or run: bash scripts/setup-external.sh --install" >&2
+    exit 1
+fi
+# The single-file source launcher that runs peers/java/GuavaPeer.java needs Java 11 or later.
+major=$(java -version 2>&1 | head -1 | sed -E 's/[^"]*"([0-9]+).*/\1/')
+if [ "${major:-0}" -lt 11 ] 2>/dev/null; then
+    echo "error: java $major is too old: the Guava row needs Java 11 or later" >&2
     exit 1
 fi
 java -version 2>&1 | head -1

@@ -73,6 +73,8 @@ pub struct CurrentTool {
     /// Where `bytes_at_n` comes from.
     pub bytes_source: String,
     pub fits_budget: bool,
+    /// The rate the run built filters for (its header), where it differs from the workload's.
+    pub measured_at_fpr: Option<f64>,
 }
 
 /// `id` as the run in `results` measured it, projected to `workload` (an error when the run holds no
@@ -122,6 +124,11 @@ pub fn current_tool(workload: &Workload, results: &Results, id: &str) -> Result<
         bytes_at_n,
         bytes_source,
         fits_budget: bytes_at_n <= workload.memory_bytes as f64,
+        measured_at_fpr: results
+            .header
+            .as_ref()
+            .map(|h| h.fpr)
+            .filter(|p| (p - workload.fpr).abs() > workload.fpr * 1e-9),
     })
 }
 

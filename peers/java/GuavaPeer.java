@@ -1,20 +1,21 @@
 // Guava's BloomFilter on the harness's own keys: one cell, one JSON line (the `guava` row).
 //
 // Run by `dedupbench bench` (src/external/) as `java -cp guava.jar GuavaPeer.java --n N --queries Q --fpr P`
-// (Java's single-file launcher compiles it in memory). It reads N member lines, then Q non-member lines,
-// from stdin into memory (malformed UTF-8 becomes U+FFFD: Guava takes strings), then times one pass each of
+// (Java's single-file launcher compiles it in memory; the JVM's default collector). It reads N member
+// lines, then Q non-member lines, from stdin into memory (each ended by '\n' alone; malformed UTF-8
+// becomes U+FFFD: Guava takes strings), then times one pass each of
 // put, mightContain over the members and mightContain over the non-members, JIT compilation included (a
 // first pass, as a crawler's first keys pay it). Bytes: Guava's serialized size (its bit array and a
-// 6-byte header), with the heap a second, untimed filter adds beside it (a GC on each side). m and k
+// 6-byte header), with the heap a second, untimed filter's creation allocates beside it. m and k
 // are read from the serialized form (strategy byte, k byte, number of longs), and the theory is
 // (1 - e^{-kn/m})^k at those.
 
 import com.google.common.hash.BloomFilter;
 import com.google.common.hash.Funnels;
-import java.io.BufferedReader;
+import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStreamReader;
+import java.io.InputStream;
 import java.lang.ref.Reference;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -39,30 +40,36 @@ public class GuavaPeer {
         throw new IllegalArgumentException("missing --fpr");
     }
 
-    static String[] read(BufferedReader in, int count) throws IOException {
+    /** Reads `count` keys, each ended by '\n' only (a key may hold '\r'; BufferedReader.readLine would split it). */
+    static String[] read(InputStream in, int count) throws IOException {
         String[] lines = new String[count];
+        ByteArrayOutputStream line = new ByteArrayOutputStream(256);
         for (int i = 0; i < count; i++) {
-            lines[i] = in.readLine();
-            if (lines[i] == null) {
-                throw new IOException("stdin ended after " + i + " of " + count + " lines");
+            line.reset();
+            int b;
+            while ((b = in.read()) != '\n') {
+                if (b < 0) {
+                    throw new IOException("stdin ended after " + i + " of " + count + " lines");
+                }
+                line.write(b);
             }
+            lines[i] = line.toString(StandardCharsets.UTF_8);
         }
         return lines;
     }
 
-    /** The heap in use after collections, once it stops falling (one collection can leave garbage). */
-    static long usedHeap() {
-        Runtime r = Runtime.getRuntime();
-        long least = Long.MAX_VALUE;
-        for (int i = 0; i < 8; i++) {
-            System.gc();
-            long used = r.totalMemory() - r.freeMemory();
-            if (used >= least) {
-                break;
+    /** This process's peak resident set since exec (VmHWM), or -1 where /proc has none. */
+    static long peakRssBytes() {
+        try {
+            for (String line : java.nio.file.Files.readAllLines(java.nio.file.Paths.get("/proc/self/status"))) {
+                if (line.startsWith("VmHWM:")) {
+                    return 1024L * Long.parseLong(line.replaceAll("[^0-9]", ""));
+                }
             }
-            least = used;
+        } catch (IOException e) {
+            return -1;
         }
-        return least;
+        return -1;
     }
 
     static String json(String s) {
@@ -73,7 +80,7 @@ public class GuavaPeer {
         int n = (int) arg(args, "--n");
         int queries = (int) arg(args, "--queries");
         double p = fpr(args);
-        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8), 1 << 16);
+        InputStream in = new BufferedInputStream(System.in, 1 << 16);
         String[] members = read(in, n);
         String[] nonMembers = read(in, queries);
 
@@ -100,14 +107,14 @@ public class GuavaPeer {
             }
         }
         long t3 = System.nanoTime();
-        // The heap a filter holds: a second one built after the timed passes, between two collections
-        // (the first filter is measured by its serialized size; the key arrays stay live on both sides).
-        long heapBefore = usedHeap();
+        // The heap a filter holds: what this thread allocates while a second one is created (its bit
+        // array and objects; a put allocates only garbage). Counted by the JVM per thread, so no collector
+        // noise, unlike a difference of heap in use.
+        com.sun.management.ThreadMXBean threads =
+                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        long allocatedBefore = threads.getCurrentThreadAllocatedBytes();
         BloomFilter<CharSequence> again = BloomFilter.create(Funnels.stringFunnel(StandardCharsets.UTF_8), n, p);
-        for (String u : members) {
-            again.put(u);
-        }
-        long heapDelta = usedHeap() - heapBefore;
+        long heapDelta = threads.getCurrentThreadAllocatedBytes() - allocatedBefore;
         Reference.reachabilityFence(again);
         Reference.reachabilityFence(members);
         Reference.reachabilityFence(nonMembers);
@@ -122,7 +129,18 @@ public class GuavaPeer {
             distinct.add(u);
         }
         double theory = Math.pow(1.0 - Math.exp(-k * (double) distinct.size() / m), k);
+        // Debian's jar names its version in its file name (guava.jar links to guava-31.1-jre.jar or is a copy
+        // of it); its manifest has none.
         String guava = BloomFilter.class.getPackage().getImplementationVersion();
+        if (guava == null) {
+            try {
+                java.nio.file.Path jar = java.nio.file.Paths.get(
+                        BloomFilter.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+                guava = "from " + jar.toRealPath();
+            } catch (Exception e) {
+                guava = "(version unknown)";
+            }
+        }
         System.out.println("{"
                 + "\"structure\":\"guava\""
                 + ",\"n\":" + n
@@ -142,8 +160,9 @@ public class GuavaPeer {
                 + ",\"bytes_method\":" + json("Guava's serialized size (writeTo)")
                 + ",\"heap_delta_bytes\":" + heapDelta
                 + ",\"runtime\":" + json("Java " + System.getProperty("java.version"))
-                + ",\"library\":" + json("Guava " + (guava == null ? "31.1 (Debian libguava-java)" : guava))
+                + ",\"library\":" + json("Guava " + guava)
                 + ",\"timing\":" + json("one call per key, one pass, JIT compilation included")
+                + ",\"peak_rss_bytes\":" + peakRssBytes()
                 + "}");
     }
 }

@@ -13,8 +13,13 @@ Rows:
                         m = -n ln p / ln^2 2, k = round(m/n ln 2)
   pybloom-live          pybloom_live.BloomFilter(capacity=n, error_rate=p)
   pybloom-live-scalable pybloom_live.ScalableBloomFilter(error_rate=p), its other parameters as shipped
-                        (initial capacity 100, SMALL_SET_GROWTH, tightening ratio 0.9)
-  rbloom                rbloom.Bloom(n, p) (Rust behind a Python API; Python's hash() of the str)
+                        (initial capacity 100, LARGE_SET_GROWTH: each new filter 4x the capacity and 0.9x
+                        the rate of the last, the first at 0.9p)
+  rbloom                rbloom.Bloom(n, p) (Rust behind a Python API; Python's hash() of the str); its k is
+                        read off the library (a sibling filter's saved header)
+
+Member queries run on fresh copies of the member strings: CPython caches a str's hash on the object, so
+querying the very objects the insert loop hashed would leave the hashing out of the query's time.
 
 Usage: dedup_peers.py STRUCTURE --n N --queries Q --fpr P
 """
@@ -147,7 +152,7 @@ def rbloom_reported_new(n, fpr, members):
     return new
 
 
-def geometry(structure, f, n_sized, n_distinct):
+def geometry(structure, f, n_sized, fpr, n_distinct):
     """(bits, hashes, theory at this fill, bytes, how the bytes were counted)."""
     if structure == "py-article-bloom":
         return f.size, f.k, bloom_rate(f.size, f.k, n_distinct), len(f.bits), "len(bytearray)"
@@ -166,10 +171,29 @@ def geometry(structure, f, n_sized, n_distinct):
         return m, None, 1.0 - keep, nbytes, method
     if structure == "rbloom":
         m = f.size_in_bits
-        # rbloom's k for the n it was sized for: round(m/n ln 2), at least 1.
-        k = max(1, round(m / max(1, n_sized) * LN2))
+        k = rbloom_hashes(n_sized, fpr)
         return m, k, bloom_rate(m, k, n_distinct), (m + 7) // 8, "size_in_bits / 8"
     return None, None, 0.0, None, None
+
+
+def peak_rss_bytes():
+    """This process's peak resident set since exec (VmHWM). Not getrusage: on Linux its ru_maxrss keeps
+    the parent's resident set at fork across exec."""
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    return None
+
+
+def rbloom_hashes(n, fpr):
+    """rbloom's k, read off the library: a filter built alike but with a hash function of ours can be
+    saved, and its saved bytes start with k (a little-endian u64). (rbloom 1.5.4 truncates (m/n) ln 2: k = 6
+    at 1%.)"""
+    import rbloom
+
+    sibling = rbloom.Bloom(n, fpr, hash_func=lambda x: hash(x))
+    return int.from_bytes(sibling.save_bytes()[:8], "little")
 
 
 def set_bytes(members):
@@ -195,15 +219,18 @@ def main():
     non_members = read_lines(a.queries)
     f, library, version = build(a.structure, a.n, a.fpr)
     new, insert_ns = timed(lambda: insert(a.structure, f, members))
-    found, member_ns = timed(lambda: sum(1 for u in members if u in f))
+    queried = [u.encode().decode() for u in members]
+    found, member_ns = timed(lambda: sum(1 for u in queried if u in f))
+    del queried
     false_positives, non_member_ns = timed(lambda: sum(1 for u in non_members if u in f))
     if new is None:
         new = rbloom_reported_new(a.n, a.fpr, members)
     n_distinct = len(set(members))
-    bits, hashes, theory, nbytes, method = geometry(a.structure, f, a.n, n_distinct)
+    bits, hashes, theory, nbytes, method = geometry(a.structure, f, a.n, a.fpr, n_distinct)
     if a.structure == "py-set":
         del f
-        nbytes, method = set_bytes(members), "tracemalloc: the set and its str objects"
+        nbytes = set_bytes(members)
+        method = "tracemalloc: the set and its str objects (bytes requested; pymalloc's rounding not included)"
     print(
         json.dumps(
             {
@@ -226,6 +253,7 @@ def main():
                 "runtime": f"CPython {platform.python_version()}",
                 "library": f"{library} {version}".strip(),
                 "timing": "one call per key from a CPython loop (the interpreter included)",
+                "peak_rss_bytes": peak_rss_bytes(),
             }
         )
     )

@@ -167,6 +167,12 @@ fn print_human(a: &Advice) {
             c.observed_fpr_wilson95.low,
             c.observed_fpr_wilson95.high
         );
+        if let Some(p) = c.measured_at_fpr {
+            println!(
+                "  (measured with filters built for p = {p}; this advice is for p = {}: its rate and a filter's bytes differ)",
+                w.fpr
+            );
+        }
         println!(
             "  At n = {} it would hold ≈ {} ({}; a projection), {} the {} budget{}.",
             human_count(w.n_high as f64),

@@ -1,11 +1,10 @@
 //! One external cell: start the tool's program, write the cell's member lines and then its non-member
 //! lines to its stdin (a second thread writes while the program reads), read its one JSON record from
-//! stdout, and the process's peak RSS from the kernel (`wait4`). The keys come from the harness's own
-//! pipelines, so the tool sees exactly the keys every other row sees. The programs read every key into
-//! memory before timing anything, so the pipe's cost is never inside their timings.
-//!
-//! Why a hand-rolled `wait4`: the standard library's `Child::wait` does not return the child's resource
-//! usage, and its peak RSS is the only memory figure of the whole process the kernel keeps.
+//! stdout. The keys come from the harness's own pipelines, so the tool sees exactly the keys every other
+//! row sees. The programs read every key into memory before timing anything, so the pipe's cost is
+//! never inside their timings. Each program reports its own peak RSS from `/proc/self/status` (VmHWM):
+//! the kernel's `ru_maxrss` of a child keeps the parent's resident set at fork across exec, so it read
+//! 1 GiB for a 10⁴-key Python cell after the harness's memory probe.
 
 use crate::keys::{KeyBatch, KeyPipeline};
 use crate::structures::Language;
@@ -37,7 +36,8 @@ pub struct Report {
     /// The structure's bytes, measured as `bytes_method` says.
     pub bytes: u64,
     pub bytes_method: String,
-    /// Java: the heap a second, untimed filter adds (after a GC on each side), beside the serialized size.
+    /// Java: the heap allocated creating a second, untimed filter (the JVM's per-thread count), beside the
+    /// serialized size.
     #[serde(default)]
     pub heap_delta_bytes: Option<i64>,
     /// Interpreter or VM and its version.
@@ -46,13 +46,14 @@ pub struct Report {
     pub library: String,
     /// What the timings include (interpreter loop, JIT warm-up).
     pub timing: String,
+    /// The process's peak resident set since exec (VmHWM), as it read it.
+    pub peak_rss_bytes: Option<i64>,
 }
 
-/// A finished cell: the program's report, and what the kernel measured of the process.
+/// A finished cell: the program's report and its wall time.
 #[derive(Clone, Debug)]
 pub struct Outcome {
     pub report: Report,
-    pub peak_rss_bytes: u64,
     pub wall_s: f64,
 }
 
@@ -239,7 +240,8 @@ pub fn run(
             errors,
         )
     });
-    let (status, peak_rss_bytes) = wait_with_peak_rss(child.id() as libc::pid_t)
+    let status = child
+        .wait()
         .map_err(|e| failed(id, format!("cannot wait for the process: {e}")))?;
     let tail: String = errors
         .lines()
@@ -270,30 +272,6 @@ pub fn run(
     }
     Ok(Outcome {
         report,
-        peak_rss_bytes,
         wall_s: started.elapsed().as_secs_f64(),
     })
-}
-
-/// Waits for the child `pid` and returns its exit status and peak resident set (`ru_maxrss`, KiB).
-fn wait_with_peak_rss(pid: libc::pid_t) -> std::io::Result<(std::process::ExitStatus, u64)> {
-    use std::os::unix::process::ExitStatusExt;
-    let mut status = 0;
-    // SAFETY: rusage is plain data that wait4 fills; pid is our own child, not yet reaped.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    loop {
-        // SAFETY: valid pointers to a local status and rusage.
-        let reaped = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-        if reaped == pid {
-            break;
-        }
-        let error = std::io::Error::last_os_error();
-        if error.kind() != std::io::ErrorKind::Interrupted {
-            return Err(error);
-        }
-    }
-    Ok((
-        std::process::ExitStatus::from_raw(status),
-        usage.ru_maxrss.max(0) as u64 * 1024,
-    ))
 }

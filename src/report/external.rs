@@ -108,31 +108,39 @@ pub fn section(s: &mut String, r: &Results) {
         esc(&verdict(r))
     );
     for language in [Language::Python, Language::Java] {
-        let rows: Vec<&CellRecord> = external_cells(r)
+        // Each of the language's rows at its largest measured n (the pure-Python filters stop earlier than
+        // the set), then ours at each of those n.
+        let mut listed: Vec<&CellRecord> = Vec::new();
+        for c in external_cells(r)
             .filter(|c| c.external.as_ref().is_some_and(|e| e.language == language))
-            .collect();
-        let Some(n) = rows.iter().map(|c| c.n).max() else {
+        {
+            match listed.iter_mut().find(|x| x.structure == c.structure) {
+                Some(x) if x.n < c.n => *x = c,
+                Some(_) => {}
+                None => listed.push(c),
+            }
+        }
+        if listed.is_empty() {
             continue;
-        };
+        }
+        let mut sizes: Vec<u64> = listed.iter().map(|c| c.n).collect();
+        sizes.sort_unstable();
+        sizes.dedup();
         let _ = writeln!(
             s,
-            "<h3>What your {} default costs (n = {})</h3><table><tr><th>row</th><th>n</th><th>bytes per key</th><th>how counted</th><th>insert ns</th><th>member query ns</th><th>non-member query ns</th><th>observed rate [95%]</th><th>its theory</th><th>peak RSS of the process</th><th>runtime, library</th></tr>",
-            language.name(),
-            human_count(n as f64)
+            "<h3>What your {} default costs</h3><table><tr><th>row</th><th>n</th><th>bytes per key</th><th>how counted</th><th>insert ns</th><th>member query ns</th><th>non-member query ns</th><th>observed rate [95%]</th><th>its theory</th><th>peak RSS of the process</th><th>runtime, library</th></tr>",
+            language.name()
         );
-        let ours = r
-            .cells
-            .iter()
-            .filter(|c| c.n == n && (c.structure == bloom::ID || c.structure == blocked::ID));
-        let mut listed: Vec<&CellRecord> = rows.iter().copied().filter(|c| c.n == n).collect();
-        listed.extend(ours);
+        listed.extend(r.cells.iter().filter(|c| {
+            sizes.contains(&c.n) && (c.structure == bloom::ID || c.structure == blocked::ID)
+        }));
         for c in listed {
             let (method, who) = match &c.external {
                 Some(e) => (
                     e.bytes_method.clone()
                         + &e.heap_delta_bytes
                             .map(|d| {
-                                format!("; heap a second filter adds: {}", human_bytes(d as f64))
+                                format!("; heap allocated creating one: {}", human_bytes(d as f64))
                             })
                             .unwrap_or_default(),
                     format!("{}, {}", e.runtime, e.library),

@@ -196,7 +196,10 @@ pub fn rewrite_without(dir: &Path, drop: impl Fn(&Record) -> bool) -> Result<usi
     Ok(dropped)
 }
 
-/// Writes `dir/results.csv`: one row per measured cell and per skipped cell, written atomically.
+/// Writes `dir/results.csv`: one row per measured cell and per skipped cell, written atomically. `status`
+/// is `measured`, `measured-external` (a tool run as its own process: its hashing is inside its calls, so
+/// `hash_ns_per_key` is blank), or the cause a cell was not run: `skipped` (memory), `capped`,
+/// `not-set-up`, `unavailable`, `failed`.
 pub fn write_csv(dir: &Path, results: &Results) -> Result<()> {
     let mut out = String::from(
         "structure,n,status,bits,hashes,insert_ns_per_key,hash_ns_per_key,member_query_ns_per_key,non_member_query_ns_per_key,\
@@ -205,13 +208,22 @@ bytes_held,heap_requested_bytes,heap_footprint_bytes,model_footprint_bytes,rss_p
     );
     for c in &results.cells {
         out.push_str(&format!(
-            "{},{},measured,{},{},{:.3},{:.3},{:.3},{:.3},{},{},{},{:.9},{:.9},{:.9},{:.9},{},{},{},{},{:.0},{},{:.4}\n",
+            "{},{},{},{},{},{:.3},{},{:.3},{:.3},{},{},{},{:.9},{:.9},{:.9},{:.9},{},{},{},{},{:.0},{},{:.4}\n",
             c.structure,
             c.n,
+            if c.external.is_some() {
+                "measured-external"
+            } else {
+                "measured"
+            },
             c.geometry.bits.map(|b| b.to_string()).unwrap_or_default(),
             c.geometry.hashes.map(|k| k.to_string()).unwrap_or_default(),
             c.insert_ns_per_key.median,
-            c.hash_ns_per_key.median,
+            if c.external.is_some() {
+                String::new()
+            } else {
+                format!("{:.3}", c.hash_ns_per_key.median)
+            },
             c.member_query_ns_per_key.median,
             c.non_member_query_ns_per_key.median,
             c.false_negatives,
@@ -232,9 +244,10 @@ bytes_held,heap_requested_bytes,heap_footprint_bytes,model_footprint_bytes,rss_p
     }
     for s in &results.skipped {
         out.push_str(&format!(
-            "{},{},skipped,,,,,,,,,,,,,,,,,,{:.0},,{:.4}\n",
+            "{},{},{},,,,,,,,,,,,,,,,,,{:.0},,{:.4}\n",
             s.structure,
             s.n,
+            s.cause.csv_status(),
             s.projected_bytes,
             s.projected_bytes * 8.0 / s.n.max(1) as f64
         ));

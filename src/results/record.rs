@@ -209,7 +209,8 @@ pub struct ExternalCell {
     pub library: String,
     /// How the bytes were counted (tracemalloc, the bit array's length, the serialized size).
     pub bytes_method: String,
-    /// Java: the heap a second, untimed filter adds (after a GC on each side), beside the serialized size.
+    /// Java: the heap allocated creating a second, untimed filter (the JVM's per-thread count), beside the
+    /// serialized size.
     pub heap_delta_bytes: Option<i64>,
     /// What the timings include (the interpreter loop, JIT compilation).
     pub timing: String,
@@ -308,6 +309,22 @@ pub enum SkipCause {
     Unavailable,
     /// A server module or server the point needed was missing or failed (the Redis sweep).
     Server,
+    /// An external tool's process failed (the run then exits 1; the reason holds what it printed).
+    Failed,
+}
+
+impl SkipCause {
+    /// The `status` column of `results.csv` (`skipped` for memory, as before schema 4).
+    pub fn csv_status(self) -> &'static str {
+        match self {
+            SkipCause::Memory => "skipped",
+            SkipCause::Capped => "capped",
+            SkipCause::NotSetUp => "not-set-up",
+            SkipCause::Unavailable => "unavailable",
+            SkipCause::Server => "server",
+            SkipCause::Failed => "failed",
+        }
+    }
 }
 
 /// An observed false-positive rate at one point of an experiment (saturation, growth, bitmap claim).

@@ -27,12 +27,13 @@ impl Runner<'_> {
         let id = kind.id();
         let config = self.config(self.source.distinct_members(n));
         let model_bytes = kind.predicted_memory(&config).footprint_bytes;
-        let skip = |cause: SkipCause, reason: String| {
+        let budget_bytes = self.plan.memory_budget_bytes;
+        let skip = move |cause: SkipCause, reason: String| {
             Record::Skipped(SkippedCell {
                 structure: id.to_string(),
                 n,
                 projected_bytes: model_bytes,
-                budget_bytes: self.plan.memory_budget_bytes,
+                budget_bytes,
                 reason,
                 cause,
             })
@@ -100,10 +101,21 @@ impl Runner<'_> {
             &request,
             self.source.members(n, 0)?,
             self.source.non_members(queries, 0)?,
-        )?;
+        );
         self.progress.advance(1);
         self.progress.finish();
+        let outcome = match outcome {
+            Ok(outcome) => outcome,
+            // The tool failed (an exception, the JVM out of memory, killed): recorded with what it said,
+            // the run goes on, and exits 1 at the end; resuming runs the cell again.
+            Err(e @ Error::External { .. }) => {
+                self.failures.push(e.to_string());
+                return self.record(skip(SkipCause::Failed, e.to_string()));
+            }
+            Err(e) => return Err(e),
+        };
         let r = outcome.report;
+        let peak_rss = r.peak_rss_bytes.unwrap_or(0).max(0) as u64;
         if r.false_negatives > 0 {
             self.failures.push(format!(
                 "{id} at n = {n}: {} false negatives",
@@ -131,6 +143,7 @@ impl Runner<'_> {
             },
             insert_ns_per_key: once(r.insert_ns_per_key),
             hash_ns_per_key: once(0.0),
+            // Not separable from the insert: the tool hashes inside its own calls.
             probe_insert_ns_per_key: once(r.insert_ns_per_key),
             member_query_ns_per_key: once(r.member_query_ns_per_key),
             non_member_query_ns_per_key: once(r.non_member_query_ns_per_key),
@@ -150,8 +163,8 @@ impl Runner<'_> {
             model_heap_bytes: model_bytes,
             model_footprint_bytes: model_bytes,
             rss_before_bytes: 0,
-            rss_after_bytes: outcome.peak_rss_bytes,
-            rss_peak_bytes: outcome.peak_rss_bytes,
+            rss_after_bytes: peak_rss,
+            rss_peak_bytes: peak_rss,
             bits_per_key: r.bytes as f64 * 8.0 / r.n_distinct.max(1) as f64,
             wall_s: outcome.wall_s,
             threads: 1,

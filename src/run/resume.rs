@@ -7,7 +7,7 @@
 //! are removed from the file (the server may be back), so what runs again starts clean.
 
 use super::plan::Experiment;
-use crate::results::{read_results, rewrite_without, Record, Results, SCENARIO_LABEL};
+use crate::results::{read_results, rewrite_without, Record, Results, SkipCause, SCENARIO_LABEL};
 use crate::Result;
 use std::collections::HashSet;
 use std::path::Path;
@@ -50,10 +50,14 @@ impl Completed {
                 have > 0 && have < e.expected_records()
             })
             .collect();
+        // An external row skipped because it was not set up, or whose process failed, runs again.
+        let retried = |r: &Record| matches!(r, Record::Skipped(s) if matches!(s.cause, SkipCause::NotSetUp | SkipCause::Failed));
         let dropped_records = rewrite_without(dir, |r| {
             Experiment::of(r).is_some_and(|e| incomplete.contains(&e))
                 || matches!(r, Record::SweepSkipped(_))
+                || retried(r)
         })?;
+        let before = read_results(dir)?;
         let mut completed = Completed::from_results(&before);
         completed.experiments.retain(|e| !incomplete.contains(e));
         completed.dropped_records = dropped_records;

@@ -80,9 +80,7 @@ impl Figure for BytesVsN {
             measured.sort_by(|a, b| a.0.total_cmp(&b.0));
             // Projections from the line fitted to this run's measured cells; the size model otherwise.
             let fit = crate::analysis::fit_bytes(r, &id);
-            let mut projected: Vec<(f64, f64)> = r
-                .skipped
-                .iter()
+            let mut projected: Vec<(f64, f64)> = structure_skips(r)
                 .filter(|s| s.structure == id)
                 .map(|s| {
                     let n = s.n as f64;

@@ -142,7 +142,11 @@ fn speed_table(s: &mut String, r: &Results) {
             } else {
                 span(c.hash_ns_per_key)
             },
-            span(c.probe_insert_ns_per_key),
+            if c.external.is_some() {
+                "in its calls".to_string()
+            } else {
+                span(c.probe_insert_ns_per_key)
+            },
             span(c.member_query_ns_per_key),
             span(c.non_member_query_ns_per_key),
             human_count(c.insert_keys_per_s()),
