@@ -171,14 +171,7 @@ pub fn section(s: &mut String, r: &Results) {
         .skipped
         .iter()
         .filter(|k| crate::registry::find(&k.structure).is_ok_and(|kind| kind.external().is_some()))
-        .map(|k| {
-            format!(
-                "{} at n = {}: {}",
-                k.structure,
-                human_count(k.n as f64),
-                k.reason
-            )
-        })
+        .map(|k| k.describe())
         .collect();
     if !not_run.is_empty() {
         let _ = writeln!(

@@ -294,6 +294,18 @@ pub struct SkippedCell {
     pub cause: SkipCause,
 }
 
+impl SkippedCell {
+    /// "ID at n = N (REASON)", as the report lists it.
+    pub fn describe(&self) -> String {
+        format!(
+            "{} at n = {} ({})",
+            self.structure,
+            crate::units::human_count(self.n as f64),
+            self.reason
+        )
+    }
+}
+
 /// Why a cell was not run. Only a cell skipped for memory is drawn as a projection.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

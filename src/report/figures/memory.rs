@@ -225,14 +225,7 @@ fn memory(r: &Results) -> String {
         .skipped
         .iter()
         .filter(|s| s.cause != crate::results::SkipCause::Memory)
-        .map(|s| {
-            format!(
-                "{} at n = {} ({})",
-                s.structure,
-                human_count(s.n as f64),
-                s.reason
-            )
-        })
+        .map(|s| s.describe())
         .collect();
     if !not_run.is_empty() {
         out.push(format!("Not run: {}.", not_run.join("; ")));
@@ -244,14 +237,7 @@ fn memory(r: &Results) -> String {
             !registry.contains(&s.structure.as_str())
                 && s.cause == crate::results::SkipCause::Memory
         })
-        .map(|s| {
-            format!(
-                "the {} at n = {} ({})",
-                s.structure,
-                human_count(s.n as f64),
-                s.reason
-            )
-        })
+        .map(|s| format!("the {}", s.describe()))
         .collect();
     if !others.is_empty() {
         out.push(format!(
