@@ -199,3 +199,48 @@ fn external_rows_are_selected_by_group_and_are_not_dedup_structures() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("separate process"));
 }
+
+/// A tool's process is killed at once on a stop request (Ctrl-C), and past its time limit; either way
+/// the cell is an error that says why, never a record.
+#[test]
+fn a_stop_request_or_the_time_limit_kills_the_tool() {
+    use dedupbench::external::process::{run, Request};
+    use dedupbench::keys::{KeyPipeline, Profile, UrlGenerator};
+    use std::sync::atomic::AtomicBool;
+    use std::time::{Duration, Instant};
+    if not_set_up() {
+        return;
+    }
+    let g = UrlGenerator::new(Profile::default_profile(), 1);
+    let request = Request {
+        id: "py-set",
+        language: Language::Python,
+        n: 2_000_000,
+        queries: 10,
+        fpr: 0.01,
+        seed: 1,
+        heap_limit_bytes: 1 << 30,
+    };
+    for (stop, limit, says) in [
+        (true, Duration::from_secs(600), "interrupted"),
+        (false, Duration::from_millis(500), "over its time limit"),
+    ] {
+        let started = Instant::now();
+        let error = run(
+            &request,
+            KeyPipeline::members(&g, 0..2_000_000, 0),
+            KeyPipeline::non_members(&g, 0..10, 0),
+            &AtomicBool::new(stop),
+            limit,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(error.contains(says), "{error}");
+        // The whole cell takes ≈ 6 s here; killed, it ends within about a second of the request.
+        assert!(
+            started.elapsed() < Duration::from_secs(3),
+            "{:?}",
+            started.elapsed()
+        );
+    }
+}

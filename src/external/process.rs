@@ -12,6 +12,8 @@ use crate::{Error, Result};
 use std::io::{BufWriter, Read, Write};
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 /// What a program reports for its cell (the fields of its record).
 #[derive(Clone, Debug, PartialEq, serde::Deserialize)]
@@ -199,10 +201,14 @@ fn write_keys(keys: &mut KeyPipeline<'_>, out: &mut dyn Write) -> Result<()> {
 }
 
 /// Runs one cell: `members` (exactly `request.n` keys) then `non_members` (exactly `request.queries`).
+/// The process is killed when `stop` is set (the caller then reports the interruption) or when it runs
+/// past `time_limit` (an error saying so).
 pub fn run(
     request: &Request<'_>,
     mut members: KeyPipeline<'_>,
     mut non_members: KeyPipeline<'_>,
+    stop: &AtomicBool,
+    time_limit: Duration,
 ) -> Result<Outcome> {
     let id = request.id;
     let started = std::time::Instant::now();
@@ -216,7 +222,7 @@ pub fn run(
     let stdin = child.stdin.take().expect("piped");
     let mut stdout = child.stdout.take().expect("piped");
     let mut stderr = child.stderr.take().expect("piped");
-    let (written, output, errors) = std::thread::scope(|scope| {
+    let (status, ended, written, output, errors) = std::thread::scope(|scope| {
         let writer = scope.spawn(move || -> Result<()> {
             let mut out = BufWriter::with_capacity(1 << 16, stdin);
             write_keys(&mut members, &mut out)?;
@@ -228,21 +234,56 @@ pub fn run(
             let _ = stderr.read_to_string(&mut text);
             text
         });
-        let mut output = String::new();
-        let read = stdout.read_to_string(&mut output);
+        let answer = scope.spawn(move || {
+            let mut output = String::new();
+            let read = stdout.read_to_string(&mut output);
+            (read, output)
+        });
+        // Wait for the process, killing it on a stop request or past the time limit; its pipes then
+        // close, and the threads above end.
+        let mut ended = None;
+        let waited = loop {
+            match child.try_wait() {
+                Ok(Some(status)) => break Ok(status),
+                Ok(None) => {}
+                Err(e) => break Err(e),
+            }
+            if ended.is_none() {
+                if stop.load(Ordering::Relaxed) {
+                    ended = Some("interrupted");
+                } else if started.elapsed() > time_limit {
+                    ended = Some("over its time limit");
+                }
+                if ended.is_some() {
+                    let _ = child.kill();
+                }
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let (read, output) = answer.join().unwrap_or_else(|_| (Ok(0), String::new()));
         let written = writer
             .join()
             .unwrap_or_else(|_| Err(failed(id, "writer panicked")));
         let errors = reader.join().unwrap_or_default();
         (
+            waited,
+            ended,
             written.and(read.map_err(|e| Error::io("<peer stdout>", e))),
             output,
             errors,
         )
     });
-    let status = child
-        .wait()
-        .map_err(|e| failed(id, format!("cannot wait for the process: {e}")))?;
+    let status = status.map_err(|e| failed(id, format!("cannot wait for the process: {e}")))?;
+    if let Some(why) = ended {
+        return Err(failed(
+            id,
+            format!(
+                "killed: {why} ({:.0} s; the limit is {:.0} s)",
+                started.elapsed().as_secs_f64(),
+                time_limit.as_secs_f64()
+            ),
+        ));
+    }
     let tail: String = errors
         .lines()
         .rev()

@@ -12,6 +12,10 @@ use crate::structures::External;
 /// Set to 1 (CI does) to make a missing set-up of the external rows a failure instead of a skipped row.
 pub const REQUIRE_EXTERNAL_VAR: &str = "DEDUPBENCH_REQUIRE_EXTERNAL";
 
+/// How long one external cell may run before its process is killed and the cell recorded as failed (the
+/// slowest here, the scalable pure-Python filter at 10⁶ keys, takes ≈ 20 s; the set at 10⁷ ≈ 40 s).
+const CELL_TIME_LIMIT: std::time::Duration = std::time::Duration::from_secs(15 * 60);
+
 /// Non-member queries an external cell asks for at most: enough for 1000 false positives down to a rate
 /// of 10⁻³ (a pure-Python filter answers in microseconds).
 const MAX_QUERIES: u64 = 1_000_000;
@@ -101,13 +105,18 @@ impl Runner<'_> {
             &request,
             self.source.members(n, 0)?,
             self.source.non_members(queries, 0)?,
+            self.stop,
+            CELL_TIME_LIMIT,
         );
         self.progress.advance(1);
         self.progress.finish();
+        if self.stopped() {
+            return Err(interrupted_error());
+        }
         let outcome = match outcome {
             Ok(outcome) => outcome,
-            // The tool failed (an exception, the JVM out of memory, killed): recorded with what it said,
-            // the run goes on, and exits 1 at the end; resuming runs the cell again.
+            // The tool failed (an exception, the JVM out of memory, killed past the time limit): recorded
+            // with what it said, the run goes on, and exits 1 at the end; resuming runs the cell again.
             Err(e @ Error::External { .. }) => {
                 self.failures.push(e.to_string());
                 return self.record(skip(SkipCause::Failed, e.to_string()));
