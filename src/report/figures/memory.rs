@@ -221,15 +221,6 @@ fn memory(r: &Results) -> String {
         ));
     }
     let registry = crate::registry::ids();
-    let not_run: Vec<String> = r
-        .skipped
-        .iter()
-        .filter(|s| s.cause != crate::results::SkipCause::Memory)
-        .map(|s| s.describe())
-        .collect();
-    if !not_run.is_empty() {
-        out.push(format!("Not run: {}.", not_run.join("; ")));
-    }
     let others: Vec<String> = r
         .skipped
         .iter()

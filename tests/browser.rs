@@ -1,0 +1,155 @@
+//! The report in a real browser: Debian's headless Chromium loads the page, 1280 px wide, in an iframe of
+//! a wrapper page whose script reads the page's DOM once it has loaded (images decoded or failed) and
+//! prints what it found into the DOM that `--dump-dom` writes out. Every image must load and nothing may
+//! stick out past 1280 px. Two broken pages (an image removed, a too-wide block added) show the check
+//! can fail. Needs `chromium` (`apt-get install -y chromium`); without it the test prints
+//! `*** SKIPPED … ***` and passes, unless DEDUPBENCH_REQUIRE_BROWSER=1 (CI sets it).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const REQUIRE_VAR: &str = "DEDUPBENCH_REQUIRE_BROWSER";
+const CHROMIUM: &str = "/usr/bin/chromium";
+const WIDTH_PX: u32 = 1280;
+
+/// What the wrapper's script read off the page.
+#[derive(Debug, serde::Deserialize)]
+struct Seen {
+    images: usize,
+    broken: Vec<String>,
+    scroll_width: u32,
+    /// Elements whose right edge lies past the page's width.
+    wide: Vec<String>,
+}
+
+fn wrapper(page: &Path) -> String {
+    format!(
+        r#"<!doctype html><html><body>
+<iframe id="page" src="file://{page}" style="width:{WIDTH_PX}px;height:900px;border:0"></iframe>
+<pre id="seen">not loaded</pre>
+<script>
+const frame = document.getElementById('page');
+frame.addEventListener('load', () => {{
+  const d = frame.contentDocument;
+  const images = [...d.images];
+  document.getElementById('seen').textContent = JSON.stringify({{
+    images: images.length,
+    broken: images.filter(i => !i.complete || i.naturalWidth === 0).map(i => i.getAttribute('src')),
+    scroll_width: d.documentElement.scrollWidth,
+    wide: [...d.querySelectorAll('body *')]
+      .filter(e => e.getBoundingClientRect().right > {WIDTH_PX} + 1)
+      .slice(0, 5)
+      .map(e => e.tagName + ' ' + (e.id || e.className || '') + ' ' + Math.round(e.getBoundingClientRect().right)),
+  }});
+}});
+</script></body></html>"#,
+        page = page.display()
+    )
+}
+
+/// Opens `page` in headless Chromium and returns what the wrapper saw.
+fn look(page: &Path, dir: &Path) -> Seen {
+    let wrapper_path = dir.join(format!(
+        "wrapper-{}.html",
+        page.parent()
+            .unwrap()
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+    ));
+    std::fs::write(&wrapper_path, wrapper(page)).unwrap();
+    let out = Command::new(CHROMIUM)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--allow-file-access-from-files",
+            "--virtual-time-budget=10000",
+            "--window-size=1400,1000",
+            "--dump-dom",
+        ])
+        .arg(format!("--user-data-dir={}", dir.join("profile").display()))
+        .arg(format!("file://{}", wrapper_path.display()))
+        .output()
+        .expect("chromium runs");
+    let dom = String::from_utf8_lossy(&out.stdout);
+    let seen = dom
+        .split("<pre id=\"seen\">")
+        .nth(1)
+        .and_then(|rest| rest.split("</pre>").next())
+        .unwrap_or_else(|| panic!("no result in the dumped DOM: {dom:.400}"));
+    serde_json::from_str(&seen.replace("&quot;", "\"")).unwrap_or_else(|e| panic!("{e}: {seen}"))
+}
+
+fn chromium_missing() -> bool {
+    if Path::new(CHROMIUM).is_file() {
+        return false;
+    }
+    let required = std::env::var(REQUIRE_VAR).is_ok_and(|v| v == "1");
+    assert!(!required, "{REQUIRE_VAR}=1 but {CHROMIUM} is missing");
+    eprintln!(
+        "\n*** SKIPPED: no {CHROMIUM} (apt-get install -y chromium); set {REQUIRE_VAR}=1 to make this a failure ***\n"
+    );
+    true
+}
+
+/// The committed reference run, reported into a fresh folder.
+fn reported(dir: &Path, name: &str) -> PathBuf {
+    let run = dir.join(name);
+    std::fs::create_dir_all(&run).unwrap();
+    std::fs::copy(
+        concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/reports/reference/results.jsonl"
+        ),
+        run.join("results.jsonl"),
+    )
+    .unwrap();
+    let status = Command::new(env!("CARGO_BIN_EXE_dedupbench"))
+        .arg("report")
+        .arg(&run)
+        .output()
+        .unwrap()
+        .status;
+    assert!(status.success());
+    run.join("index.html")
+}
+
+#[test]
+fn the_reference_report_loads_every_image_and_fits_1280_px() {
+    if chromium_missing() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let page = reported(dir.path(), "reference");
+    let seen = look(&page, dir.path());
+    assert!(seen.images >= 9, "{seen:?}");
+    assert!(seen.broken.is_empty(), "images that did not load: {seen:?}");
+    assert!(
+        seen.scroll_width <= WIDTH_PX && seen.wide.is_empty(),
+        "the page overflows {WIDTH_PX} px: {seen:?}"
+    );
+
+    // The check can fail: an image gone, and a block wider than the page.
+    let broken = reported(dir.path(), "broken");
+    std::fs::remove_file(broken.parent().unwrap().join("bytes_vs_n.png")).unwrap();
+    let html = std::fs::read_to_string(&broken).unwrap();
+    std::fs::write(
+        &broken,
+        html.replacen(
+            "<body>",
+            "<body><div id=\"too-wide\" style=\"width:2000px\">x</div>",
+            1,
+        ),
+    )
+    .unwrap();
+    let seen = look(&broken, dir.path());
+    assert_eq!(seen.broken, vec!["bytes_vs_n.png".to_string()], "{seen:?}");
+    assert!(seen.scroll_width > WIDTH_PX, "{seen:?}");
+    assert!(seen.wide.iter().any(|w| w.contains("too-wide")), "{seen:?}");
+}
