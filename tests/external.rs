@@ -132,6 +132,13 @@ fn external_rows_run_on_the_harness_keys_and_keep_their_own_theory() {
     let csv = std::fs::read_to_string(out.join("results.csv")).unwrap();
     assert!(csv.contains("guava,100000,measured-external,"));
     assert!(csv.contains("commons-collections,100000,unavailable,"));
+    // The set's size model (str objects and a power-of-two table kept at most 60% full) against
+    // tracemalloc: within 3% at both n.
+    for n in [10_000, 100_000] {
+        let c = cell("py-set", n);
+        let ratio = c.heap_footprint_bytes as f64 / c.model_footprint_bytes;
+        assert!((ratio - 1.0).abs() < 0.03, "py-set at {n}: measured / model = {ratio}");
+    }
     assert_eq!(cell("py-set", 100_000).n_false_positives, 0);
     assert_eq!(cell("py-set", 100_000).n_reported_new, 100_000);
     let unavailable = results

@@ -61,6 +61,8 @@ pub fn run(args: SizeArgs) -> Result<i32> {
                 "bits": geometry.bits,
                 "hashes": geometry.hashes,
                 "on_redis_server": kind.remote(),
+                "external_language": kind.external().map(|e| e.language.name()),
+                "unavailable": kind.external().and_then(|e| e.unavailable),
             })
         })
         .collect();
@@ -114,6 +116,10 @@ pub fn run(args: SizeArgs) -> Result<i32> {
         "structure", "bytes", "bits/key", "expected fpr"
     );
     for s in &structures {
+        if let Some(why) = s["unavailable"].as_str() {
+            println!("  {:<12} {why}", s["id"].as_str().unwrap_or(""));
+            continue;
+        }
         println!(
             "  {:<12} {:>12} {:>14.2} {:>14.3e}",
             s["id"].as_str().unwrap_or(""),

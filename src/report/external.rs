@@ -65,6 +65,20 @@ pub fn verdict(r: &Results) -> String {
             }
             None => claim.push_str("; too few cells of ≥ 10⁵ keys to project 50M."),
         }
+        if let (Ok(kind), Some(h)) = (
+            crate::registry::find(crate::external::PY_SET_ID),
+            r.header.as_ref(),
+        ) {
+            let mut config = crate::structures::BuildConfig::new(ARTICLE_N as u64, h.fpr, 0);
+            config.key_lengths = h.key_lengths;
+            let model = kind.predicted_memory(&config).footprint_bytes;
+            let _ = write!(
+                claim,
+                " The size model (each str's 49 bytes + its URL, and the set's power-of-two table kept at most 60% full) gives {} at 50M ({:.0} B per entry): the fitted line cannot see the table's next doubling.",
+                human_bytes(model),
+                model / ARTICLE_N
+            );
+        }
         out.push(claim);
     }
     let target = r.header.as_ref().map(|h| h.fpr).unwrap_or(0.0);
