@@ -10,7 +10,7 @@ if [ "${1:-}" = "--install" ]; then
     [ "$(id -u)" -eq 0 ] || sudo="sudo"
     if ! command -v java >/dev/null || [ ! -f /usr/share/java/guava.jar ]; then
         $sudo apt-get update -qq
-        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq default-jdk-headless libguava-java
+        $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq default-jdk-headless libguava-java
     fi
 fi
 venv=target/external-venv

@@ -137,7 +137,10 @@ fn external_rows_run_on_the_harness_keys_and_keep_their_own_theory() {
     for n in [10_000, 100_000] {
         let c = cell("py-set", n);
         let ratio = c.heap_footprint_bytes as f64 / c.model_footprint_bytes;
-        assert!((ratio - 1.0).abs() < 0.03, "py-set at {n}: measured / model = {ratio}");
+        assert!(
+            (ratio - 1.0).abs() < 0.03,
+            "py-set at {n}: measured / model = {ratio}"
+        );
     }
     assert_eq!(cell("py-set", 100_000).n_false_positives, 0);
     assert_eq!(cell("py-set", 100_000).n_reported_new, 100_000);

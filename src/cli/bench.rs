@@ -102,7 +102,7 @@ pub fn run(args: BenchArgs) -> Result<i32> {
         let done = &session.completed;
         if done.dropped_records > 0 {
             eprintln!(
-                "resume: dropped {} records of unfinished work (a torn line or a partial experiment)",
+                "resume: dropped {} records of unfinished work (a torn line, a partial experiment, or a point or row to run again)",
                 done.dropped_records
             );
         }

@@ -51,10 +51,19 @@ fn slices(n: u64, p: f64) -> (u32, u64) {
     (k, per_slice.max(1))
 }
 
-/// Bytes of a Python set holding `n` str keys of `mean_bytes` each: 49 + len per str (CPython's compact
-/// ASCII object), 16 bytes a slot in a table kept at most 60% full (a power of two).
+/// Bytes of a CPython 3.11 set holding `n` str keys of `mean_bytes` each: 49 + len per str (the compact
+/// ASCII object; 41 from 3.12 on) and 16 bytes a slot of the set's table. The table starts at 8 slots; when
+/// an insert fills it to 60% it is rebuilt at the smallest power of two above 4× the entries (2× past
+/// 50,000), as `set_add_entry` and `set_table_resize` do.
 fn python_set_bytes(n: u64, mean_bytes: f64) -> f64 {
-    let slots = (n.max(1) * 5 / 3 + 1).next_power_of_two().max(8);
+    let mut slots = 8u64;
+    // The entries at which the table of `slots` slots is rebuilt: fill·5 ≥ mask·3.
+    let mut full_at = ((slots - 1) * 3).div_ceil(5);
+    while n >= full_at {
+        let growth = if full_at > 50_000 { 2 } else { 4 };
+        slots = (full_at * growth + 1).next_power_of_two();
+        full_at = ((slots - 1) * 3).div_ceil(5);
+    }
     n as f64 * (49.0 + mean_bytes) + 16.0 * slots as f64
 }
 
@@ -234,6 +243,17 @@ mod tests {
     #[test]
     fn pybloom_slices_follow_its_constructor() {
         assert_eq!(slices(1_000_000, 0.01), (7, 1_369_295));
+    }
+
+    /// The set's table as CPython 3.11 grows it (`sys.getsizeof` of a set of that many ints, less its
+    /// 200-byte object, over 16): 2¹⁷ slots at 25,000 entries (×4 growth below 50,000, where the smallest
+    /// power of two above n/0.6 would be 2¹⁶), 2¹⁸ at 10⁵, 2²¹ at 10⁶.
+    #[test]
+    fn the_python_set_table_grows_as_cpython_grows_it() {
+        let table = |n: u64| (python_set_bytes(n, 0.0) - 49.0 * n as f64) / 16.0;
+        assert_eq!(table(25_000), (1u64 << 17) as f64);
+        assert_eq!(table(100_000), (1u64 << 18) as f64);
+        assert_eq!(table(1_000_000), (1u64 << 21) as f64);
     }
 
     #[test]

@@ -10,6 +10,7 @@ use crate::keys::{KeyBatch, KeyPipeline};
 use crate::structures::Language;
 use crate::{Error, Result};
 use std::io::{BufWriter, Read, Write};
+use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -129,6 +130,13 @@ pub fn missing(language: Language) -> Option<String> {
     }
 }
 
+/// Why the harness killed a tool.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Ended {
+    Interrupted,
+    TimeLimit,
+}
+
 /// What one cell asks of a program.
 pub struct Request<'a> {
     pub id: &'a str,
@@ -217,6 +225,9 @@ pub fn run(
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
+        // Its own process group, so a kill reaches whatever it started too (a wrapper script or a shim
+        // would otherwise keep the pipes open after its child is gone).
+        .process_group(0)
         .spawn()
         .map_err(|e| failed(id, format!("cannot start {:?}: {e}", request.command())))?;
     let stdin = child.stdin.take().expect("piped");
@@ -241,21 +252,29 @@ pub fn run(
         });
         // Wait for the process, killing it on a stop request or past the time limit; its pipes then
         // close, and the threads above end.
+        let group = child.id() as libc::pid_t;
+        // SAFETY: kill(2) with a negative pid signals the process group the child leads, and nothing else.
+        let kill_group = || unsafe {
+            libc::kill(-group, libc::SIGKILL);
+        };
         let mut ended = None;
         let waited = loop {
             match child.try_wait() {
                 Ok(Some(status)) => break Ok(status),
                 Ok(None) => {}
-                Err(e) => break Err(e),
+                Err(e) => {
+                    kill_group();
+                    break Err(e);
+                }
             }
             if ended.is_none() {
                 if stop.load(Ordering::Relaxed) {
-                    ended = Some("interrupted");
+                    ended = Some(Ended::Interrupted);
                 } else if started.elapsed() > time_limit {
-                    ended = Some("over its time limit");
+                    ended = Some(Ended::TimeLimit);
                 }
                 if ended.is_some() {
-                    let _ = child.kill();
+                    kill_group();
                 }
             }
             std::thread::sleep(Duration::from_millis(20));
@@ -274,16 +293,6 @@ pub fn run(
         )
     });
     let status = status.map_err(|e| failed(id, format!("cannot wait for the process: {e}")))?;
-    if let Some(why) = ended {
-        return Err(failed(
-            id,
-            format!(
-                "killed: {why} ({:.0} s; the limit is {:.0} s)",
-                started.elapsed().as_secs_f64(),
-                time_limit.as_secs_f64()
-            ),
-        ));
-    }
     let tail: String = errors
         .lines()
         .rev()
@@ -293,6 +302,27 @@ pub fn run(
         .rev()
         .collect::<Vec<_>>()
         .join(" | ");
+    match ended {
+        Some(Ended::Interrupted) => {
+            return Err(failed(
+                id,
+                format!(
+                    "killed: interrupted after {:.1} s",
+                    started.elapsed().as_secs_f64()
+                ),
+            ))
+        }
+        Some(Ended::TimeLimit) => {
+            return Err(failed(
+                id,
+                format!(
+                    "killed: over its time limit of {:.1} s: {tail}",
+                    time_limit.as_secs_f64()
+                ),
+            ))
+        }
+        None => {}
+    }
     if !status.success() {
         return Err(failed(id, format!("exited with {status}: {tail}")));
     }
