@@ -110,12 +110,16 @@ pub fn missing(language: Language) -> Option<String> {
             }
         }
         Language::Java => {
-            let java_runs = Command::new("java")
-                .arg("-version")
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .status()
-                .is_ok_and(|s| s.success());
+            // Starting a JVM to ask takes a tenth of a second: asked once per process, not per cell.
+            static JAVA_RUNS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+            let java_runs = *JAVA_RUNS.get_or_init(|| {
+                Command::new("java")
+                    .arg("-version")
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::null())
+                    .status()
+                    .is_ok_and(|s| s.success())
+            });
             if !java_runs {
                 Some(format!("no java on PATH ({setup})"))
             } else if !guava_jar().is_file() {
