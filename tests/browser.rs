@@ -120,14 +120,7 @@ fn reported(dir: &Path, name: &str) -> PathBuf {
         run.join("results.jsonl"),
     )
     .unwrap();
-    let status = Command::new(env!("CARGO_BIN_EXE_dedupbench"))
-        .arg("report")
-        .arg(&run)
-        .output()
-        .unwrap()
-        .status;
-    assert!(status.success());
-    run.join("index.html")
+    written(&["report"], &run)
 }
 
 /// Every `<img>` the page names loaded, and nothing sticks out past the page's width.
@@ -153,9 +146,8 @@ fn check_fits(page: &Path, dir: &Path) {
 /// A run with the sections the reference lacks: the external rows, measured, and capped (the pure-Python
 /// filters at 2·10⁶) or unavailable, reported into a fresh folder.
 fn external_run(dir: &Path) -> PathBuf {
-    let run = dir.join("external");
-    let status = Command::new(env!("CARGO_BIN_EXE_dedupbench"))
-        .args([
+    written(
+        &[
             "bench",
             "--scales",
             "1e4,2e6",
@@ -166,12 +158,24 @@ fn external_run(dir: &Path) -> PathBuf {
             "--no-experiments",
             "--quiet",
             "--out",
-        ])
-        .arg(&run)
+        ],
+        &dir.join("external"),
+    )
+}
+
+/// Runs `dedupbench ARGS RUN` to success; the page it wrote.
+fn written(args: &[&str], run: &Path) -> PathBuf {
+    let out = Command::new(env!("CARGO_BIN_EXE_dedupbench"))
+        .args(args)
+        .arg(run)
         .output()
-        .unwrap()
-        .status;
-    assert!(status.success());
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "dedupbench {args:?} exited with {}: {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
     run.join("index.html")
 }
 
