@@ -54,6 +54,43 @@ pub struct Advice {
     pub notes: Vec<String>,
     /// The user's current tool as a run measured it (`advise --current ID`), beside the advice.
     pub current: Option<CurrentTool>,
+    /// The first recommended filter's rate if n turns out larger than planned.
+    pub overshoot: Option<Overshoot>,
+}
+
+/// A filter sized for the workload's n, filled past it: its theoretical rate at each overshoot.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Overshoot {
+    pub id: &'static str,
+    pub planned_n: u64,
+    /// (keys inserted / planned n, theoretical rate).
+    pub rates: Vec<(f64, f64)>,
+}
+
+/// The overshoots `advise` quotes: a planned n missed by a quarter, by half and five-fold.
+pub const OVERSHOOT_FACTORS: [f64; 3] = [1.25, 2.0, 5.0];
+
+/// The rate of the first recommended filter with a model past its capacity, at each overshoot factor.
+fn overshoot(recommended: &[Candidate], n: u64, p: f64) -> Option<Overshoot> {
+    recommended.iter().find_map(|c| {
+        let kind = crate::registry::find(c.id).ok()?;
+        if kind.exact() {
+            return None;
+        }
+        let config = advice_config(kind, n, p);
+        let rates = OVERSHOOT_FACTORS
+            .iter()
+            .map(|f| {
+                let filled = (n as f64 * f).round() as u64;
+                kind.predicted_fpr_after(&config, filled).map(|r| (*f, r))
+            })
+            .collect::<Option<Vec<_>>>()?;
+        Some(Overshoot {
+            id: kind.id(),
+            planned_n: n,
+            rates,
+        })
+    })
 }
 
 /// The tool a user has now, as a bench run measured it, projected to the workload.
@@ -273,7 +310,9 @@ capacity and rate) holds on the server; `bench --redis` measures the backends"
         ));
     }
     let ladder = ladder(&thresholds, workload);
+    let overshoot = overshoot(&recommended, n, p);
     Ok(Advice {
+        overshoot,
         workload: workload.clone(),
         key_costs,
         recommended,
@@ -330,6 +369,25 @@ mod tests {
         );
         assert_eq!(a.ladder[0].id, "hashset");
         assert_eq!(a.ladder[2].id, "bloom");
+    }
+
+    #[test]
+    fn overshoot_follows_the_bloom_formula_past_the_planned_n() {
+        let a = advise(&workload(50_000_000, 1 << 30), None).unwrap();
+        let o = a.overshoot.expect("a filter is recommended");
+        assert_eq!(o.id, "bloom");
+        let (m, k) = (479_252_919f64, 7i32);
+        for (factor, rate) in &o.rates {
+            let n = 50e6 * factor;
+            let want = (1.0 - (-(k as f64) * n / m).exp()).powi(k);
+            assert!(
+                (rate / want - 1.0).abs() < 1e-6,
+                "{factor}: {rate} vs {want}"
+            );
+        }
+        // A quarter more keys than planned takes 1% to 2.8%; five times, to 83%.
+        assert!((o.rates[0].1 - 0.0276).abs() < 5e-4, "{:?}", o.rates);
+        assert!(o.rates[2].1 > 0.8, "{:?}", o.rates);
     }
 
     #[test]

@@ -134,6 +134,8 @@ pub trait PeerKind: Sync {
     const DYNAMIC: bool = true;
     /// Filters that add capacity as keys arrive.
     const GROWABLE: bool = false;
+    /// Filters that refuse inserts once full (and so would lose keys past their capacity).
+    const STORES_PAST_CAPACITY: bool = true;
     fn predicted_memory(&self, config: &BuildConfig) -> MemoryModel;
     /// Peak bytes while building (by default the final footprint).
     fn predicted_peak_bytes(&self, config: &BuildConfig) -> f64 {
@@ -161,6 +163,9 @@ impl<T: PeerKind> Kind for T {
     }
     fn growable(&self) -> bool {
         T::GROWABLE
+    }
+    fn stores_past_capacity(&self) -> bool {
+        T::STORES_PAST_CAPACITY
     }
     fn predicted_memory(&self, config: &BuildConfig) -> MemoryModel {
         PeerKind::predicted_memory(self, config)

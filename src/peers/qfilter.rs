@@ -36,6 +36,7 @@ impl PeerKind for QfilterKind {
     const ID: &'static str = "qfilter";
     const SUMMARY: &'static str = "peer: qfilter crate, quotient filter with removal";
     const REMOVABLE: bool = true;
+    const STORES_PAST_CAPACITY: bool = false;
     fn predicted_memory(&self, config: &BuildConfig) -> MemoryModel {
         // Remainder bits ⌈log2(1/p)⌉ plus ≈ 2.1 metadata bits per slot, slots at ≤ 95% load.
         let remainder = (1.0 / config.fpr).log2().ceil();

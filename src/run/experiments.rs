@@ -1,5 +1,6 @@
 //! Experiments beyond the grid, each one chart of the report:
-//! - saturation: filters sized for n, filled to 0.1×…4× n (the first article's "creeps upward as it fills");
+//! - saturation (overshoot): every filter that can be overfilled, sized for n and filled to 0.1×…5× n (the
+//!   first article's "creeps upward as it fills"; users who underestimate n);
 //! - deletion: a counting filter filled, half removed (rate before/after, false negatives among the rest),
 //!   its saturated counters beside Fan et al.'s bound, and a stream in which every key recurs
 //!   [`REPEAT_OFFERS`] times (insert-if-new against counting every repeat);
@@ -11,7 +12,8 @@
 //! before allocating, and recorded as skipped with the bytes it would need.
 
 use super::plan::{
-    Experiment, BITMAP_BITS_PER_KEY, BLOOM_MAX_BITS_PER_KEY, GROWTH_STEPS, SATURATION_FILLS,
+    overshoot_ids, Experiment, BITMAP_BITS_PER_KEY, BLOOM_MAX_BITS_PER_KEY, GROWTH_STEPS,
+    SATURATION_FILLS,
 };
 use super::resume::Completed;
 use super::{Need, Runner};
@@ -69,9 +71,16 @@ impl Runner<'_> {
         let mut configs = Vec::new();
         match experiment {
             Experiment::Saturation => {
-                configs.push((bloom::ID, BuildConfig::new(n, fpr, seed)));
                 let most = SATURATION_FILLS.iter().copied().fold(1.0, f64::max);
-                configs.push(scalable(most.ceil() as u64));
+                for id in self.overshoot_ids() {
+                    if id == scalable::ID {
+                        configs.push(scalable(most.ceil() as u64));
+                    } else {
+                        let mut config = BuildConfig::new(n, fpr, seed);
+                        config.growth.initial_keys = Some(n);
+                        configs.push((id, config));
+                    }
+                }
             }
             Experiment::Deletion => configs.push((counting::ID, BuildConfig::new(n, fpr, seed))),
             Experiment::Growth => {
@@ -136,8 +145,13 @@ impl Runner<'_> {
         })
     }
 
+    /// The structures of the saturation (overshoot) experiment in this run.
+    fn overshoot_ids(&self) -> Vec<&'static str> {
+        overshoot_ids(self.plan.kinds.iter().map(|k| k.id()))
+    }
+
     fn saturation(&mut self, n: u64) -> Result<()> {
-        for id in [bloom::ID, scalable::ID] {
+        for id in self.overshoot_ids() {
             let mut config = BuildConfig::new(n, self.plan.fpr, self.plan.seed);
             config.growth.initial_keys = Some(n);
             let mut s = find(id)?.build(&config)?;

@@ -68,8 +68,28 @@ impl Suite {
     }
 }
 
-/// Fill ratios of the saturation experiment.
-pub const SATURATION_FILLS: &[f64] = &[0.1, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 3.0, 4.0];
+/// Fill ratios of the saturation (overshoot) experiment: 1.25×, 2× and 5× are the report's overshoot panel.
+pub const SATURATION_FILLS: &[f64] = &[0.1, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 3.0, 4.0, 5.0];
+
+/// The structures the saturation (overshoot) experiment fills past their planned n: every in-process
+/// filter of the run that takes keys one by one and keeps them past its capacity, and always `bloom` and
+/// `scalable` (the first article's claim). Left out: exact sets (nothing to overshoot), static filters
+/// (built once from their set), filters that refuse inserts when full (`qfilter`: it would lose keys),
+/// servers and other languages' tools. Registry order.
+pub fn overshoot_ids<'a>(run_ids: impl IntoIterator<Item = &'a str>) -> Vec<&'static str> {
+    use crate::structures::{bloom, scalable};
+    let run_ids: Vec<&str> = run_ids.into_iter().collect();
+    crate::registry::local_kinds()
+        .filter(|k| {
+            let id = k.id();
+            (run_ids.contains(&id) || id == bloom::ID || id == scalable::ID)
+                && !k.exact()
+                && k.dynamic()
+                && k.stores_past_capacity()
+        })
+        .map(|k| k.id())
+        .collect()
+}
 /// Bits per key of the bitmap claim.
 pub const BITMAP_BITS_PER_KEY: &[u64] = &[1, 2, 4, 8, 16, 32, 64, 100];
 /// Growth checkpoints, as multiples of n₀.
@@ -103,10 +123,17 @@ impl Experiment {
         }
     }
 
-    /// How many records a complete run of the experiment writes.
-    pub fn expected_records(self) -> usize {
+    /// How many records a complete run of the experiment writes, in the run whose results (header)
+    /// `results` holds.
+    pub fn expected_records(self, results: &Results) -> usize {
         match self {
-            Experiment::Saturation => 2 * SATURATION_FILLS.len(),
+            Experiment::Saturation => {
+                let run_ids = results
+                    .header
+                    .iter()
+                    .flat_map(|h| h.structures.iter().map(String::as_str));
+                overshoot_ids(run_ids).len() * SATURATION_FILLS.len()
+            }
             Experiment::Deletion => 1,
             Experiment::Growth => 2 * GROWTH_STEPS.len(),
             Experiment::BitmapClaim => {
@@ -297,7 +324,33 @@ impl RunPlan {
 
 #[cfg(test)]
 mod tests {
-    use super::{RunPlan, Suite};
+    use super::{overshoot_ids, RunPlan, Suite};
+
+    #[test]
+    fn overshoot_takes_the_filters_that_keep_keys_past_capacity() {
+        // Exact sets are left out, bloom and scalable are always in.
+        assert_eq!(overshoot_ids(["hashset"]), vec!["bloom", "scalable"]);
+        let all: Vec<&str> = crate::registry::ids();
+        let ids = overshoot_ids(all.iter().copied());
+        for id in ["bitmap", "bloom", "blocked", "counting", "scalable"] {
+            assert!(ids.contains(&id), "{id} missing from {ids:?}");
+        }
+        for id in ["hashset", "fingerprint", "redis-bloom", "py-set", "guava"] {
+            assert!(!ids.contains(&id), "{id} in {ids:?}");
+        }
+        #[cfg(feature = "peers")]
+        {
+            // qfilter refuses inserts when full (it would lose keys); binary fuse is built once.
+            assert!(
+                !ids.contains(&"qfilter") && !ids.contains(&"binary-fuse8"),
+                "{ids:?}"
+            );
+            assert!(
+                ids.contains(&"fastbloom") && ids.contains(&"sbbf"),
+                "{ids:?}"
+            );
+        }
+    }
 
     #[test]
     fn the_article_suite_keeps_its_old_name_and_writes_the_new_one() {

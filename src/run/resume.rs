@@ -47,7 +47,7 @@ impl Completed {
             .into_iter()
             .filter(|e| {
                 let have = e.records_in(&before);
-                have > 0 && have < e.expected_records()
+                have > 0 && have < e.expected_records(&before)
             })
             .collect();
         // An external row skipped because it was not set up, or whose process failed, runs again.
@@ -76,7 +76,8 @@ impl Completed {
         let experiments = Experiment::ALL
             .into_iter()
             .filter(|e| {
-                e.records_in(results) == e.expected_records() || skipped_experiments.contains(e)
+                e.records_in(results) == e.expected_records(results)
+                    || skipped_experiments.contains(e)
             })
             .collect();
         let cells = results

@@ -59,6 +59,9 @@ impl Kind for BitmapKind {
     fn predicted_fpr(&self, config: &BuildConfig) -> f64 {
         theory::bitmap_fpr(bits_for(config), config.expected_keys)
     }
+    fn predicted_fpr_after(&self, config: &BuildConfig, n_inserted: u64) -> Option<f64> {
+        Some(theory::bitmap_fpr(bits_for(config), n_inserted))
+    }
     fn build(&self, config: &BuildConfig) -> crate::Result<Box<dyn Membership>> {
         Ok(Box::new(Bitmap::new(bits_for(config), config.seed)))
     }

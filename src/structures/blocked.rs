@@ -128,6 +128,10 @@ impl Kind for BlockedKind {
         let (blocks, k) = sizing(config);
         theory::blocked_sector_fpr(blocks * 512, k, config.expected_keys)
     }
+    fn predicted_fpr_after(&self, config: &BuildConfig, n_inserted: u64) -> Option<f64> {
+        let (blocks, k) = sizing(config);
+        Some(theory::blocked_sector_fpr(blocks * 512, k, n_inserted))
+    }
     fn build(&self, config: &BuildConfig) -> crate::Result<Box<dyn Membership>> {
         let (blocks, k) = sizing(config);
         Ok(Box::new(Blocked::new(blocks, k, config.seed)))

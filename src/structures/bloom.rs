@@ -57,6 +57,9 @@ impl Kind for BloomKind {
     fn predicted_fpr(&self, config: &BuildConfig) -> f64 {
         sizing(config).fpr(config.expected_keys)
     }
+    fn predicted_fpr_after(&self, config: &BuildConfig, n_inserted: u64) -> Option<f64> {
+        Some(sizing(config).fpr(n_inserted))
+    }
     fn build(&self, config: &BuildConfig) -> crate::Result<Box<dyn Membership>> {
         Ok(Box::new(Bloom::new(sizing(config), config.seed)))
     }

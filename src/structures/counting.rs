@@ -60,6 +60,9 @@ impl Kind for CountingKind {
     fn predicted_fpr(&self, config: &BuildConfig) -> f64 {
         sizing(config).fpr(config.expected_keys)
     }
+    fn predicted_fpr_after(&self, config: &BuildConfig, n_inserted: u64) -> Option<f64> {
+        Some(sizing(config).fpr(n_inserted))
+    }
     fn build(&self, config: &BuildConfig) -> crate::Result<Box<dyn Membership>> {
         let s = sizing(config);
         if s.hashes as usize > MAX_HASHES {

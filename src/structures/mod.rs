@@ -385,6 +385,11 @@ pub trait Kind: Sync {
     fn growable(&self) -> bool {
         false
     }
+    /// Whether keys beyond those it was sized for are still stored (its rate rises, or it grows); a filter
+    /// that refuses inserts when full would lose them, so the overshoot experiment leaves it out.
+    fn stores_past_capacity(&self) -> bool {
+        true
+    }
     /// The geometry a structure built for `config` starts with (what `size` and `advise` print).
     fn planned_geometry(&self, _config: &BuildConfig) -> Geometry {
         Geometry::default()
@@ -409,6 +414,11 @@ pub trait Kind: Sync {
     }
     /// Theoretical false-positive rate after the expected number of distinct inserts.
     fn predicted_fpr(&self, config: &BuildConfig) -> f64;
+    /// Theoretical rate of a structure sized for `config` after `n_inserted` distinct keys, which may
+    /// exceed the keys it was sized for (the overshoot line of `advise`); `None` where there is no model.
+    fn predicted_fpr_after(&self, _config: &BuildConfig, _n_inserted: u64) -> Option<f64> {
+        None
+    }
     /// Builds an empty structure for `config`.
     fn build(&self, config: &BuildConfig) -> Result<Box<dyn Membership>>;
     /// How to rebuild a structure of this kind from a saved file, for kinds that can be saved (their

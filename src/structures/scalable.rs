@@ -95,6 +95,9 @@ impl Kind for ScalableKind {
     fn predicted_fpr(&self, config: &BuildConfig) -> f64 {
         params(config).fpr(config.expected_keys)
     }
+    fn predicted_fpr_after(&self, config: &BuildConfig, n_inserted: u64) -> Option<f64> {
+        Some(params(config).fpr(n_inserted))
+    }
     fn build(&self, config: &BuildConfig) -> crate::Result<Box<dyn Membership>> {
         let p = params(config);
         if !((1.0..=16.0).contains(&p.growth) && p.tightening > 0.0 && p.tightening < 1.0) {
