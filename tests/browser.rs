@@ -2,7 +2,8 @@
 //! a wrapper page whose script reads the page's DOM once it has loaded (images decoded or failed) and
 //! prints what it found into the DOM that `--dump-dom` writes out. Every image must load and nothing may
 //! stick out past 1280 px. Two broken pages (an image removed, a too-wide block added) show the check
-//! can fail. Needs `chromium` (`apt-get install -y chromium`); without it the test prints
+//! can fail. The first screen (1280 × 900 px) must show the answer's regime ladder, and `report` must have
+//! written `summary.png`, a picture of that screen. Needs `chromium` (`apt-get install -y chromium`); without it the test prints
 //! `*** SKIPPED … ***` and passes, unless DEDUPBENCH_REQUIRE_BROWSER=1 (CI sets it).
 
 use std::path::{Path, PathBuf};
@@ -22,7 +23,13 @@ struct Seen {
     client_width: u32,
     /// Elements whose right edge lies past the page's width.
     wide: Vec<String>,
+    /// Rungs of the answer's regime ladder (`#ladder li`), and the ladder's bottom edge in px (-1: none).
+    ladder_rungs: usize,
+    ladder_bottom: f64,
 }
+
+/// Height of the first screen, px.
+const SCREEN_HEIGHT_PX: f64 = 900.0;
 
 fn wrapper(page: &Path) -> String {
     format!(
@@ -34,6 +41,7 @@ const frame = document.getElementById('page');
 frame.addEventListener('load', () => {{
   const d = frame.contentDocument;
   const images = [...d.images];
+  const ladder = d.getElementById('ladder');
   document.getElementById('seen').textContent = JSON.stringify({{
     images: images.length,
     broken: images.filter(i => !i.complete || i.naturalWidth === 0).map(i => i.getAttribute('src')),
@@ -43,6 +51,8 @@ frame.addEventListener('load', () => {{
       .filter(e => e.getBoundingClientRect().right > d.documentElement.clientWidth + 1)
       .slice(0, 5)
       .map(e => e.tagName + ' ' + (e.id || e.className || '') + ' ' + Math.round(e.getBoundingClientRect().right)),
+    ladder_rungs: ladder ? ladder.querySelectorAll('li').length : 0,
+    ladder_bottom: ladder ? ladder.getBoundingClientRect().bottom : -1,
   }});
 }});
 </script></body></html>"#,
@@ -136,10 +146,36 @@ fn check_fits(page: &Path, dir: &Path) {
     );
     assert!(seen.broken.is_empty(), "images that did not load: {seen:?}");
     assert!(
+        seen.ladder_rungs >= 2
+            && seen.ladder_bottom > 0.0
+            && seen.ladder_bottom <= SCREEN_HEIGHT_PX,
+        "the first screen lacks the regime ladder: {seen:?}"
+    );
+    check_summary_picture(page);
+    assert!(
         seen.client_width <= WIDTH_PX
             && seen.scroll_width <= seen.client_width
             && seen.wide.is_empty(),
         "the page overflows: {seen:?}"
+    );
+}
+
+/// `summary.png` beside the page: a PNG of the first screen, 1280 × 900 px.
+fn check_summary_picture(page: &Path) {
+    let picture = page.with_file_name("summary.png");
+    let bytes = std::fs::read(&picture)
+        .unwrap_or_else(|e| panic!("{} was not written: {e}", picture.display()));
+    assert!(
+        bytes.starts_with(b"\x89PNG\r\n\x1a\n") && bytes.len() > 24,
+        "not a PNG"
+    );
+    let width = u32::from_be_bytes(bytes[16..20].try_into().unwrap());
+    let height = u32::from_be_bytes(bytes[20..24].try_into().unwrap());
+    assert_eq!((width, height), (WIDTH_PX, SCREEN_HEIGHT_PX as u32));
+    assert!(
+        bytes.len() > 20_000,
+        "an empty picture: {} bytes",
+        bytes.len()
     );
 }
 
@@ -198,7 +234,7 @@ fn the_reference_report_loads_every_image_and_fits_1280_px() {
         &broken,
         html.replacen(
             "<body>",
-            "<body><div id=\"too-wide\" style=\"width:2000px\">x</div>",
+            "<body><div id=\"too-wide\" style=\"width:2000px;height:1000px\">x</div>",
             1,
         ),
     )
@@ -207,4 +243,13 @@ fn the_reference_report_loads_every_image_and_fits_1280_px() {
     assert_eq!(seen.broken, vec!["bytes_vs_n.png".to_string()], "{seen:?}");
     assert!(seen.scroll_width > WIDTH_PX, "{seen:?}");
     assert!(seen.wide.iter().any(|w| w.contains("too-wide")), "{seen:?}");
+    assert!(
+        seen.ladder_bottom > SCREEN_HEIGHT_PX,
+        "the ladder pushed below the first screen: {seen:?}"
+    );
+    // And a page without the ladder.
+    let bare = reported(dir.path(), "bare");
+    let html = std::fs::read_to_string(&bare).unwrap();
+    std::fs::write(&bare, html.replace("id=\"ladder\"", "id=\"gone\"")).unwrap();
+    assert_eq!(look(&bare, dir.path()).ladder_rungs, 0);
 }

@@ -170,6 +170,18 @@ impl Sizing<'_> {
         }
     }
 
+    /// The bytes of `kind` for `n` keys alone (cheaper than [`Sizing::of`], which also searches the
+    /// largest n within the budget).
+    pub fn bytes_of(&self, kind: &dyn Kind, advisor: &Advisor, n: u64) -> f64 {
+        match self.key_cost(kind, advisor, n) {
+            Some(cost) => cost.at(n as f64),
+            None => {
+                kind.predicted_memory(&advice_config(kind, n, self.fpr))
+                    .footprint_bytes
+            }
+        }
+    }
+
     /// Where every advised kind stops fitting the budget.
     pub fn thresholds(&self, n: u64) -> Vec<Threshold> {
         advised_kinds()
@@ -273,4 +285,173 @@ pub fn run_ladder(r: &Results) -> Option<Vec<Rung>> {
         budget_bytes: h.memory_budget_bytes as f64,
     };
     Some(ladder(&sizing.thresholds(n), &workload))
+}
+
+/// Memory of one server node the regime map and the answer assume for a shared filter (a common large
+/// cloud instance), past which the filter must be sharded.
+pub const NODE_MEMORY_BYTES: u64 = 64 << 30;
+
+/// Where a workload lands on the ladder: an in-process structure, one shared server, or a cluster.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Regime {
+    /// The registered structure the ladder picks within the budget.
+    InProcess(&'static str),
+    /// Past the budget: a filter on one shared server (`redis-bloom`), which fits a node.
+    SharedServer,
+    /// Past one node: a filter sharded over a cluster (not yet measured by dedupbench).
+    Cluster,
+}
+
+impl Regime {
+    /// The words a legend or a table uses.
+    pub fn label(self) -> String {
+        match self {
+            Regime::InProcess(id) => id.to_string(),
+            Regime::SharedServer => "shared server (redis-bloom)".into(),
+            Regime::Cluster => "sharded cluster (not measured here)".into(),
+        }
+    }
+}
+
+/// Every advised kind's bytes at `n` (the run's measured line where the model depends on the keys):
+/// what [`regime_of`] decides from.
+pub fn bytes_at(sizing: &Sizing, n: u64) -> Vec<(&'static dyn Kind, f64)> {
+    advised_kinds()
+        .map(|(kind, advisor)| (kind, sizing.bytes_of(kind, &advisor, n)))
+        .collect()
+}
+
+/// The regime of `n` keys within `budget_bytes`, given every advised kind's bytes at n: the first exact
+/// set that fits (registry order), else the smallest filter the workload can use (removable if it
+/// deletes, growable if its growth is unknown) that fits; past those, a shared server while a Bloom filter
+/// for n at the rate fits `node_memory_bytes`, else a cluster. The ladder's rungs, read at one n.
+pub fn regime_of(
+    bytes: &[(&'static dyn Kind, f64)],
+    budget_bytes: f64,
+    workload: &Workload,
+    n: u64,
+    node_memory_bytes: u64,
+) -> Regime {
+    let fits = |b: f64| b <= budget_bytes;
+    if let Some((kind, _)) = bytes.iter().find(|(k, b)| k.exact() && fits(*b)) {
+        return Regime::InProcess(kind.id());
+    }
+    let wanted = |k: &dyn Kind, growth: bool| {
+        !k.exact() && (!workload.deletes || k.removable()) && (!growth || k.growable())
+    };
+    let smallest = |growth: bool| {
+        bytes
+            .iter()
+            .filter(|(k, b)| wanted(*k, growth) && fits(*b))
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+    };
+    if let Some((kind, _)) = smallest(workload.growth_unknown).or_else(|| smallest(false)) {
+        return Regime::InProcess(kind.id());
+    }
+    let server_bytes = crate::theory::BloomSizing::for_rate(n.max(1), workload.fpr).bytes();
+    if server_bytes <= node_memory_bytes {
+        Regime::SharedServer
+    } else {
+        Regime::Cluster
+    }
+}
+
+/// The regime of `n` keys under `sizing`'s rate and budget ([`regime_of`]).
+pub fn regime_at(sizing: &Sizing, workload: &Workload, n: u64, node_memory_bytes: u64) -> Regime {
+    let workload = Workload {
+        fpr: sizing.fpr,
+        ..workload.clone()
+    };
+    regime_of(
+        &bytes_at(sizing, n),
+        sizing.budget_bytes,
+        &workload,
+        n,
+        node_memory_bytes,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn workload(fpr: f64) -> Workload {
+        Workload {
+            n_low: 1,
+            n_high: 1,
+            fpr,
+            memory_bytes: 1,
+            deletes: false,
+            growth_unknown: false,
+            shared: false,
+        }
+    }
+
+    #[test]
+    fn one_gib_climbs_the_whole_ladder_as_n_grows() {
+        let sizing = Sizing {
+            run: None,
+            fpr: 0.01,
+            budget_bytes: (1u64 << 30) as f64,
+        };
+        let at = |n: u64| regime_at(&sizing, &workload(0.01), n, NODE_MEMORY_BYTES);
+        assert_eq!(at(1_000_000), Regime::InProcess("hashset"));
+        assert_eq!(at(50_000_000), Regime::InProcess("fingerprint"));
+        assert_eq!(at(500_000_000), Regime::InProcess("bloom"));
+        // 6·10⁹ at 1% needs 7.2 GB: past the budget, within one 64 GiB node.
+        assert_eq!(at(6_000_000_000), Regime::SharedServer);
+        // 10¹¹ needs 120 GB: past one node.
+        assert_eq!(at(100_000_000_000), Regime::Cluster);
+    }
+
+    #[test]
+    fn the_regime_agrees_with_the_ladder_of_thresholds() {
+        let budget = (1u64 << 30) as f64;
+        let sizing = Sizing {
+            run: None,
+            fpr: 0.01,
+            budget_bytes: budget,
+        };
+        let w = workload(0.01);
+        for n in [
+            10_000u64,
+            3_000_000,
+            9_000_000,
+            40_000_000,
+            300_000_000,
+            800_000_000,
+        ] {
+            let rungs = ladder(&sizing.thresholds(n), &w);
+            let rung = rungs
+                .iter()
+                .find(|r| r.to_n.is_some_and(|to| n as f64 <= to))
+                .map(|r| r.id.clone());
+            let regime = regime_at(&sizing, &w, n, NODE_MEMORY_BYTES);
+            match rung {
+                Some(id) => assert_eq!(
+                    regime,
+                    Regime::InProcess(crate::registry::find(&id).unwrap().id()),
+                    "n = {n}"
+                ),
+                None => assert_eq!(regime, Regime::SharedServer, "n = {n}"),
+            }
+        }
+    }
+
+    #[test]
+    fn deletes_pick_the_counting_filter() {
+        let sizing = Sizing {
+            run: None,
+            fpr: 0.01,
+            budget_bytes: (1u64 << 30) as f64,
+        };
+        let w = Workload {
+            deletes: true,
+            ..workload(0.01)
+        };
+        assert_eq!(
+            regime_at(&sizing, &w, 100_000_000, NODE_MEMORY_BYTES),
+            Regime::InProcess("counting")
+        );
+    }
 }

@@ -41,6 +41,10 @@ pub struct AdviseArgs {
     /// beside the recommendation.
     #[arg(long, requires = "results")]
     current: Option<String>,
+    /// Also draw the regime map for this workload's rate, deletes and growth (n against memory budget,
+    /// each region coloured by the pick) into FILE (.svg or .png).
+    #[arg(long, value_name = "FILE")]
+    map: Option<PathBuf>,
     /// Print JSON instead of tables.
     #[arg(long)]
     json: bool,
@@ -85,6 +89,25 @@ pub fn run(args: AdviseArgs) -> Result<i32> {
     )?;
     if let (Some(id), Some((results, _))) = (&args.current, &results) {
         advice.current = Some(dedupbench::advise::current_tool(&workload, results, id)?);
+    }
+    if let Some(path) = &args.map {
+        let label = args
+            .results
+            .as_ref()
+            .map(|d| d.display().to_string())
+            .unwrap_or_default();
+        let run = results.as_ref().map(|(r, _)| (r, label.as_str()));
+        let measured_up_to_n =
+            run.and_then(|(r, _)| r.cells.iter().map(|c| c.n as f64).reduce(f64::max));
+        let spec = dedupbench::report::regime_map::MapSpec {
+            workload: workload.clone(),
+            run,
+            node_memory_bytes: dedupbench::analysis::regimes::NODE_MEMORY_BYTES,
+            measured: Vec::new(),
+            measured_up_to_n,
+        };
+        dedupbench::report::regime_map::write_map(path, &spec)?;
+        eprintln!("map: {}", path.display());
     }
     if args.json {
         println!("{}", serde_json::to_string_pretty(&advice)?);
@@ -218,6 +241,24 @@ fn print_human(a: &Advice) {
         human_count(w.n_high as f64),
         needs.join(", ")
     );
+    if let Some(o) = &a.overshoot {
+        let rates: Vec<String> = o
+            .rates
+            .iter()
+            .map(|(f, r)| {
+                format!(
+                    "{f}× n: {r:.2e} ({:.0} per million new URLs skipped)",
+                    r * 1e6
+                )
+            })
+            .collect();
+        println!(
+            "Overshoot: {} sized for n = {}, if n turns out larger (theory): {}.",
+            o.id,
+            human_count(o.planned_n as f64),
+            rates.join("; ")
+        );
+    }
     println!();
     println!("Regime ladder for this budget:");
     for r in &a.ladder {

@@ -144,6 +144,7 @@ pub fn run(args: BenchArgs) -> Result<i32> {
     dedupbench::report::write_report(&out, &results).context("cannot write the report")?;
     super::summary::print(&results, started.elapsed().as_secs_f64());
     eprintln!("report: {}", out.join("index.html").display());
+    super::report::write_summary_picture(&out);
     if outcome.interrupted {
         eprintln!("resume with: dedupbench bench --resume {}", out.display());
         return Ok(130);

@@ -28,5 +28,23 @@ pub fn run(args: ReportArgs) -> Result<i32> {
     dedupbench::results::write_csv(&args.dir, &results)?;
     dedupbench::report::write_report(&args.dir, &results).context("cannot write the report")?;
     eprintln!("report: {}", args.dir.join("index.html").display());
+    write_summary_picture(&args.dir);
     Ok(0)
+}
+
+/// Writes the run folder's `summary.png` (the report's first screen) with headless Chromium, or says why
+/// not; the report itself is complete either way.
+pub fn write_summary_picture(dir: &std::path::Path) {
+    use dedupbench::report::screenshot;
+    match screenshot::chromium() {
+        Some(browser) => match screenshot::write_summary(dir, &browser) {
+            Ok(path) => eprintln!("first screen: {}", path.display()),
+            Err(e) => eprintln!("warning: {} not written: {e}", screenshot::FILE),
+        },
+        None => eprintln!(
+            "note: {} not written: no Chromium on PATH (apt-get install chromium, or set {})",
+            screenshot::FILE,
+            screenshot::CHROMIUM_VAR
+        ),
+    }
 }

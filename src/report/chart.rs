@@ -17,6 +17,10 @@ pub trait Figure {
     fn stem(&self) -> &'static str;
     /// Title shown above the chart and in the HTML.
     fn title(&self) -> &'static str;
+    /// Pixel size of the images (charts split into panels are taller).
+    fn size(&self, _results: &crate::results::Results) -> (u32, u32) {
+        SIZE
+    }
     /// Draws the figure; must not panic on empty or partial data.
     fn draw<DB: DrawingBackend>(
         &self,
@@ -39,14 +43,14 @@ pub fn render<F: Figure>(dir: &Path, figure: &F, results: &crate::results::Resul
     };
     let png = dir.join(format!("{}.png", figure.stem()));
     {
-        let area = BitMapBackend::new(&png, SIZE).into_drawing_area();
+        let area = BitMapBackend::new(&png, figure.size(results)).into_drawing_area();
         area.fill(&WHITE).map_err(|e| chart_error(e.into()))?;
         figure.draw(&area, results).map_err(chart_error)?;
         area.present().map_err(|e| chart_error(e.into()))?;
     }
     let svg = dir.join(format!("{}.svg", figure.stem()));
     {
-        let area = SVGBackend::new(&svg, SIZE).into_drawing_area();
+        let area = SVGBackend::new(&svg, figure.size(results)).into_drawing_area();
         area.fill(&WHITE).map_err(|e| chart_error(e.into()))?;
         figure.draw(&area, results).map_err(chart_error)?;
         area.present().map_err(|e| chart_error(e.into()))?;
@@ -54,7 +58,8 @@ pub fn render<F: Figure>(dir: &Path, figure: &F, results: &crate::results::Resul
     Ok(())
 }
 
-/// A stable colour per structure id (registry order).
+/// A stable colour per structure id (registry order): the same structure has the same colour on every
+/// chart, and no two registered in-process structures or Redis backends share one (black is the target's).
 pub fn colour(id: &str) -> RGBColor {
     const PALETTE: &[RGBColor] = &[
         RGBColor(31, 119, 180),
@@ -67,12 +72,14 @@ pub fn colour(id: &str) -> RGBColor {
         RGBColor(127, 127, 127),
         RGBColor(188, 189, 34),
         RGBColor(23, 190, 207),
-        RGBColor(0, 0, 0),
+        RGBColor(128, 0, 64),
         RGBColor(120, 60, 0),
         RGBColor(0, 90, 90),
         RGBColor(255, 200, 0),
         RGBColor(90, 0, 150),
         RGBColor(0, 150, 100),
+        RGBColor(180, 120, 0),
+        RGBColor(0, 100, 0),
     ];
     // Each language's tools in one colour family: Python blues, Java oranges.
     const PYTHON: &[RGBColor] = &[
@@ -174,4 +181,23 @@ pub fn bytes_label(v: f64) -> String {
         }
     }
     format!("{v:.0} B")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::colour;
+
+    #[test]
+    fn registered_structures_have_distinct_colours_and_none_is_black() {
+        let ids: Vec<&str> = crate::registry::ids()
+            .into_iter()
+            .filter(|id| crate::registry::find(id).is_ok_and(|k| k.external().is_none()))
+            .collect();
+        for (i, a) in ids.iter().enumerate() {
+            assert_ne!(colour(a), plotters::style::BLACK, "{a}");
+            for b in &ids[i + 1..] {
+                assert_ne!(colour(a), colour(b), "{a} and {b}");
+            }
+        }
+    }
 }

@@ -18,8 +18,95 @@ body{{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;colo
 table{{border-collapse:collapse;font-size:13px;margin:1em 0}}td,th{{border:1px solid #ccc;padding:3px 6px;text-align:right}}\
 th{{background:#f3f3f3}}td:first-child,th:first-child{{text-align:left}}.bad{{color:#fff;background:#c00;font-weight:bold}}\
 .warn{{color:#a00}}figure{{margin:1.5em 0}}img{{max-width:100%;border:1px solid #ddd}}.verdict{{background:#f6f8fa;padding:.6em;border-left:4px solid #1f77b4}}\
+#answer{{border:2px solid #1f77b4;padding:0 1em 1em}}.ladder li{{margin:.2em 0}}.ladder .range{{display:inline-block;min-width:8em;font-weight:bold}}\
+table.answer td{{vertical-align:top}}table.answer td:nth-child(2){{text-align:left}}details{{margin:.5em 0 1.5em}}summary{{cursor:pointer;color:#1f77b4}}\
 </style></head><body>\n<h1>dedupbench report</h1>\n"
     );
+    let negatives: u64 = r.cells.iter().map(|c| c.false_negatives).sum::<u64>()
+        + r.deletion
+            .iter()
+            .map(|d| d.false_negatives_remaining)
+            .sum::<u64>()
+        + r.saturation
+            .iter()
+            .chain(&r.growth)
+            .chain(&r.bitmap_claim)
+            .map(|p| p.false_negatives)
+            .sum::<u64>();
+    if negatives > 0 {
+        let _ = writeln!(s, "<p class=\"bad\">FALSE NEGATIVES FOUND: {negatives}. A structure lost inserted keys: this is a bug.</p>");
+    }
+    super::answer::section(&mut s, r);
+    let _ = writeln!(s, "<h2 id=\"run\">This run</h2>");
+    run_header(&mut s, r);
+    let _ = writeln!(s, "<h2>Verdicts</h2><ul>");
+    if r.header.is_some() {
+        let _ = writeln!(
+            s,
+            "<li><a href=\"#{}\">Regime map</a>: {}</li>",
+            super::answer::MAP_STEM,
+            esc(&super::answer::verdict(r))
+        );
+    }
+    for f in figures {
+        let _ = writeln!(
+            s,
+            "<li><a href=\"#{}\">{}</a>: {}</li>",
+            f.stem,
+            esc(f.title),
+            esc(&f.verdict)
+        );
+    }
+    if r.cells.iter().any(|c| c.external.is_some()) {
+        let _ = writeln!(
+            s,
+            "<li><a href=\"#languages\">The articles' own tools</a>: {}</li>",
+            esc(&super::external::verdict(r))
+        );
+    }
+    if !r.sweep.is_empty() {
+        let _ = writeln!(
+            s,
+            "<li><a href=\"#shared\">Shared filter</a>: {}</li>",
+            esc(&super::sweep::verdict(r))
+        );
+    }
+    let _ = writeln!(s, "</ul>");
+    for f in figures {
+        let _ = writeln!(
+            s,
+            "<figure id=\"{0}\"><h2>{1}</h2><img src=\"{0}.png\" alt=\"{1}\"><figcaption><a href=\"{0}.svg\">SVG</a></figcaption>\
+<p class=\"verdict\">{2}</p></figure>",
+            f.stem,
+            esc(f.title),
+            esc(&f.verdict)
+        );
+        if !f.tables.is_empty() {
+            let _ = writeln!(
+                s,
+                "<details><summary>The numbers behind this figure</summary>{}</details>",
+                f.tables
+            );
+        }
+    }
+    super::external::section(&mut s, r);
+    scenario_section(&mut s, r);
+    {
+        use super::chart::Figure;
+        let f = super::sweep::SharedThroughput;
+        let figure = format!(
+            "<figure id=\"{0}\"><img src=\"{0}.png\" alt=\"{1}\"><figcaption><a href=\"{0}.svg\">SVG</a></figcaption></figure>",
+            f.stem(),
+            esc(f.title())
+        );
+        super::sweep::section(&mut s, r, &figure);
+    }
+    let _ = writeln!(s, "</body></html>");
+    s
+}
+
+/// The run's parameters, machine, inputs and warnings.
+fn run_header(s: &mut String, r: &Results) {
     if let Some(h) = &r.header {
         let _ = write!(
             s,
@@ -79,70 +166,6 @@ th{{background:#f3f3f3}}td:first-child,th:first-child{{text-align:left}}.bad{{co
     for w in &r.warnings {
         let _ = writeln!(s, "<p class=\"warn\">Warning: {}</p>", esc(w));
     }
-    let negatives: u64 = r.cells.iter().map(|c| c.false_negatives).sum::<u64>()
-        + r.deletion
-            .iter()
-            .map(|d| d.false_negatives_remaining)
-            .sum::<u64>()
-        + r.saturation
-            .iter()
-            .chain(&r.growth)
-            .chain(&r.bitmap_claim)
-            .map(|p| p.false_negatives)
-            .sum::<u64>();
-    if negatives > 0 {
-        let _ = writeln!(s, "<p class=\"bad\">FALSE NEGATIVES FOUND: {negatives}. A structure lost inserted keys: this is a bug.</p>");
-    }
-    let _ = writeln!(s, "<h2>Verdicts</h2><ul>");
-    for f in figures {
-        let _ = writeln!(
-            s,
-            "<li><a href=\"#{}\">{}</a>: {}</li>",
-            f.stem,
-            esc(f.title),
-            esc(&f.verdict)
-        );
-    }
-    if r.cells.iter().any(|c| c.external.is_some()) {
-        let _ = writeln!(
-            s,
-            "<li><a href=\"#languages\">The articles' own tools</a>: {}</li>",
-            esc(&super::external::verdict(r))
-        );
-    }
-    if !r.sweep.is_empty() {
-        let _ = writeln!(
-            s,
-            "<li><a href=\"#shared\">Shared filter</a>: {}</li>",
-            esc(&super::sweep::verdict(r))
-        );
-    }
-    let _ = writeln!(s, "</ul>");
-    for f in figures {
-        let _ = writeln!(
-            s,
-            "<figure id=\"{0}\"><h2>{1}</h2><img src=\"{0}.png\" alt=\"{1}\"><figcaption><a href=\"{0}.svg\">SVG</a></figcaption>\
-<p class=\"verdict\">{2}</p></figure>",
-            f.stem,
-            esc(f.title),
-            esc(&f.verdict)
-        );
-        s.push_str(&f.tables);
-    }
-    super::external::section(&mut s, r);
-    scenario_section(&mut s, r);
-    {
-        use super::chart::Figure;
-        let f = super::sweep::SharedThroughput;
-        let figure = format!(
-            "<figure id=\"{0}\"><img src=\"{0}.png\" alt=\"{1}\"><figcaption><a href=\"{0}.svg\">SVG</a></figcaption></figure>",
-            f.stem(),
-            esc(f.title())
-        );
-        super::sweep::section(&mut s, r, &figure);
-    }
-    let _ = writeln!(s, "</body></html>");
-    s
 }
 
 fn scenario_section(s: &mut String, r: &Results) {

@@ -25,3 +25,29 @@ pub(super) fn pct(x: f64) -> String {
         format!("{x:.2e}")
     }
 }
+
+/// A false-positive rate in a crawler's terms: new URLs wrongly skipped per million.
+pub(super) fn per_million(rate: f64) -> String {
+    let skipped = rate * 1e6;
+    if skipped >= 10.0 {
+        format!("{skipped:.0} per million new URLs skipped")
+    } else if skipped >= 0.1 {
+        format!("{skipped:.1} per million new URLs skipped")
+    } else if skipped > 0.0 {
+        format!(
+            "1 in {} new URLs skipped",
+            crate::units::human_count(1.0 / rate)
+        )
+    } else {
+        "none skipped".to_string()
+    }
+}
+
+/// New URLs lost in a crawl of `n` new URLs at `rate`.
+pub(super) fn lost_in_crawl(rate: f64, n: u64) -> String {
+    format!(
+        "≈ {} of {} new URLs never crawled",
+        crate::units::human_count((rate * n as f64).round()),
+        crate::units::human_count(n as f64)
+    )
+}

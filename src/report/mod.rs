@@ -4,11 +4,15 @@
 //! every figure with its uncertainty and a verdict per chart derived from the data.
 //! Text renders with the bundled DejaVu Sans (assets/fonts, Bitstream Vera licence), no system fonts.
 
+mod answer;
 mod chart;
 mod external;
 mod figures;
 mod html;
 mod markup;
+mod panels;
+pub mod regime_map;
+pub mod screenshot;
 mod sweep;
 
 use crate::atomic_file::write_atomic;
@@ -20,7 +24,7 @@ use std::sync::Once;
 /// The bundled font.
 static FONT: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
 
-fn register_font() -> Result<()> {
+pub(crate) fn register_font() -> Result<()> {
     static ONCE: Once = Once::new();
     let mut failed = false;
     ONCE.call_once(|| {
@@ -41,6 +45,10 @@ fn register_font() -> Result<()> {
 pub fn write_report(dir: &Path, results: &Results) -> Result<()> {
     register_font()?;
     let figures = figures::render_all(dir, results)?;
+    if let Some(spec) = regime_map::MapSpec::of_run(results) {
+        regime_map::write_map(&dir.join(format!("{}.png", answer::MAP_STEM)), &spec)?;
+        regime_map::write_map(&dir.join(format!("{}.svg", answer::MAP_STEM)), &spec)?;
+    }
     if !results.sweep.is_empty() {
         chart::render(dir, &sweep::SharedThroughput, results)?;
     }

@@ -11,6 +11,9 @@ impl Figure for BitmapClaim {
     fn title(&self) -> &'static str {
         "The bitmap claim: one hash, m bits for n keys, vs a Bloom filter of the same size"
     }
+    fn size(&self, _: &Results) -> (u32, u32) {
+        panels::size(1)
+    }
     fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>, r: &Results) -> DrawResult
     where
         DB::ErrorType: 'static,
@@ -26,33 +29,30 @@ impl Figure for BitmapClaim {
                 .iter()
                 .flat_map(|p| [p.observed_fpr_wilson95.high, p.expected_fpr.max(floor), 1.0]),
         );
-        let mut chart = log_log_chart(
-            area,
-            self.title(),
-            (x.clone(), "bits per key (m / n)"),
-            (y, "share of new keys reported as seen"),
-            axis_label,
-        )?;
-        target_line(&mut chart, x, r.bitmap_claim[0].target_fpr)?;
-        rate_point_series(
-            &mut chart,
-            &r.bitmap_claim,
-            &[bitmap::ID, bloom::ID],
-            bpk,
-            floor,
-        )?;
-        if let Some(p) = r
-            .bitmap_claim
-            .iter()
-            .find(|p| p.structure == bitmap::ID && p.bits == p.n_inserted)
-        {
-            chart.draw_series(std::iter::once(Text::new(
-                format!("m = n: {:.1}% of new keys dropped", p.observed_fpr * 100.0),
-                (1.15, p.observed_fpr * 0.8),
-                ("sans-serif", 15).into_font(),
-            )))?;
-        }
-        legend(&mut chart, SeriesLabelPosition::LowerLeft)
+        let panels = one_panel(&[bitmap::ID, bloom::ID]);
+        draw_panels(area, self.title(), &panels, |plot, panel, keys| {
+            let mut chart = log_log_chart(
+                plot,
+                &panel.title,
+                (x.clone(), "bits per key (m / n)"),
+                (y.clone(), "share of new keys reported as seen"),
+                axis_label,
+            )?;
+            target_line(&mut chart, x.clone(), r.bitmap_claim[0].target_fpr, keys)?;
+            rate_point_series(&mut chart, &r.bitmap_claim, &panel.ids, bpk, floor, keys)?;
+            if let Some(p) = r
+                .bitmap_claim
+                .iter()
+                .find(|p| p.structure == bitmap::ID && p.bits == p.n_inserted)
+            {
+                chart.draw_series(std::iter::once(Text::new(
+                    format!("m = n: {:.1}% of new keys dropped", p.observed_fpr * 100.0),
+                    (1.15, p.observed_fpr * 0.8),
+                    ("sans-serif", 15).into_font(),
+                )))?;
+            }
+            Ok(())
+        })
     }
     fn verdict(&self, r: &Results) -> String {
         bitmap(r)

@@ -9,7 +9,10 @@ impl Figure for BitsPerKey {
         "bits_per_key"
     }
     fn title(&self) -> &'static str {
-        "Bits per key vs keys (measured heap footprint)"
+        "Bits per key vs keys (measured heap footprint, bits / key)"
+    }
+    fn size(&self, r: &Results) -> (u32, u32) {
+        panels::size_for(r, |r| cell_structures(r, |_| true))
     }
     fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>, r: &Results) -> DrawResult
     where
@@ -20,31 +23,30 @@ impl Figure for BitsPerKey {
         }
         let x = log_range(r.cells.iter().map(|c| c.n as f64));
         let y = log_range(r.cells.iter().map(|c| c.bits_per_key));
-        let mut chart = log_log_chart(
-            area,
-            self.title(),
-            (x, "keys inserted (n)"),
-            (y, "bits per key"),
-            axis_label,
-        )?;
-        for id in structure_order(r) {
-            let c = colour(&id);
-            let mut points: Vec<(f64, f64)> = r
-                .cells
-                .iter()
-                .filter(|cell| cell.structure == id)
-                .map(|cell| (cell.n as f64, cell.bits_per_key))
-                .collect();
-            points.sort_by(|a, b| a.0.total_cmp(&b.0));
-            chart
-                .draw_series(LineSeries::new(points.clone(), c.stroke_width(2)))?
-                .label(id.clone())
-                .legend(move |(a, b)| {
-                    PathElement::new(vec![(a, b), (a + 20, b)], c.stroke_width(2))
-                });
-            chart.draw_series(points.iter().map(|p| Circle::new(*p, 4, c.filled())))?;
-        }
-        legend(&mut chart, SeriesLabelPosition::UpperRight)
+        let panels = panels::panels(&cell_structures(r, |_| true));
+        draw_panels(area, self.title(), &panels, |plot, panel, keys| {
+            let mut chart = log_log_chart(
+                plot,
+                &panel.title,
+                (x.clone(), "keys inserted (n)"),
+                (y.clone(), "bits per key"),
+                axis_label,
+            )?;
+            for id in &panel.ids {
+                let c = colour(id);
+                let mut points: Vec<(f64, f64)> = r
+                    .cells
+                    .iter()
+                    .filter(|cell| cell.structure == *id)
+                    .map(|cell| (cell.n as f64, cell.bits_per_key))
+                    .collect();
+                points.sort_by(|a, b| a.0.total_cmp(&b.0));
+                chart.draw_series(LineSeries::new(points.clone(), c.stroke_width(2)))?;
+                keys.push(Key::solid(id.as_str(), c));
+                chart.draw_series(points.iter().map(|p| Circle::new(*p, 4, c.filled())))?;
+            }
+            Ok(())
+        })
     }
     fn verdict(&self, r: &Results) -> String {
         bits(r)

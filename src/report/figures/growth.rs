@@ -11,6 +11,9 @@ impl Figure for Growth {
     fn title(&self) -> &'static str {
         "Unknown growth: bloom sized for n0 vs scalable from n0, fed 64 x n0"
     }
+    fn size(&self, _: &Results) -> (u32, u32) {
+        panels::size(1)
+    }
     fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>, r: &Results) -> DrawResult
     where
         DB::ErrorType: 'static,
@@ -21,22 +24,25 @@ impl Figure for Growth {
         let x = log_range(r.growth.iter().map(|p| p.n_inserted as f64));
         let floor = 1e-6;
         let y = rate_y_range(&r.growth, floor);
-        let mut chart = log_log_chart(
-            area,
-            self.title(),
-            (x.clone(), "keys inserted"),
-            (y, "false-positive rate"),
-            axis_label,
-        )?;
-        target_line(&mut chart, x, r.growth[0].target_fpr)?;
-        rate_point_series(
-            &mut chart,
-            &r.growth,
-            &[bloom::ID, scalable::ID],
-            |p| p.n_inserted as f64,
-            floor,
-        )?;
-        legend(&mut chart, SeriesLabelPosition::LowerRight)
+        let panels = one_panel(&[bloom::ID, scalable::ID]);
+        draw_panels(area, self.title(), &panels, |plot, panel, keys| {
+            let mut chart = log_log_chart(
+                plot,
+                &panel.title,
+                (x.clone(), "keys inserted"),
+                (y.clone(), "false-positive rate"),
+                axis_label,
+            )?;
+            target_line(&mut chart, x.clone(), r.growth[0].target_fpr, keys)?;
+            rate_point_series(
+                &mut chart,
+                &r.growth,
+                &panel.ids,
+                |p| p.n_inserted as f64,
+                floor,
+                keys,
+            )
+        })
     }
     fn verdict(&self, r: &Results) -> String {
         growth(r)

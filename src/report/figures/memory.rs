@@ -4,12 +4,20 @@ use super::*;
 
 pub struct BytesVsN;
 
+/// The structures drawn: measured cells and the projections of skipped ones, in report order.
+fn memory_ids(r: &Results) -> Vec<String> {
+    structure_order(r)
+}
+
 impl Figure for BytesVsN {
     fn stem(&self) -> &'static str {
         "bytes_vs_n"
     }
     fn title(&self) -> &'static str {
         "Memory held vs keys (measured; hollow = projected from the model)"
+    }
+    fn size(&self, r: &Results) -> (u32, u32) {
+        panels::size_for(r, memory_ids)
     }
     fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>, r: &Results) -> DrawResult
     where
@@ -49,100 +57,105 @@ impl Figure for BytesVsN {
             }))
             .chain([budget, ram]);
         let y = log_range(ys);
-        let mut chart = log_log_chart(
-            area,
-            self.title(),
-            (x.clone(), "keys inserted (n)"),
-            (y.clone(), "bytes"),
-            bytes_label,
-        )?;
-        for (value, name, style) in [(budget, "memory budget", RED), (ram, "machine RAM", BLACK)] {
-            if value > 0.0 {
-                chart
-                    .draw_series(DashedLineSeries::new(
+        let panels = panels::panels(&memory_ids(r));
+        draw_panels(area, self.title(), &panels, |plot, panel, keys| {
+            let mut chart = log_log_chart(
+                plot,
+                &panel.title,
+                (x.clone(), "keys inserted (n)"),
+                (y.clone(), "bytes held (B)"),
+                bytes_label,
+            )?;
+            for (value, name, style) in
+                [(budget, "memory budget", RED), (ram, "machine RAM", BLACK)]
+            {
+                if value > 0.0 {
+                    chart.draw_series(DashedLineSeries::new(
                         vec![(x.start, value), (x.end, value)],
                         8,
                         6,
                         style.stroke_width(1),
-                    ))?
-                    .label(format!("{name} {}", bytes_label(value)))
-                    .legend(move |(a, b)| PathElement::new(vec![(a, b), (a + 20, b)], style));
+                    ))?;
+                    keys.push(Key::dashed(format!("{name} {}", bytes_label(value)), style));
+                }
             }
-        }
-        for id in structure_order(r) {
-            let c = colour(&id);
-            let mut measured: Vec<(f64, f64)> = r
-                .cells
-                .iter()
-                .filter(|cell| cell.structure == id)
-                .map(|cell| (cell.n as f64, cell.heap_footprint_bytes as f64))
-                .collect();
-            measured.sort_by(|a, b| a.0.total_cmp(&b.0));
-            // Projections from the line fitted to this run's measured cells; the size model otherwise.
-            let fit = crate::analysis::fit_bytes(r, &id);
-            let mut projected: Vec<(f64, f64)> = structure_skips(r)
-                .filter(|s| s.structure == id)
-                .map(|s| {
-                    let n = s.n as f64;
-                    (n, fit.map(|f| f.at(n)).unwrap_or(s.projected_bytes))
-                })
-                .collect();
-            projected.sort_by(|a, b| a.0.total_cmp(&b.0));
-            chart
-                .draw_series(LineSeries::new(measured.clone(), c.stroke_width(2)))?
-                .label(id.clone())
-                .legend(move |(a, b)| {
-                    PathElement::new(vec![(a, b), (a + 20, b)], c.stroke_width(2))
-                });
-            chart.draw_series(measured.iter().map(|p| Circle::new(*p, 4, c.filled())))?;
-            if !projected.is_empty() {
-                let mut line = measured.last().copied().into_iter().collect::<Vec<_>>();
-                line.extend(projected.iter().copied());
-                chart.draw_series(DashedLineSeries::new(line, 6, 5, c.stroke_width(1)))?;
-                chart.draw_series(
-                    projected
-                        .iter()
-                        .map(|p| Circle::new(*p, 5, c.stroke_width(2))),
-                )?;
+            for id in &panel.ids {
+                let id = id.clone();
+                let c = colour(&id);
+                let mut measured: Vec<(f64, f64)> = r
+                    .cells
+                    .iter()
+                    .filter(|cell| cell.structure == id)
+                    .map(|cell| (cell.n as f64, cell.heap_footprint_bytes as f64))
+                    .collect();
+                measured.sort_by(|a, b| a.0.total_cmp(&b.0));
+                // Projections from the line fitted to this run's measured cells; the size model otherwise.
+                let fit = crate::analysis::fit_bytes(r, &id);
+                let mut projected: Vec<(f64, f64)> = structure_skips(r)
+                    .filter(|s| s.structure == id)
+                    .map(|s| {
+                        let n = s.n as f64;
+                        (n, fit.map(|f| f.at(n)).unwrap_or(s.projected_bytes))
+                    })
+                    .collect();
+                projected.sort_by(|a, b| a.0.total_cmp(&b.0));
+                chart.draw_series(LineSeries::new(measured.clone(), c.stroke_width(2)))?;
+                keys.push(Key::solid(id.as_str(), c));
+                chart.draw_series(measured.iter().map(|p| Circle::new(*p, 4, c.filled())))?;
+                if !projected.is_empty() {
+                    let mut line = measured.last().copied().into_iter().collect::<Vec<_>>();
+                    line.extend(projected.iter().copied());
+                    chart.draw_series(DashedLineSeries::new(line, 6, 5, c.stroke_width(1)))?;
+                    chart.draw_series(
+                        projected
+                            .iter()
+                            .map(|p| Circle::new(*p, 5, c.stroke_width(2))),
+                    )?;
+                }
             }
-        }
-        for (id, n_cross, bytes) in &crossovers {
-            if let Some(last) = r
-                .cells
+            for (id, n_cross, bytes) in crossovers
                 .iter()
-                .filter(|c| c.structure == *id)
-                .max_by_key(|c| c.n)
+                .filter(|c| panel.ids.iter().any(|i| i == c.0))
             {
-                let c = colour(id);
-                let line = vec![
-                    (last.n as f64, last.heap_footprint_bytes as f64),
-                    (*n_cross, *bytes),
-                ];
-                chart.draw_series(DashedLineSeries::new(line, 3, 5, c.stroke_width(1)))?;
-                chart.draw_series(std::iter::once(Circle::new(
-                    (*n_cross, *bytes),
-                    5,
-                    c.stroke_width(2),
-                )))?;
+                if let Some(last) = r
+                    .cells
+                    .iter()
+                    .filter(|c| c.structure == *id)
+                    .max_by_key(|c| c.n)
+                {
+                    let c = colour(id);
+                    let line = vec![
+                        (last.n as f64, last.heap_footprint_bytes as f64),
+                        (*n_cross, *bytes),
+                    ];
+                    chart.draw_series(DashedLineSeries::new(line, 3, 5, c.stroke_width(1)))?;
+                    chart.draw_series(std::iter::once(Circle::new(
+                        (*n_cross, *bytes),
+                        5,
+                        c.stroke_width(2),
+                    )))?;
+                }
             }
-        }
-        if let Some((n_cross, _)) = crate::analysis::exact_crossover(r, hashset::ID, budget) {
-            if n_cross > x.start && n_cross < x.end {
-                let red = RGBColor(200, 0, 0);
-                chart.draw_series(DashedLineSeries::new(
-                    vec![(n_cross, y.start), (n_cross, y.end)],
-                    4,
-                    4,
-                    red.stroke_width(1),
-                ))?;
-                chart.draw_series(std::iter::once(Text::new(
-                    format!("exact set exceeds budget at n ≈ {}", axis_label(n_cross)),
-                    (n_cross, y.start * 4.0),
-                    ("sans-serif", 14).into_font().color(&red),
-                )))?;
+            let crossing = crate::analysis::exact_crossover(r, hashset::ID, budget)
+                .filter(|_| panel.ids.iter().any(|i| i == hashset::ID));
+            if let Some((n_cross, _)) = crossing {
+                if n_cross > x.start && n_cross < x.end {
+                    let red = RGBColor(200, 0, 0);
+                    chart.draw_series(DashedLineSeries::new(
+                        vec![(n_cross, y.start), (n_cross, y.end)],
+                        4,
+                        4,
+                        red.stroke_width(1),
+                    ))?;
+                    chart.draw_series(std::iter::once(Text::new(
+                        format!("exact set exceeds budget at n ≈ {}", axis_label(n_cross)),
+                        (n_cross, y.start * 4.0),
+                        ("sans-serif", 14).into_font().color(&red),
+                    )))?;
+                }
             }
-        }
-        legend(&mut chart, SeriesLabelPosition::UpperLeft)
+            Ok(())
+        })
     }
     fn verdict(&self, r: &Results) -> String {
         memory(r)

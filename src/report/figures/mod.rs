@@ -7,7 +7,6 @@ mod deletion;
 mod growth;
 mod memory;
 mod rates;
-mod regimes;
 mod saturation;
 mod throughput;
 
@@ -17,12 +16,12 @@ use deletion::Deletion;
 use growth::Growth;
 use memory::BytesVsN;
 use rates::RateVsN;
-use regimes::Regimes;
 use saturation::Saturation;
 use throughput::Throughput;
 
 use super::chart::{axis_label, bytes_label, colour, empty, log_range, render, DrawResult, Figure};
-use super::markup::{esc, pct, sci};
+use super::markup::{esc, pct, per_million, sci};
+use super::panels::{self, draw_panels, Key, Panel};
 use crate::analysis::exact_crossover;
 use crate::results::{CellRecord, RatePoint, Results};
 use crate::structures::{bitmap, bloom, counting, fingerprint, hashset, scalable};
@@ -71,7 +70,6 @@ pub fn render_all(dir: &Path, results: &Results) -> Result<Vec<Drawn>> {
     figure!(Deletion);
     figure!(Growth);
     figure!(BitmapClaim);
-    figure!(Regimes);
     Ok(drawn)
 }
 
@@ -83,6 +81,22 @@ pub fn structure_skips(r: &Results) -> impl Iterator<Item = &crate::results::Ski
     r.skipped.iter().filter(move |s| {
         registry.contains(&s.structure.as_str()) && s.cause == crate::results::SkipCause::Memory
     })
+}
+
+/// One panel of the given structures (a chart of a fixed few), without a panel title.
+fn one_panel(ids: &[&str]) -> Vec<Panel> {
+    vec![Panel {
+        title: String::new(),
+        ids: ids.iter().map(|id| id.to_string()).collect(),
+    }]
+}
+
+/// The structures of the grid's cells that `keep` accepts, in report order.
+fn cell_structures(r: &Results, keep: impl Fn(&CellRecord) -> bool) -> Vec<String> {
+    structure_order(r)
+        .into_iter()
+        .filter(|id| r.cells.iter().any(|c| c.structure == *id && keep(c)))
+        .collect()
 }
 
 fn structure_order(results: &Results) -> Vec<String> {
@@ -103,23 +117,6 @@ fn structure_order(results: &Results) -> Vec<String> {
     ids
 }
 
-fn legend<'a, DB: DrawingBackend + 'a, X: Ranged, Y: Ranged>(
-    chart: &mut ChartContext<'a, DB, Cartesian2d<X, Y>>,
-    position: SeriesLabelPosition,
-) -> DrawResult
-where
-    DB::ErrorType: 'static,
-{
-    chart
-        .configure_series_labels()
-        .position(position)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK.mix(0.4))
-        .label_font(("sans-serif", 15))
-        .draw()?;
-    Ok(())
-}
-
 /// A chart context with log axes on both sides.
 type LogLogChart<'a, DB> = ChartContext<'a, DB, Cartesian2d<LogCoord<f64>, LogCoord<f64>>>;
 
@@ -134,8 +131,11 @@ fn log_log_chart<'a, DB: DrawingBackend + 'a>(
 where
     DB::ErrorType: 'static,
 {
-    let mut chart = ChartBuilder::on(area)
-        .caption(title, ("sans-serif", 20))
+    let mut builder = ChartBuilder::on(area);
+    if !title.is_empty() {
+        builder.caption(title, ("sans-serif", 17));
+    }
+    let mut chart = builder
         .margin(15)
         .x_label_area_size(45)
         .y_label_area_size(85)
@@ -151,7 +151,22 @@ where
     Ok(chart)
 }
 
-/// Draws observed rates with 95% bars and theory as a dashed line, for one structure's points.
+/// Whether theory differs visibly from the observed rate at any point (by more than a quarter, or where
+/// nothing was observed): only then is its dashed line drawn.
+fn theory_differs(points: &[(f64, f64, f64, f64, f64)], floor: f64) -> bool {
+    points.iter().any(|p| {
+        let (observed, theory) = (p.1.max(floor), p.4.max(floor));
+        (observed / theory).ln().abs() > 1.25f64.ln()
+    })
+}
+
+/// The legend entry of theory lines.
+fn theory_key() -> Key {
+    Key::dashed("theory (drawn where off)", RGBColor(90, 90, 90))
+}
+
+/// Draws observed rates with 95% bars, and theory as a dashed line where it differs visibly, for one
+/// structure's points; pushes the legend entries.
 fn rate_series<
     'a,
     DB: DrawingBackend + 'a,
@@ -163,6 +178,7 @@ fn rate_series<
     c: RGBColor,
     points: &[(f64, f64, f64, f64, f64)],
     floor: f64,
+    keys: &mut Vec<Key>,
 ) -> DrawResult
 where
     DB::ErrorType: 'static,
@@ -170,21 +186,19 @@ where
     let clamp = |v: f64| v.max(floor);
     let observed: Vec<(f64, f64)> = points.iter().map(|p| (p.0, clamp(p.1))).collect();
     let theory: Vec<(f64, f64)> = points.iter().map(|p| (p.0, clamp(p.4))).collect();
-    chart
-        .draw_series(LineSeries::new(observed.clone(), c.stroke_width(2)))?
-        .label(format!("{label} observed"))
-        .legend(move |(a, b)| PathElement::new(vec![(a, b), (a + 20, b)], c.stroke_width(2)));
+    chart.draw_series(LineSeries::new(observed, c.stroke_width(2)))?;
+    keys.push(Key::solid(label, c));
     chart.draw_series(
         points.iter().map(|p| {
             ErrorBar::new_vertical(p.0, clamp(p.2), clamp(p.1), clamp(p.3), c.filled(), 8)
         }),
     )?;
-    chart
-        .draw_series(DashedLineSeries::new(theory, 5, 4, c.stroke_width(1)))?
-        .label(format!("{label} theory"))
-        .legend(move |(a, b)| {
-            PathElement::new(vec![(a, b), (a + 6, b), (a + 10, b), (a + 16, b)], c)
-        });
+    if theory_differs(points, floor) {
+        chart.draw_series(DashedLineSeries::new(theory, 5, 4, c.stroke_width(1)))?;
+        if !keys.iter().any(|k| k.label == theory_key().label) {
+            keys.push(theory_key());
+        }
+    }
     Ok(())
 }
 
@@ -197,19 +211,18 @@ fn target_line<
     chart: &mut ChartContext<'a, DB, Cartesian2d<X, Y>>,
     x: std::ops::Range<f64>,
     target: f64,
+    keys: &mut Vec<Key>,
 ) -> DrawResult
 where
     DB::ErrorType: 'static,
 {
-    chart
-        .draw_series(DashedLineSeries::new(
-            vec![(x.start, target), (x.end, target)],
-            10,
-            6,
-            BLACK.stroke_width(1),
-        ))?
-        .label(format!("target p = {target}"))
-        .legend(|(a, b)| PathElement::new(vec![(a, b), (a + 20, b)], BLACK));
+    chart.draw_series(DashedLineSeries::new(
+        vec![(x.start, target), (x.end, target)],
+        10,
+        6,
+        BLACK.stroke_width(1),
+    ))?;
+    keys.push(Key::dashed(format!("target p = {target}"), BLACK));
     Ok(())
 }
 
@@ -241,9 +254,10 @@ fn rate_point_series<
 >(
     chart: &mut ChartContext<'a, DB, Cartesian2d<X, Y>>,
     points: &[RatePoint],
-    ids: &[&str],
+    ids: &[String],
     x_of: impl Fn(&RatePoint) -> f64,
     floor: f64,
+    keys: &mut Vec<Key>,
 ) -> DrawResult
 where
     DB::ErrorType: 'static,
@@ -251,7 +265,14 @@ where
     for id in ids {
         let mine: Vec<&RatePoint> = points.iter().filter(|p| p.structure == *id).collect();
         if !mine.is_empty() {
-            rate_series(chart, id, colour(id), &rate_tuples(&mine, &x_of), floor)?;
+            rate_series(
+                chart,
+                id,
+                colour(id),
+                &rate_tuples(&mine, &x_of),
+                floor,
+                keys,
+            )?;
         }
     }
     Ok(())

@@ -4,12 +4,20 @@ use super::*;
 
 pub struct RateVsN;
 
+/// The approximate structures of the grid, in report order.
+fn filter_ids(r: &Results) -> Vec<String> {
+    cell_structures(r, |c| !c.exact)
+}
+
 impl Figure for RateVsN {
     fn stem(&self) -> &'static str {
         "fpr_vs_n"
     }
     fn title(&self) -> &'static str {
-        "False-positive rate vs keys: observed (95% Wilson bars) and theory (dashed)"
+        "False-positive rate vs keys (observed, 95% Wilson bars; theory dashed where it differs)"
+    }
+    fn size(&self, r: &Results) -> (u32, u32) {
+        panels::size_for(r, filter_ids)
     }
     fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>, r: &Results) -> DrawResult
     where
@@ -32,37 +40,37 @@ impl Figure for RateVsN {
                 floor,
             ]
         }));
-        let mut chart = log_log_chart(
-            area,
-            self.title(),
-            (x.clone(), "keys inserted (n)"),
-            (y, "false-positive rate"),
-            axis_label,
-        )?;
-        if let Some(h) = &r.header {
-            target_line(&mut chart, x, h.fpr)?;
-        }
-        for id in structure_order(r) {
-            let mut mine: Vec<_> = cells.iter().filter(|c| c.structure == id).collect();
-            if mine.is_empty() {
-                continue;
+        let panels = panels::panels(&filter_ids(r));
+        draw_panels(area, self.title(), &panels, |plot, panel, keys| {
+            let mut chart = log_log_chart(
+                plot,
+                &panel.title,
+                (x.clone(), "keys inserted (n)"),
+                (y.clone(), "false-positive rate"),
+                axis_label,
+            )?;
+            if let Some(h) = &r.header {
+                target_line(&mut chart, x.clone(), h.fpr, keys)?;
             }
-            mine.sort_by_key(|c| c.n);
-            let points: Vec<_> = mine
-                .iter()
-                .map(|c| {
-                    (
-                        c.n as f64,
-                        c.observed_fpr,
-                        c.observed_fpr_wilson95.low,
-                        c.observed_fpr_wilson95.high,
-                        c.expected_fpr,
-                    )
-                })
-                .collect();
-            rate_series(&mut chart, &id, colour(&id), &points, floor)?;
-        }
-        legend(&mut chart, SeriesLabelPosition::LowerRight)
+            for id in &panel.ids {
+                let mut mine: Vec<_> = cells.iter().filter(|c| c.structure == *id).collect();
+                mine.sort_by_key(|c| c.n);
+                let points: Vec<_> = mine
+                    .iter()
+                    .map(|c| {
+                        (
+                            c.n as f64,
+                            c.observed_fpr,
+                            c.observed_fpr_wilson95.low,
+                            c.observed_fpr_wilson95.high,
+                            c.expected_fpr,
+                        )
+                    })
+                    .collect();
+                rate_series(&mut chart, id, colour(id), &points, floor, keys)?;
+            }
+            Ok(())
+        })
     }
     fn verdict(&self, r: &Results) -> String {
         rates(r)

@@ -4,12 +4,39 @@ use super::*;
 
 pub struct Saturation;
 
+/// The overshoot panel's fills: a planned n missed by a quarter, by half, and five-fold.
+pub const OVERSHOOT_FILLS: [f64; 3] = [1.25, 2.0, 5.0];
+
+/// The structures of the experiment, in report order.
+fn saturation_ids(r: &Results) -> Vec<String> {
+    let registry = crate::registry::ids();
+    let mut ids: Vec<String> = Vec::new();
+    for p in &r.saturation {
+        if !ids.contains(&p.structure) {
+            ids.push(p.structure.clone());
+        }
+    }
+    ids.sort_by_key(|id| registry.iter().position(|r| r == id).unwrap_or(usize::MAX));
+    ids
+}
+
+/// The point of `id` filled to `ratio` × its design n.
+fn at<'a>(r: &'a Results, id: &str, ratio: f64) -> Option<&'a RatePoint> {
+    r.saturation
+        .iter()
+        .filter(|p| p.structure == id)
+        .find(|p| (p.n_inserted as f64 / p.design_n.max(1) as f64 - ratio).abs() < 1e-9)
+}
+
 impl Figure for Saturation {
     fn stem(&self) -> &'static str {
         "saturation"
     }
     fn title(&self) -> &'static str {
-        "Saturation: filters sized for n, filled past it (observed, 95% bars; theory dashed)"
+        "Overshoot: filters sized for n, filled past it (observed, 95% bars; theory dashed where it differs)"
+    }
+    fn size(&self, r: &Results) -> (u32, u32) {
+        panels::size_for(r, saturation_ids)
     }
     fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>, r: &Results) -> DrawResult
     where
@@ -28,49 +55,107 @@ impl Figure for Saturation {
                 floor,
             ]
         }));
-        let mut chart = ChartBuilder::on(area)
-            .caption(self.title(), ("sans-serif", 20))
-            .margin(15)
-            .x_label_area_size(45)
-            .y_label_area_size(70)
-            .build_cartesian_2d(0.0..max_ratio * 1.05, y.log_scale())?;
-        chart
-            .configure_mesh()
-            .x_desc("fill ratio (keys inserted / design capacity)")
-            .y_desc("false-positive rate")
-            .y_label_formatter(&|v| axis_label(*v))
-            .label_style(("sans-serif", 14))
-            .draw()?;
-        target_line(
-            &mut chart,
-            0.0..max_ratio * 1.05,
-            r.saturation[0].target_fpr,
-        )?;
-        rate_point_series(
-            &mut chart,
-            &r.saturation,
-            &[bloom::ID, scalable::ID],
-            ratio,
-            floor,
-        )?;
-        legend(&mut chart, SeriesLabelPosition::LowerRight)
+        let x = 0.0..max_ratio * 1.05;
+        let panels = panels::panels(&saturation_ids(r));
+        draw_panels(area, self.title(), &panels, |plot, panel, keys| {
+            let mut builder = ChartBuilder::on(plot);
+            if !panel.title.is_empty() {
+                builder.caption(&panel.title, ("sans-serif", 17));
+            }
+            let mut chart = builder
+                .margin(15)
+                .x_label_area_size(45)
+                .y_label_area_size(70)
+                .build_cartesian_2d(x.clone(), y.clone().log_scale())?;
+            chart
+                .configure_mesh()
+                .x_desc("fill (keys inserted / planned n)")
+                .y_desc("false-positive rate")
+                .y_label_formatter(&|v| axis_label(*v))
+                .label_style(("sans-serif", 14))
+                .draw()?;
+            target_line(&mut chart, x.clone(), r.saturation[0].target_fpr, keys)?;
+            rate_point_series(&mut chart, &r.saturation, &panel.ids, ratio, floor, keys)
+        })
     }
     fn verdict(&self, r: &Results) -> String {
         saturation(r)
     }
     fn tables(&self, out: &mut String, r: &Results) {
+        overshoot_table(out, r);
         point_table(out, &r.saturation);
     }
 }
 
+/// The overshoot panel: every filter's rate at its planned n and at 1.25×, 2× and 5× it, in crawler terms.
+pub fn overshoot_table(s: &mut String, r: &Results) {
+    if r.saturation.is_empty() {
+        return;
+    }
+    let _ = write!(
+        s,
+        "<table id=\"overshoot\"><tr><th>filter (sized for n)</th><th>at n</th>"
+    );
+    for fill in OVERSHOOT_FILLS {
+        let _ = write!(s, "<th>at {fill}× n</th>");
+    }
+    let _ = writeln!(s, "<th>bytes at 5× n</th></tr>");
+    for id in saturation_ids(r) {
+        let _ = write!(s, "<tr><td>{}</td>", esc(&id));
+        for fill in std::iter::once(1.0).chain(OVERSHOOT_FILLS) {
+            match at(r, &id, fill) {
+                Some(p) => {
+                    let _ = write!(
+                        s,
+                        "<td>{} [{}, {}]<br><small>{}</small></td>",
+                        pct(p.observed_fpr),
+                        pct(p.observed_fpr_wilson95.low),
+                        pct(p.observed_fpr_wilson95.high),
+                        esc(&per_million(p.observed_fpr))
+                    );
+                }
+                None => s.push_str("<td>–</td>"),
+            }
+        }
+        let bytes = at(r, &id, 5.0).map(|p| human_bytes(p.bytes as f64));
+        let _ = writeln!(s, "<td>{}</td></tr>", bytes.unwrap_or_else(|| "–".into()));
+    }
+    let _ = writeln!(
+        s,
+        "</table><p>Observed rate with its 95% Wilson interval, and below it the new URLs a crawler would wrongly skip per million. Left out: exact sets, static filters (built once from their set), filters that refuse inserts when full (qfilter would lose the keys), servers and other languages' tools.</p>"
+    );
+}
+
+/// One sentence per overshoot: how much the worst and the best fixed filter rise at 2× and 5×.
+fn overshoot_summary(r: &Results) -> String {
+    let fixed: Vec<String> = saturation_ids(r)
+        .into_iter()
+        .filter(|id| !crate::registry::find(id).is_ok_and(|k| k.growable()))
+        .collect();
+    let rises: Vec<String> = fixed
+        .iter()
+        .filter_map(|id| {
+            let (one, two, five) = (at(r, id, 1.0)?, at(r, id, 2.0)?, at(r, id, 5.0)?);
+            Some(format!(
+                "{id} {} → {} → {}",
+                pct(one.observed_fpr),
+                pct(two.observed_fpr),
+                pct(five.observed_fpr)
+            ))
+        })
+        .collect();
+    if rises.is_empty() {
+        return String::new();
+    }
+    format!(
+        " Every fixed-size filter at its planned n, 2× and 5× it: {}.",
+        rises.join("; ")
+    )
+}
+
 fn saturation(r: &Results) -> String {
-    let at = |id: &str, ratio: f64| {
-        r.saturation
-            .iter()
-            .filter(|p| p.structure == id)
-            .find(|p| (p.n_inserted as f64 / p.design_n as f64 - ratio).abs() < 1e-9)
-    };
-    match (at(bloom::ID, 1.0), at(bloom::ID, 2.0), at(bloom::ID, 4.0)) {
+    let at = |id: &str, ratio: f64| at(r, id, ratio);
+    let text = match (at(bloom::ID, 1.0), at(bloom::ID, 2.0), at(bloom::ID, 4.0)) {
         (Some(one), Some(two), Some(four)) => {
             let mut text = format!(
                 "A Bloom filter sized for {} keys at p = {} shows {} at its design fill, {} at 2× and {} at 4×: {} (theory inside the interval at {} of {} points).",
@@ -97,6 +182,7 @@ fn saturation(r: &Results) -> String {
             }
             text
         }
-        _ => "The saturation experiment did not run.".into(),
-    }
+        _ => return "The saturation experiment did not run.".into(),
+    };
+    text + &overshoot_summary(r)
 }

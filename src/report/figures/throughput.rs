@@ -21,6 +21,9 @@ impl Figure for Throughput {
             "Member query throughput vs keys (hash + probe; median, bars min–max)"
         }
     }
+    fn size(&self, r: &Results) -> (u32, u32) {
+        panels::size_for(r, |r| cell_structures(r, |_| true))
+    }
     fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>, r: &Results) -> DrawResult
     where
         DB::ErrorType: 'static,
@@ -41,40 +44,43 @@ impl Figure for Throughput {
                 .iter()
                 .flat_map(|c| [1e9 / pick(c).min, 1e9 / pick(c).max]),
         );
-        let mut chart = log_log_chart(
-            area,
-            self.title(),
-            (x, "keys inserted (n)"),
-            (y, "keys per second"),
-            axis_label,
-        )?;
-        for id in structure_order(r) {
-            let c = colour(&id);
-            let mut cells: Vec<_> = r.cells.iter().filter(|cell| cell.structure == id).collect();
-            cells.sort_by_key(|cell| cell.n);
-            let points: Vec<(f64, f64)> = cells
-                .iter()
-                .map(|cell| (cell.n as f64, 1e9 / pick(cell).median))
-                .collect();
-            chart
-                .draw_series(LineSeries::new(points.clone(), c.stroke_width(2)))?
-                .label(id.clone())
-                .legend(move |(a, b)| {
-                    PathElement::new(vec![(a, b), (a + 20, b)], c.stroke_width(2))
-                });
-            chart.draw_series(cells.iter().map(|cell| {
-                let s = pick(cell);
-                ErrorBar::new_vertical(
-                    cell.n as f64,
-                    1e9 / s.max,
-                    1e9 / s.median,
-                    1e9 / s.min,
-                    c.filled(),
-                    8,
-                )
-            }))?;
-        }
-        legend(&mut chart, SeriesLabelPosition::LowerLeft)
+        let panels = panels::panels(&cell_structures(r, |_| true));
+        draw_panels(area, self.title(), &panels, |plot, panel, keys| {
+            let mut chart = log_log_chart(
+                plot,
+                &panel.title,
+                (x.clone(), "keys inserted (n)"),
+                (y.clone(), "keys per second (1/s)"),
+                axis_label,
+            )?;
+            for id in &panel.ids {
+                let c = colour(id);
+                let mut cells: Vec<_> = r
+                    .cells
+                    .iter()
+                    .filter(|cell| cell.structure == *id)
+                    .collect();
+                cells.sort_by_key(|cell| cell.n);
+                let points: Vec<(f64, f64)> = cells
+                    .iter()
+                    .map(|cell| (cell.n as f64, 1e9 / pick(cell).median))
+                    .collect();
+                chart.draw_series(LineSeries::new(points.clone(), c.stroke_width(2)))?;
+                keys.push(Key::solid(id.as_str(), c));
+                chart.draw_series(cells.iter().map(|cell| {
+                    let s = pick(cell);
+                    ErrorBar::new_vertical(
+                        cell.n as f64,
+                        1e9 / s.max,
+                        1e9 / s.median,
+                        1e9 / s.min,
+                        c.filled(),
+                        8,
+                    )
+                }))?;
+            }
+            Ok(())
+        })
     }
     fn verdict(&self, r: &Results) -> String {
         speed(r, self.insert)

@@ -1,0 +1,271 @@
+//! The regime map: keys n (10⁴–10¹¹, log) against the memory budget (1 MiB–1 TiB, log), each region
+//! coloured by what the advisor picks there ([`crate::analysis::regimes::regime_at`]: the exact set,
+//! fingerprints, a filter, a shared server, a sharded cluster), with the line where each advised structure
+//! stops fitting. Regions up to the largest n a run measured are drawn in full colour, projected ones
+//! paler; the run's measured cells are marked at its budget. The report draws it for its run; `advise
+//! --map FILE` for the advice's workload.
+
+use super::chart::{axis_label, bytes_label, colour, DrawResult};
+use super::panels::{draw_keys, Key};
+use crate::analysis::regimes::{advised_kinds, bytes_at, regime_of, Regime, Sizing, Workload};
+use crate::results::Results;
+use crate::units::human_bytes;
+use crate::{Error, Result};
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use std::path::Path;
+
+/// Pixel size of the map.
+pub const SIZE: (u32, u32) = (1100, 620);
+/// The n axis: 10⁴ to 10¹¹ keys.
+const N_RANGE: (f64, f64) = (1e4, 1e11);
+/// The budget axis: 1 MiB to 1 TiB.
+const BUDGET_RANGE: (f64, f64) = (1048576.0, 1099511627776.0);
+/// Grid cells per decade of n and per doubling of the budget.
+const N_STEPS_PER_DECADE: usize = 12;
+const BUDGET_STEPS_PER_DOUBLING: usize = 3;
+/// Width of the legend strip.
+const KEY_WIDTH: u32 = 330;
+
+/// What the map is drawn for.
+pub struct MapSpec<'a> {
+    /// The rate, deletes and growth of the workload (its n and budget are the axes).
+    pub workload: Workload,
+    /// A run whose measured bytes replace key-dependent models, with its label.
+    pub run: Option<(&'a Results, &'a str)>,
+    pub node_memory_bytes: u64,
+    /// Measured points (n, budget) to mark.
+    pub measured: Vec<(f64, f64)>,
+    /// Regions beyond this n are projections (None: all are).
+    pub measured_up_to_n: Option<f64>,
+}
+
+impl<'a> MapSpec<'a> {
+    /// The map of a bench run: its rate, budget and measured scales.
+    pub fn of_run(r: &'a Results) -> Option<MapSpec<'a>> {
+        let h = r.header.as_ref()?;
+        let budget = h.memory_budget_bytes as f64;
+        let measured: Vec<(f64, f64)> = h
+            .scales
+            .iter()
+            .filter(|n| r.cells.iter().any(|c| c.n == **n))
+            .map(|n| (*n as f64, budget))
+            .collect();
+        Some(MapSpec {
+            workload: Workload {
+                n_low: 1,
+                n_high: 1,
+                fpr: h.fpr,
+                memory_bytes: h.memory_budget_bytes.max(1),
+                deletes: false,
+                growth_unknown: false,
+                shared: false,
+            },
+            run: Some((r, "this run")),
+            node_memory_bytes: crate::analysis::regimes::NODE_MEMORY_BYTES,
+            measured_up_to_n: measured.iter().map(|m| m.0).reduce(f64::max),
+            measured,
+        })
+    }
+}
+
+fn region_colour(regime: Regime) -> RGBColor {
+    match regime {
+        Regime::InProcess(id) => colour(id),
+        Regime::SharedServer => RGBColor(0, 128, 128),
+        Regime::Cluster => RGBColor(110, 110, 110),
+    }
+}
+
+/// `c` mixed with white: `share` of the colour remains.
+fn tint(c: RGBColor, share: f64) -> RGBColor {
+    let mix = |v: u8| (255.0 - (255.0 - v as f64) * share).round() as u8;
+    RGBColor(mix(c.0), mix(c.1), mix(c.2))
+}
+
+/// Draws the map with `title` on `area`.
+pub fn draw_map<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    title: &str,
+    spec: &MapSpec,
+) -> DrawResult
+where
+    DB::ErrorType: 'static,
+{
+    let body = area.titled(title, ("sans-serif", 18))?;
+    let (w, _) = body.dim_in_pixel();
+    let (plot, strip) = body.split_horizontally(w.saturating_sub(KEY_WIDTH));
+    let mut chart = ChartBuilder::on(&plot)
+        .margin(15)
+        .x_label_area_size(45)
+        .y_label_area_size(80)
+        .build_cartesian_2d(
+            (N_RANGE.0..N_RANGE.1).log_scale(),
+            (BUDGET_RANGE.0..BUDGET_RANGE.1).log_scale(),
+        )?;
+    chart
+        .configure_mesh()
+        .disable_mesh()
+        .x_desc("distinct keys n (log)")
+        .y_desc("memory budget per process (bytes, log; 1 GB = 10⁹ B)")
+        .x_label_formatter(&|v| axis_label(*v))
+        .y_label_formatter(&|v| bytes_label(*v))
+        .label_style(("sans-serif", 14))
+        .draw()?;
+    let n_steps = (N_RANGE.1 / N_RANGE.0).log10().round() as usize * N_STEPS_PER_DECADE;
+    let b_steps =
+        (BUDGET_RANGE.1 / BUDGET_RANGE.0).log2().round() as usize * BUDGET_STEPS_PER_DOUBLING;
+    let n_at = |i: usize| N_RANGE.0 * 10f64.powf(i as f64 / N_STEPS_PER_DECADE as f64);
+    let b_at = |j: usize| BUDGET_RANGE.0 * 2f64.powf(j as f64 / BUDGET_STEPS_PER_DOUBLING as f64);
+    let mut seen: Vec<Regime> = Vec::new();
+    let mut projected_any = false;
+    // Bytes depend on n only: one column's figures serve every budget.
+    let sizing = Sizing {
+        run: spec.run,
+        fpr: spec.workload.fpr,
+        budget_bytes: BUDGET_RANGE.1,
+    };
+    let columns: Vec<(f64, f64, Vec<_>)> = (0..n_steps)
+        .map(|i| {
+            let (n0, n1) = (n_at(i), n_at(i + 1));
+            (n0, n1, bytes_at(&sizing, (n0 * n1).sqrt() as u64))
+        })
+        .collect();
+    for j in 0..b_steps {
+        let (b0, b1) = (b_at(j), b_at(j + 1));
+        let budget = (b0 * b1).sqrt();
+        let mut cells = Vec::with_capacity(n_steps);
+        for (n0, n1, bytes) in &columns {
+            let n = (n0 * n1).sqrt();
+            let regime = regime_of(
+                bytes,
+                budget,
+                &spec.workload,
+                n as u64,
+                spec.node_memory_bytes,
+            );
+            if !seen.contains(&regime) {
+                seen.push(regime);
+            }
+            let measured = spec.measured_up_to_n.is_some_and(|m| n <= m * 1.000_001);
+            projected_any |= !measured;
+            let fill = tint(region_colour(regime), if measured { 0.7 } else { 0.35 });
+            cells.push(Rectangle::new([(*n0, b0), (*n1, b1)], fill.filled()));
+        }
+        chart.draw_series(cells)?;
+    }
+    let mut keys: Vec<Key> = Vec::new();
+    let order = |r: &Regime| match r {
+        Regime::InProcess(id) => crate::registry::ids()
+            .iter()
+            .position(|i| i == id)
+            .unwrap_or(0),
+        Regime::SharedServer => usize::MAX - 1,
+        Regime::Cluster => usize::MAX,
+    };
+    seen.sort_by_key(order);
+    for regime in &seen {
+        keys.push(Key::area(regime.label(), tint(region_colour(*regime), 0.7)));
+    }
+    if projected_any && spec.measured_up_to_n.is_some() {
+        keys.push(Key::area(
+            "paler: projected (n not measured)",
+            tint(BLACK, 0.15),
+        ));
+    }
+    // Where each advised structure stops fitting: its bytes at n.
+    for (index, (kind, _)) in advised_kinds().enumerate() {
+        let line: Vec<(f64, f64)> = columns
+            .iter()
+            .map(|(n0, n1, bytes)| ((n0 * n1).sqrt(), bytes[index].1))
+            .filter(|(_, b)| *b >= BUDGET_RANGE.0 && *b <= BUDGET_RANGE.1)
+            .collect();
+        // Only the structures the map picks somewhere: their lines are its borders.
+        if line.len() > 1 && seen.contains(&Regime::InProcess(kind.id())) {
+            let c = colour(kind.id());
+            chart.draw_series(LineSeries::new(line, c.stroke_width(2)))?;
+            keys.push(Key::solid(format!("{} needs (bytes at n)", kind.id()), c));
+        }
+    }
+    let node_n = crate::analysis::regimes::largest_n(spec.node_memory_bytes as f64, |n| {
+        crate::theory::BloomSizing::for_rate(n, spec.workload.fpr).bytes() as f64
+    });
+    if node_n > N_RANGE.0 && node_n < N_RANGE.1 {
+        chart.draw_series(DashedLineSeries::new(
+            vec![(node_n, BUDGET_RANGE.0), (node_n, BUDGET_RANGE.1)],
+            6,
+            5,
+            BLACK.stroke_width(1),
+        ))?;
+        keys.push(Key::dashed(
+            format!(
+                "one {} node's filter: n ≤ {}",
+                human_bytes(spec.node_memory_bytes as f64),
+                axis_label(node_n)
+            ),
+            BLACK,
+        ));
+    }
+    if !spec.measured.is_empty() {
+        chart.draw_series(
+            spec.measured
+                .iter()
+                .map(|p| Circle::new(*p, 5, BLACK.filled())),
+        )?;
+        keys.push(Key::solid("● measured cells (at the run's budget)", BLACK));
+    }
+    draw_keys(&strip, &keys)
+}
+
+/// The map's title for a rate.
+pub fn title(fpr: f64) -> String {
+    format!("Regime map at p = {fpr}: what to use for n keys within a memory budget")
+}
+
+/// Writes the map to `path` (`.svg` or `.png`), through a file beside it renamed into place, so a failed
+/// drawing leaves nothing half-written.
+pub fn write_map(path: &Path, spec: &MapSpec) -> Result<()> {
+    super::register_font()?;
+    let chart_error = |e: Box<dyn std::error::Error>| Error::Chart {
+        chart: "regime map".into(),
+        message: e.to_string(),
+    };
+    let extension = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+    if !matches!(extension, "svg" | "png") {
+        return Err(Error::invalid(
+            "--map",
+            format!("'{}' must end in .svg or .png", path.display()),
+        ));
+    }
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let partial = path.with_file_name(format!(".{name}.partial.{extension}"));
+    let title = title(spec.workload.fpr);
+    let drawn = (|| -> std::result::Result<(), Box<dyn std::error::Error>> {
+        if extension == "svg" {
+            let area = SVGBackend::new(&partial, SIZE).into_drawing_area();
+            area.fill(&WHITE)?;
+            draw_map(&area, &title, spec)?;
+            area.present()?;
+        } else {
+            let area = BitMapBackend::new(&partial, SIZE).into_drawing_area();
+            area.fill(&WHITE)?;
+            draw_map(&area, &title, spec)?;
+            area.present()?;
+        }
+        Ok(())
+    })();
+    if let Err(e) = drawn {
+        let _ = std::fs::remove_file(&partial);
+        return Err(chart_error(e));
+    }
+    std::fs::rename(&partial, path).map_err(|e| {
+        let _ = std::fs::remove_file(&partial);
+        Error::Io {
+            path: path.to_path_buf(),
+            source: e,
+        }
+    })
+}
