@@ -5,6 +5,7 @@
 
 use super::chart::{axis_label, colour, empty, log_range, Figure};
 use super::markup::{esc, sci};
+use super::panels::{draw_keys, Key};
 use crate::analysis::sweep::{best_bitmap, point, target_ratios};
 use crate::remote::redis_bloom;
 use crate::results::{Results, SweepRecord};
@@ -19,6 +20,24 @@ type DrawResult = std::result::Result<(), Box<dyn std::error::Error>>;
 /// The in-process references' series names.
 const REFERENCE: &str = crate::results::REFERENCE_SERIES;
 const SCALABLE_REFERENCE: &str = crate::results::SCALABLE_REFERENCE_SERIES;
+
+/// The prefix of the bitmap backend's series (one per mode).
+const BITMAP_PREFIX: &str = "redis-bitmap/";
+
+/// A series' colour: a registered backend's own; the bitmap modes take distinct shades in turn.
+fn series_colour(name: &str, index: usize) -> RGBColor {
+    const MODES: [RGBColor; 4] = [
+        RGBColor(120, 60, 0),
+        RGBColor(230, 120, 0),
+        RGBColor(90, 0, 150),
+        RGBColor(0, 150, 100),
+    ];
+    if name.starts_with(BITMAP_PREFIX) {
+        MODES[index % MODES.len()]
+    } else {
+        colour(name)
+    }
+}
 
 /// Series in the order they were measured.
 fn series(r: &Results) -> Vec<String> {
@@ -64,16 +83,52 @@ impl Figure for SharedThroughput {
         if r.sweep.iter().all(|p| p.batch_keys == 0) {
             return empty(area, self.title(), "no Redis backend was measured");
         }
-        let (left, right) = area.split_horizontally(area.dim_in_pixel().0 / 2);
-        panel(&left, r, "inserts", |p| p.insert_keys_per_s, true)?;
-        panel(
-            &right,
-            r,
-            "non-member lookups",
-            |p| p.non_member_query_keys_per_s,
-            false,
-        )?;
+        // Two rows, so no chart carries more than eight series: RedisBloom and the exact sets, then the
+        // bitmap backend's modes; inserts left, non-member lookups right, the legend in a strip.
+        let (bitmap, others): (Vec<String>, Vec<String>) = series(r)
+            .into_iter()
+            .partition(|s| s.starts_with(BITMAP_PREFIX));
+        let rows: Vec<(&str, Vec<String>)> = [
+            ("RedisBloom and exact sets", others),
+            ("the bitmap backend's modes", bitmap),
+        ]
+        .into_iter()
+        .filter(|(_, names)| !names.is_empty())
+        .collect();
+        let body = area.titled(self.title(), ("sans-serif", 18))?;
+        for (row, (what, names)) in body.split_evenly((rows.len(), 1)).iter().zip(&rows) {
+            let (w, _) = row.dim_in_pixel();
+            let (plots, strip) = row.split_horizontally(w.saturating_sub(230));
+            let (left, right) = plots.split_horizontally(plots.dim_in_pixel().0 / 2);
+            let mut keys = Vec::new();
+            panel(
+                &left,
+                r,
+                &format!("{what}: inserts"),
+                |p| p.insert_keys_per_s,
+                true,
+                names,
+                &mut keys,
+            )?;
+            panel(
+                &right,
+                r,
+                &format!("{what}: non-member lookups"),
+                |p| p.non_member_query_keys_per_s,
+                false,
+                names,
+                &mut Vec::new(),
+            )?;
+            draw_keys(&strip, &keys)?;
+        }
         Ok(())
+    }
+    fn size(&self, r: &Results) -> (u32, u32) {
+        let rows = 1 + usize::from(
+            series(r).iter().any(|s| s.starts_with(BITMAP_PREFIX))
+                && series(r).iter().any(|s| !s.starts_with(BITMAP_PREFIX)),
+        );
+        (1100, 40 + 420 * rows as u32)
     }
 }
 
@@ -83,6 +138,8 @@ fn panel<DB: DrawingBackend>(
     title: &str,
     value: fn(&SweepRecord) -> f64,
     with_raw: bool,
+    names: &[String],
+    keys: &mut Vec<Key>,
 ) -> DrawResult
 where
     DB::ErrorType: 'static,
@@ -101,7 +158,7 @@ where
             .flat_map(|v| [v * 0.7, v * 1.5]),
     );
     let mut chart = ChartBuilder::on(area)
-        .caption(title, ("sans-serif", 18))
+        .caption(title, ("sans-serif", 15))
         .margin(12)
         .x_label_area_size(40)
         .y_label_area_size(70)
@@ -109,7 +166,7 @@ where
     chart
         .configure_mesh()
         .x_desc("keys per round trip")
-        .y_desc("keys/s")
+        .y_desc("keys per second (1/s)")
         .x_label_formatter(&|v| axis_label(*v))
         .y_label_formatter(&|v| axis_label(*v))
         .label_style(("sans-serif", 13))
@@ -118,49 +175,38 @@ where
         if let Some(reference) = point(r, series, 0) {
             let v = value(reference);
             let c = colour(id);
-            chart
-                .draw_series(DashedLineSeries::new(
-                    vec![(x.start, v), (x.end, v)],
-                    8,
-                    6,
-                    c.stroke_width(2),
-                ))?
-                .label(format!("in-process {id} {}", axis_label(v)))
-                .legend(move |(a, b)| PathElement::new(vec![(a, b), (a + 20, b)], c));
+            chart.draw_series(DashedLineSeries::new(
+                vec![(x.start, v), (x.end, v)],
+                8,
+                6,
+                c.stroke_width(2),
+            ))?;
+            keys.push(Key::dashed(
+                format!("in-process {id} (inserts {})", axis_label(v)),
+                c,
+            ));
         }
     }
-    for name in series(r) {
-        let c = colour(&name);
+    for (index, name) in names.iter().enumerate() {
+        let c = series_colour(name, index);
         let line: Vec<(f64, f64)> = bs
             .iter()
-            .filter_map(|b| point(r, &name, *b).map(|p| (*b as f64, value(p))))
+            .filter_map(|b| point(r, name, *b).map(|p| (*b as f64, value(p))))
             .collect();
-        chart
-            .draw_series(LineSeries::new(line.clone(), c.stroke_width(2)))?
-            .label(name.clone())
-            .legend(move |(a, b)| PathElement::new(vec![(a, b), (a + 20, b)], c.stroke_width(2)));
+        chart.draw_series(LineSeries::new(line.clone(), c.stroke_width(2)))?;
+        keys.push(Key::solid(name.as_str(), c));
         chart.draw_series(line.iter().map(|p| Circle::new(*p, 4, c.filled())))?;
         if with_raw && name == redis_bloom::ID {
             let raw: Vec<(f64, f64)> = bs
                 .iter()
                 .filter_map(|b| {
-                    point(r, &name, *b)
-                        .and_then(|p| p.raw_insert_keys_per_s.map(|k| (*b as f64, k)))
+                    point(r, name, *b).and_then(|p| p.raw_insert_keys_per_s.map(|k| (*b as f64, k)))
                 })
                 .collect();
-            chart
-                .draw_series(DashedLineSeries::new(raw, 4, 4, c.mix(0.6).stroke_width(2)))?
-                .label("redis-bloom, raw pipeline")
-                .legend(move |(a, b)| PathElement::new(vec![(a, b), (a + 20, b)], c.mix(0.6)));
+            chart.draw_series(DashedLineSeries::new(raw, 4, 4, c.stroke_width(2)))?;
+            keys.push(Key::dashed("redis-bloom, raw pipeline", c));
         }
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::LowerRight)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK.mix(0.4))
-        .label_font(("sans-serif", 12))
-        .draw()?;
     Ok(())
 }
 

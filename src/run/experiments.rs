@@ -12,8 +12,8 @@
 //! before allocating, and recorded as skipped with the bytes it would need.
 
 use super::plan::{
-    overshoot_ids, Experiment, BITMAP_BITS_PER_KEY, BLOOM_MAX_BITS_PER_KEY, GROWTH_STEPS,
-    SATURATION_FILLS,
+    overshoot_ids, saturation_fills, Experiment, BITMAP_BITS_PER_KEY, BLOOM_MAX_BITS_PER_KEY,
+    GROWTH_STEPS, SATURATION_FILLS,
 };
 use super::resume::Completed;
 use super::{Need, Runner};
@@ -156,7 +156,7 @@ impl Runner<'_> {
             config.growth.initial_keys = Some(n);
             let mut s = find(id)?.build(&config)?;
             let mut filled = 0;
-            for fill in SATURATION_FILLS {
+            for fill in saturation_fills(id) {
                 let target = (n as f64 * fill).round() as u64;
                 self.insert_members(s.as_mut(), filled, target)?;
                 filled = target;

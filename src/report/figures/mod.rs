@@ -302,12 +302,12 @@ fn point_table(s: &mut String, points: &[crate::results::RatePoint]) {
     }
     let _ = writeln!(
         s,
-        "<table><tr><th>structure</th><th>design n</th><th>inserted</th><th>bits</th><th>k</th><th>bytes</th><th>queries</th><th>false positives</th><th>observed</th><th>95% interval</th><th>theory</th><th>inside</th><th>false negatives</th></tr>"
+        "<table><tr><th>structure</th><th>design n</th><th>inserted</th><th>bits</th><th>k</th><th>bytes</th><th>queries</th><th>false positives</th><th>observed</th><th>95% interval</th><th>new URLs wrongly skipped</th><th>theory</th><th>inside</th><th>false negatives</th></tr>"
     );
     for p in points {
         let _ = writeln!(
             s,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>[{}, {}]</td><td>{}</td><td>{}</td>{}</tr>",
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>[{}, {}]</td><td>{}</td><td>{}</td><td>{}</td>{}</tr>",
             esc(&p.structure),
             human_count(p.design_n as f64),
             human_count(p.n_inserted as f64),
@@ -319,6 +319,7 @@ fn point_table(s: &mut String, points: &[crate::results::RatePoint]) {
             sci(p.observed_fpr),
             sci(p.observed_fpr_wilson95.low),
             sci(p.observed_fpr_wilson95.high),
+            esc(&per_million(p.observed_fpr)),
             sci(p.expected_fpr),
             if p.theory_in_interval { "yes" } else { "no" },
             if p.false_negatives > 0 { format!("<td class=\"bad\">{}</td>", p.false_negatives) } else { "<td>0</td>".into() }

@@ -130,7 +130,7 @@ fn rates(r: &Results) -> String {
 fn rate_table(s: &mut String, r: &Results) {
     let _ = writeln!(
         s,
-        "<table><tr><th>structure</th><th>n</th><th>member queries</th><th>false negatives</th><th>non-member queries</th><th>false positives</th><th>observed rate</th><th>95% Wilson interval</th><th>theory</th><th>theory inside</th><th>rate from this filter's fill</th><th>fill rate inside</th></tr>"
+        "<table><tr><th>structure</th><th>n</th><th>member queries</th><th>false negatives</th><th>non-member queries</th><th>false positives</th><th>observed rate</th><th>95% Wilson interval</th><th>new URLs wrongly skipped</th><th>theory</th><th>theory inside</th><th>rate from this filter's fill</th><th>fill rate inside</th></tr>"
     );
     for c in &r.cells {
         let fn_cell = if c.false_negatives > 0 {
@@ -140,7 +140,7 @@ fn rate_table(s: &mut String, r: &Results) {
         };
         let _ = writeln!(
             s,
-            "<tr><td>{}</td><td>{}</td><td>{}</td>{}<td>{}</td><td>{}</td><td>{}</td><td>[{}, {}]</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            "<tr><td>{}</td><td>{}</td><td>{}</td>{}<td>{}</td><td>{}</td><td>{}</td><td>[{}, {}]</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
             esc(&c.structure),
             human_count(c.n as f64),
             c.n_member_queries,
@@ -150,6 +150,7 @@ fn rate_table(s: &mut String, r: &Results) {
             sci(c.observed_fpr),
             sci(c.observed_fpr_wilson95.low),
             sci(c.observed_fpr_wilson95.high),
+            esc(&per_million(c.observed_fpr)),
             sci(c.expected_fpr),
             if c.theory_in_interval { "yes" } else { "no" },
             c.fill_fpr.map(sci).unwrap_or_else(|| "–".into()),
