@@ -3,7 +3,8 @@
 //! prints what it found into the DOM that `--dump-dom` writes out. Every image must load and nothing may
 //! stick out past 1280 px. Two broken pages (an image removed, a too-wide block added) show the check
 //! can fail. The first screen (1280 × 900 px) must show the answer's regime ladder, and `report` must have
-//! written `summary.png`, a picture of that screen. Needs `chromium` (`apt-get install -y chromium`); without it the test prints
+//! written `summary.png`, a picture of that screen. Every `<details>` fold is opened before the width
+//! check, so a wide folded table counts. Needs `chromium` (`apt-get install -y chromium`); without it the test prints
 //! `*** SKIPPED … ***` and passes, unless DEDUPBENCH_REQUIRE_BROWSER=1 (CI sets it).
 
 use std::path::{Path, PathBuf};
@@ -42,6 +43,9 @@ frame.addEventListener('load', () => {{
   const d = frame.contentDocument;
   const images = [...d.images];
   const ladder = d.getElementById('ladder');
+  const ladderBottom = ladder ? ladder.getBoundingClientRect().bottom : -1;
+  // Folded tables count for the width check: open every fold before measuring.
+  d.querySelectorAll('details').forEach(f => {{ f.open = true; }});
   document.getElementById('seen').textContent = JSON.stringify({{
     images: images.length,
     broken: images.filter(i => !i.complete || i.naturalWidth === 0).map(i => i.getAttribute('src')),
@@ -52,7 +56,7 @@ frame.addEventListener('load', () => {{
       .slice(0, 5)
       .map(e => e.tagName + ' ' + (e.id || e.className || '') + ' ' + Math.round(e.getBoundingClientRect().right)),
     ladder_rungs: ladder ? ladder.querySelectorAll('li').length : 0,
-    ladder_bottom: ladder ? ladder.getBoundingClientRect().bottom : -1,
+    ladder_bottom: ladderBottom,
   }});
 }});
 </script></body></html>"#,

@@ -104,6 +104,48 @@ fn advise_agrees_with_size_on_the_articles_cases() {
 }
 
 #[test]
+fn advise_draws_the_regime_map_and_states_the_overshoot() {
+    let dir = tempfile::tempdir().unwrap();
+    let png = dir.path().join("map.png");
+    let (code, stdout, stderr) = run(&[
+        "advise",
+        "--n",
+        "50M",
+        "--memory",
+        "1GiB",
+        "--map",
+        png.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let bytes = std::fs::read(&png).unwrap();
+    assert!(
+        bytes.starts_with(b"\x89PNG") && bytes.len() > 10_000,
+        "{} bytes",
+        bytes.len()
+    );
+    // A quarter more keys than planned: 1% becomes 2.8% (the Bloom formula at 1.25 n).
+    assert!(
+        stdout.contains("Overshoot: bloom sized for n = 50M")
+            && stdout.contains("1.25× n: 2.76e-2"),
+        "{stdout}"
+    );
+    // A map file of another kind is refused, and nothing is left behind.
+    let txt = dir.path().join("map.txt");
+    let (code, _, stderr) = run(&[
+        "advise",
+        "--n",
+        "50M",
+        "--memory",
+        "1GiB",
+        "--map",
+        txt.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains(".svg or .png"), "{stderr}");
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+}
+
+#[test]
 fn bad_input_is_a_one_line_error_with_status_2() {
     let cases: &[&[&str]] = &[
         &["size", "--n", "5X"],

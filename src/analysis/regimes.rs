@@ -300,6 +300,9 @@ pub enum Regime {
     SharedServer,
     /// Past one node: a filter sharded over a cluster (not yet measured by dedupbench).
     Cluster,
+    /// Past the budget for a workload that deletes: no server-side structure here deletes (RedisBloom's
+    /// Bloom filters cannot).
+    NothingDeletes,
 }
 
 impl Regime {
@@ -309,6 +312,7 @@ impl Regime {
             Regime::InProcess(id) => id.to_string(),
             Regime::SharedServer => "shared server (redis-bloom)".into(),
             Regime::Cluster => "sharded cluster (not measured here)".into(),
+            Regime::NothingDeletes => "nothing here deletes past the budget".into(),
         }
     }
 }
@@ -322,9 +326,12 @@ pub fn bytes_at(sizing: &Sizing, n: u64) -> Vec<(&'static dyn Kind, f64)> {
 }
 
 /// The regime of `n` keys within `budget_bytes`, given every advised kind's bytes at n: the first exact
-/// set that fits (registry order), else the smallest filter the workload can use (removable if it
-/// deletes, growable if its growth is unknown) that fits; past those, a shared server while a Bloom filter
-/// for n at the rate fits `node_memory_bytes`, else a cluster. The ladder's rungs, read at one n.
+/// set that fits (registry order), else the workload's filter if it fits: as in [`ladder`], the filter is
+/// chosen among those the workload can use (removable if it deletes, growable if its growth is unknown,
+/// falling back to fixed-size ones only when no growable kind deletes), the one holding the most keys
+/// (the fewest bytes at n); past those, a shared server while a Bloom filter for n at the rate fits
+/// `node_memory_bytes`, else a cluster; a workload that deletes gets no server (RedisBloom's Bloom
+/// filters cannot delete). The ladder's rungs, read at one n.
 pub fn regime_of(
     bytes: &[(&'static dyn Kind, f64)],
     budget_bytes: f64,
@@ -342,11 +349,16 @@ pub fn regime_of(
     let smallest = |growth: bool| {
         bytes
             .iter()
-            .filter(|(k, b)| wanted(*k, growth) && fits(*b))
+            .filter(|(k, _)| wanted(*k, growth))
             .min_by(|a, b| a.1.total_cmp(&b.1))
     };
-    if let Some((kind, _)) = smallest(workload.growth_unknown).or_else(|| smallest(false)) {
-        return Regime::InProcess(kind.id());
+    if let Some((kind, b)) = smallest(workload.growth_unknown).or_else(|| smallest(false)) {
+        if fits(*b) {
+            return Regime::InProcess(kind.id());
+        }
+    }
+    if workload.deletes {
+        return Regime::NothingDeletes;
     }
     let server_bytes = crate::theory::BloomSizing::for_rate(n.max(1), workload.fpr).bytes();
     if server_bytes <= node_memory_bytes {
@@ -436,6 +448,82 @@ mod tests {
                 None => assert_eq!(regime, Regime::SharedServer, "n = {n}"),
             }
         }
+    }
+
+    #[test]
+    fn the_regime_agrees_with_the_ladder_on_both_sides_of_every_crossover() {
+        let sizing = Sizing {
+            run: None,
+            fpr: 0.01,
+            budget_bytes: (1u64 << 30) as f64,
+        };
+        // The ladder's rung holding n, from thresholds computed at n (the exact set's bytes per key
+        // depend on n).
+        let rung_at = |w: &Workload, n: u64| -> Regime {
+            let rungs = ladder(&sizing.thresholds(n), w);
+            match rungs
+                .iter()
+                .find(|r| r.to_n.is_some_and(|to| n as f64 <= to))
+            {
+                Some(r) => Regime::InProcess(crate::registry::find(&r.id).unwrap().id()),
+                None if w.deletes => Regime::NothingDeletes,
+                None => Regime::SharedServer,
+            }
+        };
+        for w in [
+            workload(0.01),
+            Workload {
+                growth_unknown: true,
+                ..workload(0.01)
+            },
+            Workload {
+                deletes: true,
+                ..workload(0.01)
+            },
+        ] {
+            let crossovers: Vec<f64> = ladder(&sizing.thresholds(10_000_000), &w)
+                .iter()
+                .filter_map(|r| r.to_n)
+                .collect();
+            assert!(crossovers.len() >= 2, "{w:?}");
+            for to in crossovers {
+                for n in [(to * 0.9) as u64, (to * 1.1) as u64] {
+                    assert_eq!(
+                        regime_at(&sizing, &w, n, NODE_MEMORY_BYTES),
+                        rung_at(&w, n),
+                        "{w:?} at n = {n}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn growth_unknown_keeps_the_growable_filter_and_deletes_get_no_server() {
+        let sizing = Sizing {
+            run: None,
+            fpr: 0.01,
+            budget_bytes: (1u64 << 30) as f64,
+        };
+        let grows = Workload {
+            growth_unknown: true,
+            ..workload(0.01)
+        };
+        assert_eq!(
+            regime_at(&sizing, &grows, 300_000_000, NODE_MEMORY_BYTES),
+            Regime::InProcess("scalable")
+        );
+        // Past scalable's reach a fixed filter would still fit, but the workload cannot use one.
+        let past = regime_at(&sizing, &grows, 800_000_000, NODE_MEMORY_BYTES);
+        assert_eq!(past, Regime::SharedServer);
+        let deletes = Workload {
+            deletes: true,
+            ..workload(0.01)
+        };
+        assert_eq!(
+            regime_at(&sizing, &deletes, 6_000_000_000, NODE_MEMORY_BYTES),
+            Regime::NothingDeletes
+        );
     }
 
     #[test]

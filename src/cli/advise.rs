@@ -45,6 +45,9 @@ pub struct AdviseArgs {
     /// each region coloured by the pick) into FILE (.svg or .png).
     #[arg(long, value_name = "FILE")]
     map: Option<PathBuf>,
+    /// Memory of one server node for the map's shared-server region (past it: a sharded cluster).
+    #[arg(long = "node-memory", value_parser = size_arg, default_value = "64GiB")]
+    node_memory_bytes: u64,
     /// Print JSON instead of tables.
     #[arg(long)]
     json: bool,
@@ -97,12 +100,13 @@ pub fn run(args: AdviseArgs) -> Result<i32> {
             .map(|d| d.display().to_string())
             .unwrap_or_default();
         let run = results.as_ref().map(|(r, _)| (r, label.as_str()));
-        let measured_up_to_n =
-            run.and_then(|(r, _)| r.cells.iter().map(|c| c.n as f64).reduce(f64::max));
+        let measured_up_to_n = run
+            .map(|(r, _)| dedupbench::report::regime_map::measured_reach(r, workload.fpr))
+            .unwrap_or_default();
         let spec = dedupbench::report::regime_map::MapSpec {
             workload: workload.clone(),
             run,
-            node_memory_bytes: dedupbench::analysis::regimes::NODE_MEMORY_BYTES,
+            node_memory_bytes: args.node_memory_bytes,
             measured: Vec::new(),
             measured_up_to_n,
         };
@@ -247,7 +251,7 @@ fn print_human(a: &Advice) {
             .iter()
             .map(|(f, r)| {
                 format!(
-                    "{f}× n: {r:.2e} ({:.0} per million new URLs skipped)",
+                    "{f}× n: {r:.2e} ({:.1} per million new URLs skipped)",
                     r * 1e6
                 )
             })

@@ -31,31 +31,64 @@ const TYPICAL_N: [u64; 5] = [
 /// Batch size whose shared-filter figures the answer quotes.
 const SHARED_BATCH_KEYS: u64 = 1024;
 
+/// Measured speeds are quoted up to this multiple of the largest n they were measured at; past it a
+/// structure leaves the caches the measured cell fitted in, and its speed would be a guess.
+const SPEED_REACH: u64 = 10;
+
+/// A median with its spread over repetitions (ns per key).
+struct Timing {
+    median: f64,
+    min: f64,
+    max: f64,
+}
+
 /// One row of the answer: what to use at n, and what it costs.
 struct Pick {
     n: u64,
     regime: Regime,
     bytes_per_key: f64,
     bytes_source: &'static str,
-    /// (insert ns, lookup ns, where measured) per key.
-    speed: Option<(f64, f64, String)>,
+    /// Insert and lookup ns per key, and where they were measured.
+    speed: Option<(Timing, Timing, String)>,
     rate: f64,
     /// The 95% interval of a measured rate.
     interval: Option<(f64, f64)>,
     rate_source: &'static str,
+    /// Expected new URLs wrongly skipped in a crawl of n new URLs into this structure, sized for n and
+    /// filling from empty (the sum of its theoretical rate at every fill).
+    crawl_skipped: f64,
 }
 
 fn cell<'a>(r: &'a Results, id: &str, n: u64) -> Option<&'a CellRecord> {
     r.cells.iter().find(|c| c.structure == id && c.n == n)
 }
 
-/// The measured cell of `id` nearest to n from below (the largest measured n ≤ n), else its smallest.
+/// The measured cell of `id` with the largest n ≤ `n`, if it lies within [`SPEED_REACH`]× of n.
 fn nearest_cell<'a>(r: &'a Results, id: &str, n: u64) -> Option<&'a CellRecord> {
-    let mine = || r.cells.iter().filter(move |c| c.structure == id);
-    mine()
-        .filter(|c| c.n <= n)
+    r.cells
+        .iter()
+        .filter(|c| c.structure == id && c.n <= n)
         .max_by_key(|c| c.n)
-        .or_else(|| mine().min_by_key(|c| c.n))
+        .filter(|c| c.n.saturating_mul(SPEED_REACH) >= n)
+}
+
+/// Slices of the fill the crawl's losses are summed over.
+const CRAWL_STEPS: u64 = 200;
+
+/// Σ over a crawl of n new URLs of the rate at each fill (midpoint rule over [`CRAWL_STEPS`] slices).
+fn crawl_skipped(n: u64, rate_after: impl Fn(u64) -> f64) -> f64 {
+    let slice = n as f64 / CRAWL_STEPS as f64;
+    (0..CRAWL_STEPS)
+        .map(|i| rate_after(((i as f64 + 0.5) * slice) as u64) * slice)
+        .sum()
+}
+
+fn timing(s: &crate::stats::Summary) -> Timing {
+    Timing {
+        median: s.median,
+        min: s.min,
+        max: s.max,
+    }
 }
 
 fn pick(r: &Results, sizing: &Sizing, workload: &Workload, n: u64) -> Pick {
@@ -66,6 +99,7 @@ fn pick(r: &Results, sizing: &Sizing, workload: &Workload, n: u64) -> Pick {
             let (kind, advisor) = advised_kinds()
                 .find(|(k, _)| k.id() == id)
                 .expect("regime_at picks advised kinds only");
+            let config = advice_config(kind, n, p);
             let at_n = cell(r, id, n);
             let (bytes_per_key, bytes_source) = match at_n {
                 Some(c) => (c.heap_footprint_bytes as f64 / n as f64, "measured"),
@@ -76,26 +110,33 @@ fn pick(r: &Results, sizing: &Sizing, workload: &Workload, n: u64) -> Pick {
             };
             let speed = nearest_cell(r, id, n).map(|c| {
                 (
-                    c.insert_ns_per_key.median,
-                    c.member_query_ns_per_key.median,
+                    timing(&c.insert_ns_per_key),
+                    timing(&c.member_query_ns_per_key),
                     if c.n == n {
                         "measured".to_string()
                     } else {
-                        format!("measured at n = {}", human_count(c.n as f64))
+                        format!(
+                            "measured at n = {}; larger arrays are slower",
+                            human_count(c.n as f64)
+                        )
                     },
                 )
             });
+            let predicted = kind.predicted_fpr(&config);
             let (rate, interval, rate_source) = match at_n {
                 Some(c) => (
                     c.observed_fpr,
                     Some((c.observed_fpr_wilson95.low, c.observed_fpr_wilson95.high)),
                     "observed",
                 ),
-                None => (
-                    kind.predicted_fpr(&advice_config(kind, n, p)),
-                    None,
-                    "theory",
-                ),
+                None => (predicted, None, "theory"),
+            };
+            let crawl = match kind.predicted_fpr_after(&config, n) {
+                Some(_) => {
+                    crawl_skipped(n, |i| kind.predicted_fpr_after(&config, i).unwrap_or(0.0))
+                }
+                // Collisions of an exact set grow with its fill: half its final rate on average.
+                None => predicted * n as f64 / 2.0,
             };
             Pick {
                 n,
@@ -106,21 +147,27 @@ fn pick(r: &Results, sizing: &Sizing, workload: &Workload, n: u64) -> Pick {
                 rate,
                 interval,
                 rate_source,
+                crawl_skipped: crawl,
             }
         }
-        Regime::SharedServer | Regime::Cluster => {
+        Regime::SharedServer | Regime::Cluster | Regime::NothingDeletes => {
             let sizing = BloomSizing::for_rate(n, p);
             let shared = crate::analysis::sweep::point(r, redis_bloom::ID, SHARED_BATCH_KEYS)
-                .filter(|_| regime == Regime::SharedServer);
+                .filter(|s| regime == Regime::SharedServer && s.n.saturating_mul(SPEED_REACH) >= n);
+            let keys_per_s = |v: f64| Timing {
+                median: 1e9 / v,
+                min: 1e9 / v,
+                max: 1e9 / v,
+            };
             Pick {
                 n,
                 regime,
                 bytes_per_key: sizing.bytes() as f64 / n as f64,
-                bytes_source: "model (on the server)",
+                bytes_source: "Bloom formula (on the server)",
                 speed: shared.map(|s| {
                     (
-                        1e9 / s.insert_keys_per_s,
-                        1e9 / s.member_query_keys_per_s,
+                        keys_per_s(s.insert_keys_per_s),
+                        keys_per_s(s.member_query_keys_per_s),
                         format!(
                             "measured on one loopback server at n = {}, {SHARED_BATCH_KEYS} keys per round trip",
                             human_count(s.n as f64)
@@ -130,9 +177,15 @@ fn pick(r: &Results, sizing: &Sizing, workload: &Workload, n: u64) -> Pick {
                 rate: sizing.fpr(n),
                 interval: None,
                 rate_source: "theory",
+                crawl_skipped: crawl_skipped(n, |i| sizing.fpr(i)),
             }
         }
     }
+}
+
+/// The largest n this run measured any cell at.
+fn measured_max_n(r: &Results) -> u64 {
+    r.cells.iter().map(|c| c.n).max().unwrap_or(0)
 }
 
 /// The answer section, first on the page.
@@ -162,23 +215,51 @@ pub fn section(s: &mut String, r: &Results) {
         human_bytes(budget)
     );
     if let Some(ladder) = run_ladder(r) {
+        let measured = measured_max_n(r) as f64;
+        let mark = |n: f64| {
+            if n > measured * 1.000_001 {
+                format!("{}*", human_count(n))
+            } else {
+                human_count(n)
+            }
+        };
+        // One node holds a Bloom filter for the rate up to this n.
+        let node_n = crate::analysis::regimes::largest_n(NODE_MEMORY_BYTES as f64, |n| {
+            BloomSizing::for_rate(n, h.fpr).bytes() as f64
+        });
         let _ = writeln!(s, "<ol id=\"ladder\" class=\"ladder\">");
         for rung in &ladder {
             let range = match rung.to_n {
-                Some(to) if rung.from_n <= 1.0 => format!("n ≤ {}", human_count(to)),
-                Some(to) => format!("{} – {}", human_count(rung.from_n), human_count(to)),
-                None => format!("n > {}", human_count(rung.from_n)),
+                Some(to) if rung.from_n <= 1.0 => format!("n ≤ {}", mark(to)),
+                Some(to) => format!("{} – {}", mark(rung.from_n), mark(to)),
+                None if node_n > rung.from_n => format!("{} – {}", mark(rung.from_n), mark(node_n)),
+                None => format!("n > {}", mark(rung.from_n)),
             };
             let name = match find(&rung.id) {
                 Ok(k) => format!("<b>{}</b> — {}", esc(k.id()), esc(k.summary())),
                 Err(_) => format!(
-                    "<b>past the budget</b>: a filter on a shared server (redis-bloom) while it fits one {} node, then a sharded cluster",
+                    "<b>a shared server</b>: past the budget, a Bloom filter on one Redis server (redis-bloom), while it fits one {} node",
                     human_bytes(NODE_MEMORY_BYTES as f64)
                 ),
             };
             let _ = writeln!(s, "<li><span class=\"range\">{range}</span> {name}</li>");
         }
+        if ladder
+            .last()
+            .is_some_and(|r| r.to_n.is_none() && node_n > r.from_n)
+        {
+            let _ = writeln!(
+                s,
+                "<li><span class=\"range\">n > {}</span> <b>a sharded cluster</b>: past one node, the filter split over several (not measured by dedupbench yet)</li>",
+                mark(node_n)
+            );
+        }
         let _ = writeln!(s, "</ol>");
+        let _ = writeln!(
+            s,
+            "<p><small>* projected: past the largest n this run measured ({}), from the size models and the line fitted to this run's measured bytes.</small></p>",
+            human_count(measured)
+        );
     }
     let mut scales: Vec<u64> = TYPICAL_N.to_vec();
     if let Some(top) = h.scales.iter().copied().max() {
@@ -189,32 +270,36 @@ pub fn section(s: &mut String, r: &Results) {
     scales.sort_unstable();
     let _ = writeln!(
         s,
-        "<table class=\"answer\"><tr><th>n</th><th>use</th><th>bytes per key</th><th>insert / lookup, ns per key</th><th>false-positive rate</th><th>in a crawl of n new URLs</th></tr>"
+        "<table class=\"answer\"><tr><th>n</th><th>use</th><th>bytes per key</th><th>insert / lookup, ns per key (median)</th><th>false-positive rate at n (95% interval)</th><th>new URLs skipped in a crawl of n</th></tr>"
     );
     for n in scales {
         let p = pick(r, &sizing, &workload, n);
         let speed = match &p.speed {
-            Some((insert, lookup, source)) => {
-                format!(
-                    "{insert:.1} / {lookup:.1}<br><small>{}</small>",
-                    esc(source)
-                )
-            }
-            None => "<small>not measured in this run</small>".into(),
+            Some((insert, lookup, source)) => format!(
+                "{:.1} / {:.1}<br><small>min–max {:.1}–{:.1} / {:.1}–{:.1}; {}</small>",
+                insert.median,
+                lookup.median,
+                insert.min,
+                insert.max,
+                lookup.min,
+                lookup.max,
+                esc(source)
+            ),
+            None => "<small>not measured at this size</small>".into(),
         };
-        let exact = matches!(p.regime, Regime::InProcess(id) if find(id).is_ok_and(|k| k.exact()));
         let interval = p
             .interval
             .map(|(low, high)| format!(" [{}, {}]", pct(low), pct(high)))
             .unwrap_or_default();
-        let (rate, interval) = if exact && p.rate == 0.0 {
-            ("0 (exact)".to_string(), String::new())
+        let exact = matches!(p.regime, Regime::InProcess(id) if find(id).is_ok_and(|k| k.exact()));
+        let rate = if exact && p.rate == 0.0 {
+            "0 (exact)".to_string()
         } else {
-            (pct(p.rate), interval)
+            pct(p.rate)
         };
         let _ = writeln!(
             s,
-            "<tr><td>{}</td><td>{}</td><td>{:.1}<br><small>{}</small></td><td>{}</td><td>{}{}<br><small>{}; {}</small></td><td>{}</td></tr>",
+            "<tr><td>{}</td><td>{}</td><td>{:.1}<br><small>{}</small></td><td>{}</td><td>{}{}<br><small>{}; {}</small></td><td>{}<br><small>theory, filling from empty</small></td></tr>",
             human_count(p.n as f64),
             esc(&p.regime.label()),
             p.bytes_per_key,
@@ -224,7 +309,7 @@ pub fn section(s: &mut String, r: &Results) {
             interval,
             p.rate_source,
             esc(&per_million(p.rate)),
-            esc(&lost_in_crawl(p.rate, p.n))
+            esc(&lost_in_crawl(p.crawl_skipped, p.n))
         );
     }
     let _ = writeln!(s, "</table>");
@@ -319,7 +404,7 @@ pub fn verdict(r: &Results) -> String {
         })
         .collect();
     format!(
-        "For a {budget} budget, with the exact sets' bytes per key measured in this run and the filters' from the sizing formulas: {}.",
+        "For a {budget} budget, with the exact set's bytes per key from this run's measured cells where it measured them (the hashbrown model otherwise) and the filters' from the sizing formulas: {}.",
         steps.join("; then ")
     )
 }

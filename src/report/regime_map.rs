@@ -8,6 +8,7 @@
 use super::chart::{axis_label, bytes_label, colour, DrawResult};
 use super::panels::{draw_keys, Key};
 use crate::analysis::regimes::{advised_kinds, bytes_at, regime_of, Regime, Sizing, Workload};
+use crate::remote::redis_bloom;
 use crate::results::Results;
 use crate::units::human_bytes;
 use crate::{Error, Result};
@@ -36,8 +37,44 @@ pub struct MapSpec<'a> {
     pub node_memory_bytes: u64,
     /// Measured points (n, budget) to mark.
     pub measured: Vec<(f64, f64)>,
-    /// Regions beyond this n are projections (None: all are).
-    pub measured_up_to_n: Option<f64>,
+    /// Per structure id, the largest n the run measured it at for this rate: a region is drawn in full
+    /// colour only where its structure was measured at that n or beyond; all else is projected.
+    pub measured_up_to_n: Vec<(String, f64)>,
+}
+
+/// How far `r` measured each structure (grid cells, and `redis-bloom` in the shared-filter sweep), when
+/// it was run at rate `fpr`; nothing otherwise.
+pub fn measured_reach(r: &Results, fpr: f64) -> Vec<(String, f64)> {
+    let same_rate = r
+        .header
+        .as_ref()
+        .is_some_and(|h| (h.fpr - fpr).abs() <= fpr * 1e-9);
+    if !same_rate {
+        return Vec::new();
+    }
+    let mut reach: Vec<(String, f64)> = Vec::new();
+    let cells = r.cells.iter().map(|c| (c.structure.as_str(), c.n as f64));
+    let sweep = r
+        .sweep
+        .iter()
+        .filter(|p| p.structure == redis_bloom::ID && p.batch_keys > 0)
+        .map(|p| (redis_bloom::ID, p.n as f64));
+    for (id, n) in cells.chain(sweep) {
+        match reach.iter_mut().find(|(i, _)| i == id) {
+            Some(entry) => entry.1 = entry.1.max(n),
+            None => reach.push((id.to_string(), n)),
+        }
+    }
+    reach
+}
+
+/// The structure whose measurements a region rests on.
+fn measured_id(regime: Regime) -> Option<&'static str> {
+    match regime {
+        Regime::InProcess(id) => Some(id),
+        Regime::SharedServer => Some(redis_bloom::ID),
+        Regime::Cluster | Regime::NothingDeletes => None,
+    }
 }
 
 impl<'a> MapSpec<'a> {
@@ -63,7 +100,7 @@ impl<'a> MapSpec<'a> {
             },
             run: Some((r, "this run")),
             node_memory_bytes: crate::analysis::regimes::NODE_MEMORY_BYTES,
-            measured_up_to_n: measured.iter().map(|m| m.0).reduce(f64::max),
+            measured_up_to_n: measured_reach(r, h.fpr),
             measured,
         })
     }
@@ -72,8 +109,9 @@ impl<'a> MapSpec<'a> {
 fn region_colour(regime: Regime) -> RGBColor {
     match regime {
         Regime::InProcess(id) => colour(id),
-        Regime::SharedServer => RGBColor(0, 128, 128),
-        Regime::Cluster => RGBColor(110, 110, 110),
+        Regime::SharedServer => colour(redis_bloom::ID),
+        Regime::Cluster => RGBColor(60, 60, 60),
+        Regime::NothingDeletes => RGBColor(200, 200, 200),
     }
 }
 
@@ -147,7 +185,11 @@ where
             if !seen.contains(&regime) {
                 seen.push(regime);
             }
-            let measured = spec.measured_up_to_n.is_some_and(|m| n <= m * 1.000_001);
+            let measured = measured_id(regime).is_some_and(|id| {
+                spec.measured_up_to_n
+                    .iter()
+                    .any(|(m, up_to)| m == id && n <= up_to * 1.000_001)
+            });
             projected_any |= !measured;
             let fill = tint(region_colour(regime), if measured { 0.7 } else { 0.35 });
             cells.push(Rectangle::new([(*n0, b0), (*n1, b1)], fill.filled()));
@@ -160,17 +202,18 @@ where
             .iter()
             .position(|i| i == id)
             .unwrap_or(0),
-        Regime::SharedServer => usize::MAX - 1,
-        Regime::Cluster => usize::MAX,
+        Regime::SharedServer => usize::MAX - 2,
+        Regime::Cluster => usize::MAX - 1,
+        Regime::NothingDeletes => usize::MAX,
     };
     seen.sort_by_key(order);
     for regime in &seen {
         keys.push(Key::area(regime.label(), tint(region_colour(*regime), 0.7)));
     }
-    if projected_any && spec.measured_up_to_n.is_some() {
+    if projected_any {
         keys.push(Key::area(
-            "paler: projected (n not measured)",
-            tint(BLACK, 0.15),
+            "pale: projected (not measured at that n)",
+            tint(colour(crate::structures::bloom::ID), 0.35),
         ));
     }
     // Where each advised structure stops fitting: its bytes at n.
@@ -217,9 +260,24 @@ where
     draw_keys(&strip, &keys)
 }
 
-/// The map's title for a rate.
-pub fn title(fpr: f64) -> String {
-    format!("Regime map at p = {fpr}: what to use for n keys within a memory budget")
+/// The map's title for a workload's rate, deletes and growth.
+pub fn title(workload: &Workload) -> String {
+    let mut needs = Vec::new();
+    if workload.deletes {
+        needs.push("deletes");
+    }
+    if workload.growth_unknown {
+        needs.push("unknown growth");
+    }
+    let needs = if needs.is_empty() {
+        String::new()
+    } else {
+        format!(", {}", needs.join(", "))
+    };
+    format!(
+        "Regime map at p = {}{needs}: what to use for n keys within a memory budget",
+        workload.fpr
+    )
 }
 
 /// Writes the map to `path` (`.svg` or `.png`), through a file beside it renamed into place, so a failed
@@ -233,7 +291,7 @@ pub fn write_map(path: &Path, spec: &MapSpec) -> Result<()> {
     let extension = path.extension().and_then(|e| e.to_str()).unwrap_or("");
     if !matches!(extension, "svg" | "png") {
         return Err(Error::invalid(
-            "--map",
+            "map file",
             format!("'{}' must end in .svg or .png", path.display()),
         ));
     }
@@ -242,7 +300,7 @@ pub fn write_map(path: &Path, spec: &MapSpec) -> Result<()> {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let partial = path.with_file_name(format!(".{name}.partial.{extension}"));
-    let title = title(spec.workload.fpr);
+    let title = title(&spec.workload);
     let drawn = (|| -> std::result::Result<(), Box<dyn std::error::Error>> {
         if extension == "svg" {
             let area = SVGBackend::new(&partial, SIZE).into_drawing_area();
@@ -268,4 +326,49 @@ pub fn write_map(path: &Path, spec: &MapSpec) -> Result<()> {
             source: e,
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec() -> MapSpec<'static> {
+        MapSpec {
+            workload: Workload {
+                n_low: 1,
+                n_high: 1,
+                fpr: 0.01,
+                memory_bytes: 1,
+                deletes: false,
+                growth_unknown: false,
+                shared: false,
+            },
+            run: None,
+            node_memory_bytes: crate::analysis::regimes::NODE_MEMORY_BYTES,
+            measured: Vec::new(),
+            measured_up_to_n: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_map_is_written_whole_or_not_at_all() {
+        let dir = tempfile::tempdir().unwrap();
+        let svg = dir.path().join("map.svg");
+        write_map(&svg, &spec()).unwrap();
+        let text = std::fs::read_to_string(&svg).unwrap();
+        assert!(
+            text.contains("Regime map at p = 0.01") && text.contains("shared server"),
+            "{:.300}",
+            text
+        );
+        let bad = dir.path().join("map.txt");
+        let e = write_map(&bad, &spec()).unwrap_err().to_string();
+        assert!(e.contains(".svg or .png"), "{e}");
+        // Nothing else in the folder: no partial file, no file under the bad name.
+        let names: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, vec!["map.svg".to_string()]);
+    }
 }

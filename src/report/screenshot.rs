@@ -61,7 +61,7 @@ pub fn write_summary(dir: &Path, browser: &Path) -> Result<PathBuf> {
         .arg(format!("--window-size={},{}", SCREEN_PX.0, SCREEN_PX.1))
         .arg(format!("--user-data-dir={}", profile.display()))
         .arg(format!("--screenshot={}", partial.display()))
-        .arg(format!("file://{}", dir.join("index.html").display()))
+        .arg(file_url(&dir.join("index.html")))
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -106,4 +106,27 @@ pub fn write_summary(dir: &Path, browser: &Path) -> Result<PathBuf> {
     }
     std::fs::rename(&partial, &target).map_err(|e| Error::io(target.clone(), e))?;
     Ok(target)
+}
+
+/// A `file://` URL for an absolute path, with the characters a URL gives meaning to percent-encoded.
+fn file_url(path: &Path) -> String {
+    let mut url = String::from("file://");
+    for byte in path.to_string_lossy().bytes() {
+        match byte {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'/' | b'-' | b'_' | b'.' | b'~' => {
+                url.push(byte as char)
+            }
+            other => url.push_str(&format!("%{other:02X}")),
+        }
+    }
+    url
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_path_with_url_characters_becomes_a_file_url() {
+        let url = super::file_url(std::path::Path::new("/tmp/run #1?/index.html"));
+        assert_eq!(url, "file:///tmp/run%20%231%3F/index.html");
+    }
 }

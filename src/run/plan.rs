@@ -73,7 +73,7 @@ pub const SATURATION_FILLS: &[f64] = &[0.1, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0
 
 /// Fill ratios of the other filters of the overshoot experiment: from their planned n on, where every
 /// point needs few queries (at lower fills a rate of 10⁻⁵ wants the query cap, ≈ 0.5 s a point here).
-pub const OVERSHOOT_FILLS: &[f64] = &[1.0, 1.25, 1.5, 2.0, 3.0, 4.0, 5.0];
+pub const PAST_CAPACITY_FILLS: &[f64] = &[1.0, 1.25, 1.5, 2.0, 3.0, 4.0, 5.0];
 
 /// The fills the saturation (overshoot) experiment takes `id` through: the whole curve for `bloom` and
 /// `scalable` (the first article's claim), the overshoot for the other filters.
@@ -82,7 +82,7 @@ pub fn saturation_fills(id: &str) -> &'static [f64] {
     if id == bloom::ID || id == scalable::ID {
         SATURATION_FILLS
     } else {
-        OVERSHOOT_FILLS
+        PAST_CAPACITY_FILLS
     }
 }
 

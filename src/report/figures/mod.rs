@@ -151,18 +151,21 @@ where
     Ok(chart)
 }
 
-/// Whether theory differs visibly from the observed rate at any point (by more than a quarter, or where
-/// nothing was observed): only then is its dashed line drawn.
+/// Whether theory differs visibly from the observed rate at any point: it lies outside the point's 95%
+/// interval (not sampling noise) and a tenth or more away from the observed (visible on the chart). Only
+/// then is its dashed line drawn.
 fn theory_differs(points: &[(f64, f64, f64, f64, f64)], floor: f64) -> bool {
     points.iter().any(|p| {
-        let (observed, theory) = (p.1.max(floor), p.4.max(floor));
-        (observed / theory).ln().abs() > 1.25f64.ln()
+        let (observed, low, high, theory) = (p.1, p.2, p.3, p.4);
+        let outside = theory < low || theory > high;
+        let apart = (observed.max(floor) / theory.max(floor)).ln().abs() > 1.1f64.ln();
+        outside && apart
     })
 }
 
 /// The legend entry of theory lines.
 fn theory_key() -> Key {
-    Key::dashed("theory (drawn where off)", RGBColor(90, 90, 90))
+    Key::dashed("theory, where it is off (dashed)", RGBColor(90, 90, 90))
 }
 
 /// Draws observed rates with 95% bars, and theory as a dashed line where it differs visibly, for one

@@ -4,9 +4,6 @@ use super::*;
 
 pub struct Saturation;
 
-/// The overshoot panel's fills: a planned n missed by a quarter, by half, and five-fold.
-pub const OVERSHOOT_FILLS: [f64; 3] = [1.25, 2.0, 5.0];
-
 /// The structures of the experiment, in report order.
 fn saturation_ids(r: &Results) -> Vec<String> {
     let registry = crate::registry::ids();
@@ -25,7 +22,7 @@ fn at<'a>(r: &'a Results, id: &str, ratio: f64) -> Option<&'a RatePoint> {
     r.saturation
         .iter()
         .filter(|p| p.structure == id)
-        .find(|p| (p.n_inserted as f64 / p.design_n.max(1) as f64 - ratio).abs() < 1e-9)
+        .find(|p| (p.n_inserted as f64 - ratio * p.design_n as f64).abs() <= 0.5 + 1e-9)
 }
 
 impl Figure for Saturation {
@@ -96,13 +93,13 @@ pub fn overshoot_table(s: &mut String, r: &Results) {
         s,
         "<table id=\"overshoot\"><tr><th>filter (sized for n)</th><th>at n</th>"
     );
-    for fill in OVERSHOOT_FILLS {
+    for fill in crate::advise::OVERSHOOT_FACTORS {
         let _ = write!(s, "<th>at {fill}× n</th>");
     }
     let _ = writeln!(s, "<th>bytes at 5× n</th></tr>");
     for id in saturation_ids(r) {
         let _ = write!(s, "<tr><td>{}</td>", esc(&id));
-        for fill in std::iter::once(1.0).chain(OVERSHOOT_FILLS) {
+        for fill in std::iter::once(1.0).chain(crate::advise::OVERSHOOT_FACTORS) {
             match at(r, &id, fill) {
                 Some(p) => {
                     let _ = write!(
