@@ -265,11 +265,11 @@ pub fn ladder(thresholds: &[Threshold], workload: &Workload) -> Vec<Rung> {
     rungs
 }
 
-/// The regime ladder of a run's budget and rate at its largest scale, with its measured bytes.
-pub fn run_ladder(r: &Results) -> Option<Vec<Rung>> {
+/// The workload a bench run answers: its largest scale, rate and budget, no deletes, bounded growth.
+pub fn run_workload(r: &Results) -> Option<Workload> {
     let h = r.header.as_ref()?;
     let n = h.scales.iter().copied().max().unwrap_or(1_000_000);
-    let workload = Workload {
+    Some(Workload {
         n_low: n,
         n_high: n,
         fpr: h.fpr,
@@ -277,7 +277,14 @@ pub fn run_ladder(r: &Results) -> Option<Vec<Rung>> {
         deletes: false,
         growth_unknown: false,
         shared: false,
-    };
+    })
+}
+
+/// The regime ladder of a run's budget and rate at its largest scale, with its measured bytes.
+pub fn run_ladder(r: &Results) -> Option<Vec<Rung>> {
+    let h = r.header.as_ref()?;
+    let workload = run_workload(r)?;
+    let n = workload.n_high;
     workload.validate().ok()?;
     let sizing = Sizing {
         run: Some((r, "this run")),

@@ -194,14 +194,8 @@ pub fn section(s: &mut String, r: &Results) {
         return;
     };
     let budget = h.memory_budget_bytes as f64;
-    let workload = Workload {
-        n_low: 1,
-        n_high: 1,
-        fpr: h.fpr,
-        memory_bytes: h.memory_budget_bytes.max(1),
-        deletes: false,
-        growth_unknown: false,
-        shared: false,
+    let Some(workload) = crate::analysis::regimes::run_workload(r) else {
+        return;
     };
     let sizing = Sizing {
         run: Some((r, "this run")),

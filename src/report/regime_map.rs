@@ -89,15 +89,7 @@ impl<'a> MapSpec<'a> {
             .map(|n| (*n as f64, budget))
             .collect();
         Some(MapSpec {
-            workload: Workload {
-                n_low: 1,
-                n_high: 1,
-                fpr: h.fpr,
-                memory_bytes: h.memory_budget_bytes.max(1),
-                deletes: false,
-                growth_unknown: false,
-                shared: false,
-            },
+            workload: crate::analysis::regimes::run_workload(r)?,
             run: Some((r, "this run")),
             node_memory_bytes: crate::analysis::regimes::NODE_MEMORY_BYTES,
             measured_up_to_n: measured_reach(r, h.fpr),
