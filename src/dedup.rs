@@ -32,6 +32,9 @@ pub struct DedupOptions {
     pub load: Option<PathBuf>,
     /// Where the filter will be saved (checked now, written by [`registry::save`] after the stream).
     pub save: Option<PathBuf>,
+    /// Forget URLs after this many admitted URLs: the windowed filter, which a line seen again inside
+    /// the window skips, and passes again once the window has moved past it.
+    pub window: Option<u64>,
 }
 
 /// The structure a dedup will use, built or loaded, after every check that can be made before reading.
@@ -89,7 +92,21 @@ fn check_save_path(save: &Path) -> Result<()> {
 }
 
 fn build(options: &DedupOptions) -> Result<Box<dyn Membership>> {
-    let id = options.structure.as_deref().unwrap_or(registry::DEFAULT_ID);
+    let windowed = crate::structures::windowed::ID;
+    if let (Some(_), Some(id)) = (options.window, options.structure.as_deref()) {
+        if id != windowed {
+            return Err(Error::invalid(
+                "--window",
+                format!("forgets URLs with the '{windowed}' structure; '{id}' keeps them for ever"),
+            ));
+        }
+    }
+    let default_id = if options.window.is_some() {
+        windowed
+    } else {
+        registry::DEFAULT_ID
+    };
+    let id = options.structure.as_deref().unwrap_or(default_id);
     let kind = find(id)?;
     if !kind.dynamic() {
         return Err(Error::invalid(
@@ -99,6 +116,7 @@ fn build(options: &DedupOptions) -> Result<Box<dyn Membership>> {
     }
     let expected = options
         .expected
+        .or(options.window)
         .ok_or_else(|| Error::invalid("--expected", "is required without --load"))?;
     if expected == 0 || expected >= NON_MEMBER_BASE {
         return Err(Error::invalid(
@@ -106,7 +124,8 @@ fn build(options: &DedupOptions) -> Result<Box<dyn Membership>> {
             format!("must be in [1, 2^47), got {expected}"),
         ));
     }
-    let config = BuildConfig::new(expected, options.fpr, options.seed);
+    let mut config = BuildConfig::new(expected, options.fpr, options.seed);
+    config.window_keys = options.window;
     let predicted = kind.predicted_memory(&config).footprint_bytes;
     let available = crate::measure::machine::memory_limit_bytes(u64::MAX) as f64;
     if predicted > available {
@@ -245,6 +264,7 @@ mod tests {
             seed: 7,
             load: None,
             save: None,
+            window: None,
         }
     }
 

@@ -13,6 +13,7 @@ pub mod analysis;
 pub mod atomic_file;
 pub mod dedup;
 pub mod error;
+pub mod expiry;
 pub mod external;
 pub mod hash;
 pub mod keys;

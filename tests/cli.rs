@@ -146,6 +146,57 @@ fn advise_draws_the_regime_map_and_states_the_overshoot() {
 }
 
 #[test]
+fn dedup_with_a_window_passes_a_url_again_once_the_window_has_moved_past_it() {
+    // 1000 distinct URLs, then the first one again: inside a window of 2000 it is skipped, outside a
+    // window of 300 (forgotten within 300 + 100) it passes again.
+    let mut text = String::new();
+    for i in 0..1000 {
+        text.push_str(&format!("https://example.com/page/{i}\n"));
+    }
+    text.push_str("https://example.com/page/0\n");
+    for (window, passes_again) in [("2000", false), ("300", true)] {
+        let (code, stdout, stderr) = run_with_input(
+            &[
+                "dedup", "--window", window, "--fpr", "0.0001", "--seed", "3",
+            ],
+            text.as_bytes(),
+        );
+        assert_eq!(code, Some(0), "{stderr}");
+        let lines = stdout.lines().count();
+        assert_eq!(
+            lines,
+            if passes_again { 1001 } else { 1000 },
+            "window {window}: {stderr}"
+        );
+    }
+    let (code, _, stderr) = run_with_input(
+        &["dedup", "--window", "300", "--structure", "bloom"],
+        text.as_bytes(),
+    );
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("windowed"), "{stderr}");
+}
+
+#[test]
+fn advise_weighs_the_expiry_contenders_for_a_week_of_urls() {
+    let (code, stdout, stderr) = run(&[
+        "advise",
+        "--window",
+        "7d",
+        "--arrivals-per-sec",
+        "115.74",
+        "--memory",
+        "1GiB",
+    ]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stdout.contains("Expiry window: 70M URLs"), "{stdout}");
+    assert!(stdout.contains("Pick: windowed filter."), "{stdout}");
+    let (code, _, stderr) = run(&["advise", "--window", "7d", "--memory", "1GiB"]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("--arrivals-per-sec"), "{stderr}");
+}
+
+#[test]
 fn bad_input_is_a_one_line_error_with_status_2() {
     let cases: &[&[&str]] = &[
         &["size", "--n", "5X"],

@@ -17,8 +17,16 @@ enum Growth {
 #[derive(Args, Debug)]
 pub struct AdviseArgs {
     /// Expected distinct keys, or a range low..high (e.g. 50M, 10M..2G).
+    #[arg(long, required_unless_present = "window")]
+    n: Option<String>,
+    /// Expiry: URLs become eligible again after this window, as a count of new URLs (70M) or a duration
+    /// (7d, 12h, 30m, 90s) with --arrivals-per-sec. Advises between a windowed filter, a counting filter
+    /// with a delete log and an exact map.
     #[arg(long)]
-    n: String,
+    window: Option<String>,
+    /// New URLs per second, turning a --window duration into a count.
+    #[arg(long)]
+    arrivals_per_sec: Option<f64>,
     /// Acceptable false-positive rate, in (0, 1).
     #[arg(long, default_value = "0.01", value_parser = fpr_arg)]
     fpr: f64,
@@ -64,17 +72,107 @@ fn parse_range(text: &str) -> Result<(u64, u64)> {
     Ok((low, high))
 }
 
+/// The window in URLs: a count, or a duration (d, h, m, s) times the arrival rate.
+fn parse_window(text: &str, arrivals_per_sec: Option<f64>) -> Result<u64> {
+    let unit_s = match text.chars().last() {
+        Some('d') => Some(86_400.0),
+        Some('h') => Some(3_600.0),
+        Some('m') => Some(60.0),
+        Some('s') => Some(1.0),
+        _ => None,
+    };
+    let window = match unit_s {
+        Some(unit) => {
+            let amount: f64 = text[..text.len() - 1].parse().map_err(|_| {
+                Error::invalid(
+                    "--window",
+                    format!("'{text}': expected a count (70M) or a duration (7d, 12h, 30m, 90s)"),
+                )
+            })?;
+            let rate = arrivals_per_sec.ok_or_else(|| {
+                Error::invalid(
+                    "--window",
+                    format!("'{text}' is a duration: give --arrivals-per-sec too"),
+                )
+            })?;
+            if !(rate > 0.0 && rate.is_finite() && amount > 0.0) {
+                return Err(Error::invalid(
+                    "--arrivals-per-sec",
+                    format!("{rate} with a window of {text}: both must be > 0"),
+                )
+                .into());
+            }
+            (amount * unit * rate).round() as u64
+        }
+        None => count_arg(text).map_err(|e| Error::invalid("--window", e))?,
+    };
+    if window == 0 {
+        return Err(Error::invalid("--window", "must hold at least one URL").into());
+    }
+    Ok(window)
+}
+
+fn print_window(a: &dedupbench::expiry::WindowAdvice) {
+    println!(
+        "Expiry window: {} URLs at p = {}, memory {}",
+        human_count(a.window_keys as f64),
+        a.fpr,
+        human_bytes(a.budget_bytes)
+    );
+    for o in &a.options {
+        println!(
+            "  {:<32} {:>10} ({:.2} bytes per window URL){}; holds a window of up to {} URLs in the budget; errors: {}",
+            o.contender.name(),
+            human_bytes(o.bytes),
+            o.bytes_per_window_key,
+            if o.fits { "" } else { ", over the budget" },
+            human_count(o.max_window_keys),
+            o.errors
+        );
+    }
+    match a.pick {
+        Some(c) => println!("Pick: {}.", c.name()),
+        None => println!("Pick: none fits; shorten the window, raise the rate, or share a server."),
+    }
+}
+
 pub fn run(args: AdviseArgs) -> Result<i32> {
-    let (n_low, n_high) = parse_range(&args.n).map_err(|e| {
-        Error::invalid("--n", format!("'{}': {e}; expected N or LOW..HIGH", args.n))
-    })?;
+    let memory_bytes = args
+        .memory
+        .unwrap_or_else(dedupbench::measure::machine::available_memory_bytes);
+    let window_advice = match &args.window {
+        Some(text) => {
+            let window = parse_window(text, args.arrivals_per_sec)?;
+            Some(dedupbench::expiry::advise_window(
+                window,
+                args.fpr,
+                memory_bytes as f64,
+            ))
+        }
+        None => None,
+    };
+    if let Some(advice) = &window_advice {
+        if args.n.is_none() {
+            if args.json {
+                println!("{}", serde_json::to_string_pretty(advice)?);
+            } else {
+                print_window(advice);
+            }
+            return Ok(0);
+        }
+        if !args.json {
+            print_window(advice);
+            println!();
+        }
+    }
+    let n_text = args.n.clone().unwrap_or_default();
+    let (n_low, n_high) = parse_range(&n_text)
+        .map_err(|e| Error::invalid("--n", format!("'{n_text}': {e}; expected N or LOW..HIGH")))?;
     let workload = Workload {
         n_low,
         n_high,
         fpr: args.fpr,
-        memory_bytes: args
-            .memory
-            .unwrap_or_else(dedupbench::measure::machine::available_memory_bytes),
+        memory_bytes,
         deletes: args.deletes,
         growth_unknown: matches!(args.growth, Growth::Unknown),
         shared: args.shared,
@@ -114,7 +212,15 @@ pub fn run(args: AdviseArgs) -> Result<i32> {
         eprintln!("map: {}", path.display());
     }
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&advice)?);
+        match &window_advice {
+            Some(window) => println!(
+                "{}",
+                serde_json::to_string_pretty(
+                    &serde_json::json!({ "window": window, "advice": advice })
+                )?
+            ),
+            None => println!("{}", serde_json::to_string_pretty(&advice)?),
+        }
     } else {
         print_human(&advice);
     }

@@ -30,6 +30,10 @@ pub struct DedupArgs {
     /// Save the filter when the input ends (atomically).
     #[arg(long)]
     save: Option<PathBuf>,
+    /// Forget URLs after this many new ones (e.g. 70M: a week at 10M a day): a URL seen again inside the
+    /// window is skipped, and passes again once the window has moved past it (the `windowed` filter).
+    #[arg(long, value_parser = count_arg, conflicts_with = "load")]
+    window: Option<u64>,
 }
 
 pub fn run(args: DedupArgs) -> Result<i32> {
@@ -40,6 +44,7 @@ pub fn run(args: DedupArgs) -> Result<i32> {
         seed: args.seed.unwrap_or_else(rand::random),
         load: args.load.clone(),
         save: args.save.clone(),
+        window: args.window,
     };
     // A file that cannot be read or decoded is named with the flag that gave it.
     let mut structure = match (dedup::open(&options), &args.load) {

@@ -22,6 +22,7 @@ pub const REGISTRY: &[&dyn Kind] = &[
     &structures::blocked::BlockedKind,
     &structures::counting::CountingKind,
     &structures::scalable::ScalableKind,
+    &structures::windowed::WindowedKind,
     #[cfg(feature = "peers")]
     &peers::fastbloom::FastBloomKind,
     #[cfg(feature = "peers")]

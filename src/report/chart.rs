@@ -80,6 +80,8 @@ pub fn colour(id: &str) -> RGBColor {
         RGBColor(0, 150, 100),
         RGBColor(180, 120, 0),
         RGBColor(0, 100, 0),
+        RGBColor(200, 60, 120),
+        RGBColor(70, 130, 70),
     ];
     // Each language's tools in one colour family: Python blues, Java oranges.
     const PYTHON: &[RGBColor] = &[

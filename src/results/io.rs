@@ -46,6 +46,8 @@ pub struct Results {
     pub cells: Vec<CellRecord>,
     pub skipped: Vec<SkippedCell>,
     pub saturation: Vec<RatePoint>,
+    /// The expiry experiment: each contender at each window.
+    pub expiry: Vec<crate::expiry::ExpiryRecord>,
     pub growth: Vec<RatePoint>,
     pub bitmap_claim: Vec<RatePoint>,
     pub deletion: Vec<DeletionRecord>,
@@ -140,6 +142,7 @@ pub fn read_results(path: &Path) -> Result<Results> {
             Record::Cell(c) => results.cells.push(c),
             Record::Skipped(s) => results.skipped.push(s),
             Record::Saturation(p) => results.saturation.push(p),
+            Record::Expiry(e) => results.expiry.push(e),
             Record::Growth(p) => results.growth.push(p),
             Record::BitmapClaim(p) => results.bitmap_claim.push(p),
             Record::Deletion(d) => results.deletion.push(d),

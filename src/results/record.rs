@@ -31,6 +31,8 @@ pub enum Record {
     Growth(RatePoint),
     BitmapClaim(RatePoint),
     Deletion(DeletionRecord),
+    /// One contender of the expiry experiment at one window.
+    Expiry(crate::expiry::ExpiryRecord),
     Scenario(ScenarioRecord),
     /// A point of the Redis sweep (the tag keeps 0.1's word).
     #[serde(rename = "shared")]

@@ -12,8 +12,8 @@
 //! before allocating, and recorded as skipped with the bytes it would need.
 
 use super::plan::{
-    overshoot_ids, saturation_fills, Experiment, BITMAP_BITS_PER_KEY, BLOOM_MAX_BITS_PER_KEY,
-    GROWTH_STEPS, SATURATION_FILLS,
+    expiry_windows, overshoot_ids, saturation_fills, Experiment, BITMAP_BITS_PER_KEY,
+    BLOOM_MAX_BITS_PER_KEY, GROWTH_STEPS, SATURATION_FILLS,
 };
 use super::resume::Completed;
 use super::{Need, Runner};
@@ -44,6 +44,7 @@ impl Runner<'_> {
                 Experiment::Deletion => sizes.deletion_n,
                 Experiment::Growth => sizes.growth_n0,
                 Experiment::BitmapClaim => sizes.bitmap_n,
+                Experiment::Expiry => sizes.expiry_window_max_keys,
             };
             if !self.experiment_fits(experiment, n)? {
                 continue;
@@ -53,6 +54,7 @@ impl Runner<'_> {
                 Experiment::Deletion => self.deletion(n)?,
                 Experiment::Growth => self.growth(n)?,
                 Experiment::BitmapClaim => self.bitmap_claim(n)?,
+                Experiment::Expiry => self.expiry(n)?,
             }
         }
         Ok(())
@@ -86,6 +88,16 @@ impl Runner<'_> {
             Experiment::Growth => {
                 configs.push((bloom::ID, BuildConfig::new(n, fpr, seed)));
                 configs.push(scalable(GROWTH_STEPS.last().copied().unwrap_or(1)));
+            }
+            Experiment::Expiry => {
+                // The largest window's contenders one at a time, each beside its exact shadow of
+                // 4 windows of admissions (hashbrown, 16-byte slots) and a batch of keys.
+                let shadow = crate::theory::hashbrown_table_bytes(4 * n, 16) as f64;
+                let most = crate::expiry::Contender::ALL
+                    .iter()
+                    .map(|c| crate::expiry::model_bytes(*c, n, fpr))
+                    .fold(0.0, f64::max);
+                return Ok((most + shadow) * 1.25);
             }
             Experiment::BitmapClaim => {
                 let mut config = BuildConfig::new(n, fpr, seed);
@@ -269,6 +281,36 @@ impl Runner<'_> {
                     &format!("growth {id} at {step}x"),
                 )?;
                 self.record(Record::Growth(point))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The expiry experiment at every window up to `largest`: each contender over its re-crawl stream.
+    fn expiry(&mut self, largest: u64) -> Result<()> {
+        for window in expiry_windows(largest) {
+            for contender in crate::expiry::Contender::ALL {
+                self.progress.start(
+                    &format!("expiry: {} at a window of {window}", contender.name()),
+                    1,
+                );
+                let record = crate::expiry::run(
+                    contender,
+                    window,
+                    self.plan.fpr,
+                    self.plan.seed,
+                    &self.source.generator,
+                )?;
+                self.progress.advance(1);
+                self.progress.finish();
+                if record.wrongly_readmitted > 0 {
+                    self.failures.push(format!(
+                        "expiry: {} re-admitted {} keys inside its window of {window}",
+                        contender.name(),
+                        record.wrongly_readmitted
+                    ));
+                }
+                self.record(Record::Expiry(record))?;
             }
         }
         Ok(())

@@ -85,7 +85,7 @@ pub struct Runner<'a> {
     pub source: KeySource,
     pub key_lengths: KeyLengths,
     writer: ResultsWriter,
-    progress: &'a dyn Progress,
+    pub(crate) progress: &'a dyn Progress,
     stop: &'a AtomicBool,
     batch: KeyBatch,
     /// Cells that found false negatives.

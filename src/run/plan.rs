@@ -59,6 +59,14 @@ impl Suite {
         (4..=top).map(|e| 10u64.pow(e)).collect()
     }
 
+    /// How much larger than the quick suite's the experiments are.
+    pub fn experiment_scale(self) -> u64 {
+        match self {
+            Suite::Quick | Suite::Redis => 1,
+            Suite::Standard | Suite::Full | Suite::Article6e9 => 10,
+        }
+    }
+
     /// Default repetitions.
     pub fn reps(self) -> u32 {
         match self {
@@ -117,15 +125,17 @@ pub enum Experiment {
     Deletion,
     Growth,
     BitmapClaim,
+    Expiry,
 }
 
 impl Experiment {
     /// The experiments, in run order.
-    pub const ALL: [Experiment; 4] = [
+    pub const ALL: [Experiment; 5] = [
         Experiment::Saturation,
         Experiment::Deletion,
         Experiment::Growth,
         Experiment::BitmapClaim,
+        Experiment::Expiry,
     ];
 
     /// The name in results and reports.
@@ -135,6 +145,7 @@ impl Experiment {
             Experiment::Deletion => "deletion",
             Experiment::Growth => "growth",
             Experiment::BitmapClaim => "bitmap_claim",
+            Experiment::Expiry => "expiry",
         }
     }
 
@@ -154,6 +165,21 @@ impl Experiment {
             }
             Experiment::Deletion => 1,
             Experiment::Growth => 2 * GROWTH_STEPS.len(),
+            Experiment::Expiry => {
+                // The windows follow from the header's suite and scales, as the plan sized them.
+                let largest = results
+                    .header
+                    .as_ref()
+                    .map(|h| {
+                        let scale = Suite::parse(&h.suite)
+                            .map(Suite::experiment_scale)
+                            .unwrap_or(1);
+                        let top = h.scales.iter().copied().max().unwrap_or(1).max(100);
+                        (EXPIRY_WINDOW_MAX_KEYS * scale).min(top)
+                    })
+                    .unwrap_or(EXPIRY_WINDOW_MAX_KEYS);
+                expiry_windows(largest).len() * crate::expiry::Contender::ALL.len()
+            }
             Experiment::BitmapClaim => {
                 BITMAP_BITS_PER_KEY.len()
                     + BITMAP_BITS_PER_KEY
@@ -171,6 +197,7 @@ impl Experiment {
             Experiment::Deletion => results.deletion.len(),
             Experiment::Growth => results.growth.len(),
             Experiment::BitmapClaim => results.bitmap_claim.len(),
+            Experiment::Expiry => results.expiry.len(),
         }
     }
 
@@ -181,6 +208,7 @@ impl Experiment {
             Record::Deletion(_) => Some(Experiment::Deletion),
             Record::Growth(_) => Some(Experiment::Growth),
             Record::BitmapClaim(_) => Some(Experiment::BitmapClaim),
+            Record::Expiry(_) => Some(Experiment::Expiry),
             _ => None,
         }
     }
@@ -189,6 +217,22 @@ impl Experiment {
     pub fn skipped_label(self) -> String {
         format!("{} experiment", self.name())
     }
+}
+
+/// The smallest window of the expiry experiment, in admitted keys.
+pub const EXPIRY_WINDOW_MIN_KEYS: u64 = 10_000;
+/// The quick suite's largest window (other suites: × [`Suite::experiment_scale`]).
+pub const EXPIRY_WINDOW_MAX_KEYS: u64 = 1_000_000;
+
+/// The windows of the expiry experiment: decades from [`EXPIRY_WINDOW_MIN_KEYS`] to `largest`.
+pub fn expiry_windows(largest: u64) -> Vec<u64> {
+    let mut windows = Vec::new();
+    let mut w = EXPIRY_WINDOW_MIN_KEYS;
+    while w <= largest {
+        windows.push(w);
+        w *= 10;
+    }
+    windows
 }
 
 /// The Bloom filter joins the bitmap claim up to this many bits per key (k ≤ 22).
@@ -205,6 +249,8 @@ pub struct ExperimentSizes {
     pub deletion_n: u64,
     /// Keys of the bitmap claim.
     pub bitmap_n: u64,
+    /// The largest window of the expiry experiment (its stream is 4 windows long).
+    pub expiry_window_max_keys: u64,
 }
 
 /// Everything a run will do.
@@ -267,11 +313,12 @@ impl RunPlan {
         memory_budget_bytes: u64,
         seed: u64,
     ) -> Self {
-        let (query_cap, query_time_cap_s, scale) = match suite {
-            Suite::Quick | Suite::Redis => (2_000_000, 4.0, 1),
-            Suite::Standard => (10_000_000, 20.0, 10),
-            Suite::Full | Suite::Article6e9 => (100_000_000, 60.0, 10),
+        let (query_cap, query_time_cap_s) = match suite {
+            Suite::Quick | Suite::Redis => (2_000_000, 4.0),
+            Suite::Standard => (10_000_000, 20.0),
+            Suite::Full | Suite::Article6e9 => (100_000_000, 60.0),
         };
+        let scale = suite.experiment_scale();
         RunPlan {
             suite,
             scales: suite.scales(),
@@ -289,6 +336,7 @@ impl RunPlan {
                 growth_n0: 10_000 * scale,
                 deletion_n: 200_000 * scale,
                 bitmap_n: 1_000_000 * scale,
+                expiry_window_max_keys: EXPIRY_WINDOW_MAX_KEYS * scale,
             }),
             threads: std::thread::available_parallelism()
                 .map(|n| n.get() as u32)
@@ -311,6 +359,7 @@ impl RunPlan {
             e.growth_n0 = e.growth_n0.min((largest / 64).max(100));
             e.deletion_n = e.deletion_n.min(largest);
             e.bitmap_n = e.bitmap_n.min(largest);
+            e.expiry_window_max_keys = e.expiry_window_max_keys.min(largest);
         }
     }
 

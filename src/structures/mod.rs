@@ -15,6 +15,7 @@ pub mod fingerprint;
 pub mod hashset;
 pub mod mem;
 pub mod scalable;
+pub mod windowed;
 
 use crate::hash::{hash_key, KeyHash};
 use crate::keys::KeyBatch;
@@ -235,6 +236,9 @@ pub struct BuildConfig {
     pub key_lengths: KeyLengths,
     /// The server and options of a shared (Redis) structure; `None` for in-process ones.
     pub remote: Option<crate::redis::RemoteConfig>,
+    /// The sliding window of the windowed filter, in admitted keys (default: `expected_keys`); ignored by
+    /// the others.
+    pub window_keys: Option<u64>,
 }
 
 impl BuildConfig {
@@ -251,6 +255,7 @@ impl BuildConfig {
                 mean_chunk_bytes: 96.0,
             },
             remote: None,
+            window_keys: None,
         }
     }
 }

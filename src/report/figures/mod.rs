@@ -4,6 +4,7 @@
 mod bitmap_claim;
 mod bits;
 mod deletion;
+mod expiry;
 mod growth;
 mod memory;
 mod rates;
@@ -13,6 +14,7 @@ mod throughput;
 use bitmap_claim::BitmapClaim;
 use bits::BitsPerKey;
 use deletion::Deletion;
+use expiry::Expiry;
 use growth::Growth;
 use memory::BytesVsN;
 use rates::RateVsN;
@@ -70,6 +72,7 @@ pub fn render_all(dir: &Path, results: &Results) -> Result<Vec<Drawn>> {
     figure!(Deletion);
     figure!(Growth);
     figure!(BitmapClaim);
+    figure!(Expiry);
     Ok(drawn)
 }
 

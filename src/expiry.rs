@@ -1,0 +1,467 @@
+//! The expiry experiment: URLs that become eligible again after a window of W admitted URLs. A re-crawl
+//! stream ([`RecrawlStream`]) goes through three contenders, each asked "was it new?" per arrival:
+//! - [`Contender::Windowed`]: rotating generations of blocked filters ([`crate::structures::windowed`]);
+//! - [`Contender::CountingWithLog`]: a counting filter sized for W with an exact log of (hash, admission
+//!   tick) to delete each key W admissions later (the first article's design: the log is the memory a
+//!   filter was meant to save);
+//! - [`Contender::ExactMap`]: a hash map of 64-bit fingerprints to their admission tick, with a queue to
+//!   evict them W admissions later.
+//!
+//! The clock is each contender's own count of admissions (arrivals it called new). An exact shadow of that
+//! contender's admissions (member index → tick, never forgetting) judges every answer:
+//! - wrongly skipped: called seen, but not admitted within the last W admissions (a false positive, or a
+//!   key kept past its window);
+//! - wrongly re-admitted: called new although admitted within the last W admissions (must be zero for all
+//!   three: none loses a key inside its window).
+//!
+//! Only the contender's answers are timed, per batch of keys generated and hashed beforehand; the shadow
+//! and the key generation are not. Bytes are each contender's own accounting at the end of the stream
+//! (steady state: the stream is [`ARRIVALS_PER_WINDOW`] windows long): filter arrays, the log's and queue's
+//! capacity, the map's hashbrown layout.
+
+use crate::hash::{hash_key, KeyHash};
+use crate::keys::UrlGenerator;
+use crate::structures::windowed::WindowedKind;
+use crate::structures::{counting::CountingKind, BuildConfig, Kind, Membership};
+use crate::Result;
+use std::collections::{HashMap, VecDeque};
+use std::time::Instant;
+
+/// Arrivals per stream, in windows: three windows to fill and rotate, one to measure at steady state.
+pub const ARRIVALS_PER_WINDOW: u64 = 4;
+/// Share of arrivals that are re-crawls of an earlier URL.
+pub const RECRAWL_FRACTION: f64 = 0.5;
+/// Re-crawl distances are uniform over 1..=this many windows (counted in distinct URLs): a third fall
+/// inside the window, two thirds outside.
+pub const RECRAWL_SPAN_WINDOWS: u64 = 3;
+/// Keys generated and hashed ahead of one timed batch.
+const BATCH: usize = 4096;
+
+/// The three ways to forget URLs after a window.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Contender {
+    Windowed,
+    CountingWithLog,
+    ExactMap,
+}
+
+impl Contender {
+    /// Every contender, in report order.
+    pub const ALL: [Contender; 3] = [
+        Contender::Windowed,
+        Contender::CountingWithLog,
+        Contender::ExactMap,
+    ];
+
+    /// The name in reports and advice.
+    pub fn name(self) -> &'static str {
+        match self {
+            Contender::Windowed => "windowed filter",
+            Contender::CountingWithLog => "counting filter + delete log",
+            Contender::ExactMap => "exact map with eviction queue",
+        }
+    }
+}
+
+/// A stream position: the member index emitted.
+#[derive(Clone, Debug)]
+pub struct RecrawlStream {
+    window_keys: u64,
+    distinct: u64,
+    state: u64,
+}
+
+impl RecrawlStream {
+    /// A stream whose re-crawls reach back up to [`RECRAWL_SPAN_WINDOWS`] × `window_keys` distinct URLs.
+    pub fn new(seed: u64, window_keys: u64) -> RecrawlStream {
+        RecrawlStream {
+            window_keys: window_keys.max(1),
+            distinct: 0,
+            state: seed ^ 0xBB67_AE85_84CA_A73B,
+        }
+    }
+}
+
+impl Iterator for RecrawlStream {
+    type Item = u64;
+
+    fn next(&mut self) -> Option<u64> {
+        self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+        let u = (z >> 11) as f64 / (1u64 << 53) as f64;
+        let span = RECRAWL_SPAN_WINDOWS * self.window_keys;
+        let distance = 1 + crate::hash::reduce(z.rotate_left(29), span);
+        if u < RECRAWL_FRACTION && distance <= self.distinct {
+            Some(self.distinct - distance)
+        } else {
+            self.distinct += 1;
+            Some(self.distinct - 1)
+        }
+    }
+}
+
+/// One contender's state.
+enum State {
+    Windowed(Box<dyn Membership>),
+    CountingWithLog {
+        filter: Box<dyn Membership>,
+        log: VecDeque<(KeyHash, u64)>,
+    },
+    ExactMap {
+        map: HashMap<u64, u64>,
+        queue: VecDeque<(u64, u64)>,
+    },
+}
+
+impl State {
+    fn new(contender: Contender, window_keys: u64, fpr: f64, seed: u64) -> Result<State> {
+        let mut config = BuildConfig::new(window_keys, fpr, seed);
+        config.window_keys = Some(window_keys);
+        Ok(match contender {
+            Contender::Windowed => State::Windowed(WindowedKind.build(&config)?),
+            Contender::CountingWithLog => State::CountingWithLog {
+                filter: CountingKind.build(&config)?,
+                log: VecDeque::new(),
+            },
+            Contender::ExactMap => State::ExactMap {
+                map: HashMap::new(),
+                queue: VecDeque::new(),
+            },
+        })
+    }
+
+    /// Answers "was it new?" for a key at admission count `admitted` (admitting it if so).
+    fn offer(&mut self, key: &[u8], hash: KeyHash, admitted: u64, window_keys: u64) -> bool {
+        // Entries admitted at tick a (the a-th admission) expire once more than W admissions followed.
+        let expired = |tick: u64| admitted.saturating_sub(tick) > window_keys;
+        match self {
+            State::Windowed(s) => s.insert_hashed(key, hash),
+            State::CountingWithLog { filter, log } => {
+                while log.front().is_some_and(|(_, tick)| expired(*tick)) {
+                    if let (Some((h, _)), Some(r)) = (log.pop_front(), filter.as_removable()) {
+                        r.remove_hashed(&[], h);
+                    }
+                }
+                if filter.contains_hashed(key, hash) {
+                    return false;
+                }
+                filter.insert_hashed(key, hash);
+                log.push_back((hash, admitted + 1));
+                true
+            }
+            State::ExactMap { map, queue } => {
+                while let Some(&(fingerprint, tick)) = queue.front() {
+                    if !expired(tick) {
+                        break;
+                    }
+                    queue.pop_front();
+                    if map.get(&fingerprint) == Some(&tick) {
+                        map.remove(&fingerprint);
+                    }
+                }
+                if map.contains_key(&hash.h1) {
+                    return false;
+                }
+                map.insert(hash.h1, admitted + 1);
+                queue.push_back((hash.h1, admitted + 1));
+                true
+            }
+        }
+    }
+
+    /// Bytes held: arrays, the log's and queue's capacity, the map's hashbrown layout.
+    fn bytes(&self) -> u64 {
+        match self {
+            State::Windowed(s) => s.bytes_held(),
+            State::CountingWithLog { filter, log } => {
+                filter.bytes_held()
+                    + (log.capacity() * std::mem::size_of::<(KeyHash, u64)>()) as u64
+            }
+            State::ExactMap { map, queue } => {
+                crate::theory::hashbrown_table_bytes(map.capacity() as u64 * 7 / 8, 16)
+                    + (queue.capacity() * std::mem::size_of::<(u64, u64)>()) as u64
+            }
+        }
+    }
+}
+
+/// What one contender did over one stream.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ExpiryRecord {
+    pub contender: Contender,
+    pub window_keys: u64,
+    pub target_fpr: f64,
+    pub arrivals: u64,
+    pub admitted: u64,
+    /// Arrivals the shadow calls new (never admitted, or admitted more than W admissions ago).
+    pub truly_new: u64,
+    /// Of those, called seen.
+    pub wrongly_skipped: u64,
+    /// Of the wrongly skipped, URLs never admitted before (false positives, as any filter has).
+    pub skipped_never_admitted: u64,
+    /// Of the wrongly skipped, URLs admitted more than W admissions ago but still held (the windowed
+    /// filter's lag of up to one generation; a counting filter's false positives on them).
+    pub skipped_expired: u64,
+    /// Arrivals admitted within the last W admissions.
+    pub inside_window: u64,
+    /// Of those, called new.
+    pub wrongly_readmitted: u64,
+    /// Bytes held at the end of the stream, and per key of the window.
+    pub bytes: u64,
+    pub bytes_per_window_key: f64,
+    /// Time answering, per arrival (keys generated and hashed beforehand).
+    pub ns_per_arrival: f64,
+}
+
+/// Runs `contender` over [`ARRIVALS_PER_WINDOW`] × W arrivals of the re-crawl stream.
+pub fn run(
+    contender: Contender,
+    window_keys: u64,
+    fpr: f64,
+    seed: u64,
+    generator: &UrlGenerator,
+) -> Result<ExpiryRecord> {
+    let arrivals = ARRIVALS_PER_WINDOW * window_keys;
+    let mut state = State::new(contender, window_keys, fpr, seed)?;
+    let mut stream = RecrawlStream::new(seed, window_keys);
+    let mut shadow: HashMap<u64, u64> = HashMap::new();
+    let (mut admitted, mut truly_new, mut wrongly_skipped) = (0u64, 0u64, 0u64);
+    let (mut inside_window, mut wrongly_readmitted) = (0u64, 0u64);
+    let (mut skipped_never_admitted, mut skipped_expired) = (0u64, 0u64);
+    let mut timed_ns = 0u128;
+    let mut keys: Vec<(u64, Vec<u8>, KeyHash)> = Vec::with_capacity(BATCH);
+    let mut answers: Vec<bool> = Vec::with_capacity(BATCH);
+    let mut done = 0u64;
+    while done < arrivals {
+        let take = (arrivals - done).min(BATCH as u64);
+        keys.clear();
+        for index in stream.by_ref().take(take as usize) {
+            let mut key = Vec::new();
+            generator.member(index, &mut key);
+            let hash = hash_key(seed, &key);
+            keys.push((index, key, hash));
+        }
+        answers.clear();
+        // The admission count each answer sees is the contender's own, kept here as it answers.
+        let started = Instant::now();
+        let mut clock = admitted;
+        for (_, key, hash) in &keys {
+            let new = state.offer(key, *hash, clock, window_keys);
+            clock += u64::from(new);
+            answers.push(new);
+        }
+        timed_ns += started.elapsed().as_nanos();
+        for ((index, _, _), new) in keys.iter().zip(&answers) {
+            let last = shadow.get(index).copied();
+            let inside = last.is_some_and(|tick| admitted - tick <= window_keys);
+            if inside {
+                inside_window += 1;
+                wrongly_readmitted += u64::from(*new);
+            } else {
+                truly_new += 1;
+                if !*new {
+                    wrongly_skipped += 1;
+                    match last {
+                        Some(_) => skipped_expired += 1,
+                        None => skipped_never_admitted += 1,
+                    }
+                }
+            }
+            if *new {
+                admitted += 1;
+                shadow.insert(*index, admitted);
+            }
+        }
+        done += take;
+    }
+    let bytes = state.bytes();
+    Ok(ExpiryRecord {
+        contender,
+        window_keys,
+        target_fpr: fpr,
+        arrivals,
+        admitted,
+        truly_new,
+        wrongly_skipped,
+        skipped_never_admitted,
+        skipped_expired,
+        inside_window,
+        wrongly_readmitted,
+        bytes,
+        bytes_per_window_key: bytes as f64 / window_keys as f64,
+        ns_per_arrival: timed_ns as f64 / arrivals as f64,
+    })
+}
+
+/// Bytes each contender needs for a window of W keys at rate p, from the models: the windowed filter's
+/// generations, the counting filter plus a full log, the map at W entries plus its queue.
+pub fn model_bytes(contender: Contender, window_keys: u64, fpr: f64) -> f64 {
+    let mut config = BuildConfig::new(window_keys, fpr, 0);
+    config.window_keys = Some(window_keys);
+    match contender {
+        Contender::Windowed => WindowedKind.predicted_memory(&config).footprint_bytes,
+        Contender::CountingWithLog => {
+            CountingKind.predicted_memory(&config).footprint_bytes
+                + window_keys as f64 * std::mem::size_of::<(KeyHash, u64)>() as f64
+        }
+        Contender::ExactMap => {
+            crate::theory::hashbrown_table_bytes(window_keys, 16) as f64
+                + window_keys as f64 * std::mem::size_of::<(u64, u64)>() as f64
+        }
+    }
+}
+
+/// One contender's standing for a window.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct WindowOption {
+    pub contender: Contender,
+    pub bytes: f64,
+    pub bytes_per_window_key: f64,
+    pub fits: bool,
+    /// The largest window it holds within the budget.
+    pub max_window_keys: f64,
+    /// What it gets wrong, in words.
+    pub errors: String,
+}
+
+/// The advice for a window of W keys at rate p within a budget: every contender from the models, and the
+/// pick: the exact map while it fits (it never errs), else the windowed filter (a fraction of the
+/// bytes; it also skips re-crawls up to a generation past the window), else the counting filter with its
+/// log, which fits only where the windowed filter does too.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct WindowAdvice {
+    pub window_keys: u64,
+    pub fpr: f64,
+    pub budget_bytes: f64,
+    pub options: Vec<WindowOption>,
+    pub pick: Option<Contender>,
+}
+
+/// Advises between the contenders for a window of `window_keys` at `fpr` within `budget_bytes`.
+pub fn advise_window(window_keys: u64, fpr: f64, budget_bytes: f64) -> WindowAdvice {
+    let lag = crate::structures::windowed::WindowPlan::of(&{
+        let mut c = BuildConfig::new(window_keys, fpr, 0);
+        c.window_keys = Some(window_keys);
+        c
+    })
+    .generation_keys;
+    let options: Vec<WindowOption> = Contender::ALL
+        .iter()
+        .map(|&c| {
+            let bytes = model_bytes(c, window_keys, fpr);
+            WindowOption {
+                contender: c,
+                bytes,
+                bytes_per_window_key: bytes / window_keys.max(1) as f64,
+                fits: bytes <= budget_bytes,
+                max_window_keys: crate::analysis::regimes::largest_n(budget_bytes, |w| {
+                    model_bytes(c, w, fpr)
+                }),
+                errors: match c {
+                    Contender::Windowed => format!(
+                        "skips ≤ {fpr} of never-seen URLs, and re-crawls up to {} URLs past the window (one generation)",
+                        crate::units::human_count(lag as f64)
+                    ),
+                    Contender::CountingWithLog => {
+                        format!("skips ≤ {fpr} of new URLs; the log is most of its bytes")
+                    }
+                    Contender::ExactMap => "none (64-bit fingerprints)".into(),
+                },
+            }
+        })
+        .collect();
+    let fits = |c: Contender| options.iter().any(|o| o.contender == c && o.fits);
+    let pick = [
+        Contender::ExactMap,
+        Contender::Windowed,
+        Contender::CountingWithLog,
+    ]
+    .into_iter()
+    .find(|c| fits(*c));
+    WindowAdvice {
+        window_keys,
+        fpr,
+        budget_bytes,
+        options,
+        pick,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::keys::Profile;
+
+    #[test]
+    fn no_contender_readmits_inside_its_window_and_the_exact_map_never_errs() {
+        let g = UrlGenerator::new(Profile::default_profile(), 42);
+        let window = 20_000;
+        for contender in Contender::ALL {
+            let r = run(contender, window, 0.01, 9, &g).unwrap();
+            assert_eq!(r.arrivals, 80_000);
+            assert_eq!(r.wrongly_readmitted, 0, "{contender:?}: {r:?}");
+            // About a third of the re-crawls fall inside the window.
+            assert!(r.inside_window > 8_000 && r.inside_window < 20_000, "{r:?}");
+            match contender {
+                Contender::ExactMap => assert_eq!(r.wrongly_skipped, 0, "{r:?}"),
+                // A filter skips some new URLs: its false positives, and for the windowed filter keys
+                // kept up to a generation past the window.
+                _ => assert!(r.wrongly_skipped > 0, "{r:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn the_counting_filter_skips_at_its_rate_and_the_windowed_filter_adds_its_lag() {
+        let g = UrlGenerator::new(Profile::default_profile(), 42);
+        let window = 30_000;
+        let counting = run(Contender::CountingWithLog, window, 0.01, 9, &g).unwrap();
+        let rate = counting.wrongly_skipped as f64 / counting.truly_new as f64;
+        // The counting filter holds at most W keys: its rate is at most p (99.9% interval's low end).
+        let interval = crate::stats::wilson(counting.wrongly_skipped, counting.truly_new, 0.999);
+        assert!(interval.low <= 0.0101, "{rate} {interval:?}");
+        let windowed = run(Contender::Windowed, window, 0.01, 9, &g).unwrap();
+        assert!(
+            windowed.wrongly_skipped > counting.wrongly_skipped,
+            "{windowed:?} {counting:?}"
+        );
+        // Bytes: the log costs the counting design more than the whole windowed filter.
+        assert!(windowed.bytes < counting.bytes, "{windowed:?} {counting:?}");
+    }
+
+    #[test]
+    fn a_week_of_ten_million_urls_a_day_fits_the_windowed_filter_in_a_gib() {
+        let a = advise_window(70_000_000, 0.01, (1u64 << 30) as f64);
+        assert_eq!(a.pick, Some(Contender::Windowed), "{a:?}");
+        let bytes = |c: Contender| a.options.iter().find(|o| o.contender == c).unwrap().bytes;
+        assert!(bytes(Contender::Windowed) < 0.2e9, "{a:?}");
+        assert!(bytes(Contender::CountingWithLog) > 1.5e9, "{a:?}");
+        assert!(bytes(Contender::ExactMap) > 2e9, "{a:?}");
+        // With 8 GiB the exact map fits and never errs.
+        let roomy = advise_window(70_000_000, 0.01, (8u64 << 30) as f64);
+        assert_eq!(roomy.pick, Some(Contender::ExactMap));
+    }
+
+    #[test]
+    fn the_stream_recrawls_a_third_inside_the_window() {
+        let mut stream = RecrawlStream::new(1, 1000);
+        let mut distinct = 0u64;
+        let mut recrawls = 0u64;
+        for _ in 0..100_000 {
+            let i = stream.next().unwrap();
+            if i == distinct {
+                distinct += 1;
+            } else {
+                recrawls += 1;
+            }
+        }
+        assert!(
+            (recrawls as f64 / 100_000.0 - RECRAWL_FRACTION).abs() < 0.02,
+            "{recrawls}"
+        );
+    }
+}
