@@ -59,6 +59,15 @@ impl Suite {
         (4..=top).map(|e| 10u64.pow(e)).collect()
     }
 
+    /// The largest window of the expiry experiment: 10⁵ in the quick suite (its 3 minutes), 10⁷ in the
+    /// others (each contender then answers 4·10⁷ arrivals beside an exact shadow of them).
+    pub fn expiry_window_max_keys(self) -> u64 {
+        match self {
+            Suite::Quick | Suite::Redis => 100_000,
+            Suite::Standard | Suite::Full | Suite::Article6e9 => 10_000_000,
+        }
+    }
+
     /// How much larger than the quick suite's the experiments are.
     pub fn experiment_scale(self) -> u64 {
         match self {
@@ -81,7 +90,7 @@ pub const SATURATION_FILLS: &[f64] = &[0.1, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0
 
 /// Fill ratios of the other filters of the overshoot experiment: from their planned n on, where every
 /// point needs few queries (at lower fills a rate of 10⁻⁵ wants the query cap, ≈ 0.5 s a point here).
-pub const PAST_CAPACITY_FILLS: &[f64] = &[1.0, 1.25, 1.5, 2.0, 3.0, 4.0, 5.0];
+pub const PAST_CAPACITY_FILLS: &[f64] = &[1.0, 1.25, 2.0, 5.0];
 
 /// The fills the saturation (overshoot) experiment takes `id` through: the whole curve for `bloom` and
 /// `scalable` (the first article's claim), the overshoot for the other filters.
@@ -171,13 +180,11 @@ impl Experiment {
                     .header
                     .as_ref()
                     .map(|h| {
-                        let scale = Suite::parse(&h.suite)
-                            .map(Suite::experiment_scale)
-                            .unwrap_or(1);
+                        let suite = Suite::parse(&h.suite).unwrap_or(Suite::Quick);
                         let top = h.scales.iter().copied().max().unwrap_or(1).max(100);
-                        (EXPIRY_WINDOW_MAX_KEYS * scale).min(top)
+                        suite.expiry_window_max_keys().min(top)
                     })
-                    .unwrap_or(EXPIRY_WINDOW_MAX_KEYS);
+                    .unwrap_or(Suite::Quick.expiry_window_max_keys());
                 expiry_windows(largest).len() * crate::expiry::Contender::ALL.len()
             }
             Experiment::BitmapClaim => {
@@ -221,8 +228,6 @@ impl Experiment {
 
 /// The smallest window of the expiry experiment, in admitted keys.
 pub const EXPIRY_WINDOW_MIN_KEYS: u64 = 10_000;
-/// The quick suite's largest window (other suites: × [`Suite::experiment_scale`]).
-pub const EXPIRY_WINDOW_MAX_KEYS: u64 = 1_000_000;
 
 /// The windows of the expiry experiment: decades from [`EXPIRY_WINDOW_MIN_KEYS`] to `largest`.
 pub fn expiry_windows(largest: u64) -> Vec<u64> {
@@ -336,7 +341,7 @@ impl RunPlan {
                 growth_n0: 10_000 * scale,
                 deletion_n: 200_000 * scale,
                 bitmap_n: 1_000_000 * scale,
-                expiry_window_max_keys: EXPIRY_WINDOW_MAX_KEYS * scale,
+                expiry_window_max_keys: suite.expiry_window_max_keys(),
             }),
             threads: std::thread::available_parallelism()
                 .map(|n| n.get() as u32)
