@@ -303,7 +303,7 @@ pub fn model_bytes(contender: Contender, window_keys: u64, fpr: f64) -> f64 {
     let mut config = BuildConfig::new(window_keys, fpr, 0);
     config.window_keys = Some(window_keys);
     match contender {
-        Contender::Windowed => WindowedKind.predicted_memory(&config).footprint_bytes,
+        Contender::Windowed => WindowedKind.predicted_peak_bytes(&config),
         Contender::CountingWithLog => {
             CountingKind.predicted_memory(&config).footprint_bytes
                 + window_keys as f64 * std::mem::size_of::<(KeyHash, u64)>() as f64

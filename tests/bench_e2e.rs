@@ -457,8 +457,9 @@ fn the_six_billion_url_scenario_keeps_the_articles_ratios_at_small_n() {
 fn experiments_over_the_memory_budget_are_skipped_and_named() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("run");
-    // At n = 10⁵ the bitmap claim's 100-bit-per-key bitmap needs 1.25 MB and saturation's scalable filter,
-    // filled to 4×, ≈ 1.3 MB; deletion (a counting filter of 10⁵ keys) and growth (n₀ = 1562) stay under 1 MiB.
+    // At n = 10⁵ the bitmap claim's 100-bit-per-key bitmap needs 1.25 MB, saturation's scalable filter,
+    // filled to 5×, ≈ 1.6 MB and expiry's exact map of a 10⁵-URL window with its shadow ≈ 16 MB; deletion
+    // (a counting filter of 10⁵ keys) and growth (n₀ = 1562) stay under 1 MiB.
     let results = bench_into(
         &out,
         &[
@@ -482,9 +483,11 @@ fn experiments_over_the_memory_budget_are_skipped_and_named() {
         skipped,
         vec![
             ("saturation experiment", 100_000),
-            ("bitmap_claim experiment", 100_000)
+            ("bitmap_claim experiment", 100_000),
+            ("expiry experiment", 100_000)
         ]
     );
+    assert!(results.expiry.is_empty());
     assert!(results.skipped.iter().all(|s| s.projected_bytes > 1.25e6));
     assert!(results.bitmap_claim.is_empty() && results.saturation.is_empty());
     assert!(!results.growth.is_empty());

@@ -85,6 +85,21 @@ impl WindowPlan {
         )
     }
 
+    /// Bytes of one generation's filter (its model).
+    fn generation_bytes(&self, seed: u64) -> f64 {
+        super::blocked::BlockedKind
+            .predicted_memory(&self.generation_config(seed))
+            .footprint_bytes
+    }
+
+    /// Generations held after `admitted` admissions from empty: a new one begins with the first key
+    /// that does not fit the newest, so W admissions fill g − 1 of them.
+    pub fn generations_held(&self, admitted: u64) -> u32 {
+        admitted
+            .div_ceil(self.generation_keys)
+            .clamp(1, u64::from(self.generations)) as u32
+    }
+
     /// The most admissions after which a key can still be reported present (other than falsely): W + c.
     pub fn forgotten_within_keys(&self) -> u64 {
         self.generation_keys * u64::from(self.generations)
@@ -113,9 +128,13 @@ impl Kind for WindowedKind {
     }
     fn predicted_memory(&self, config: &BuildConfig) -> MemoryModel {
         let plan = WindowPlan::of(config);
-        let one =
-            super::blocked::BlockedKind.predicted_memory(&plan.generation_config(config.seed));
-        MemoryModel::flat(one.footprint_bytes * f64::from(plan.generations))
+        let held = plan.generations_held(config.expected_keys);
+        MemoryModel::flat(plan.generation_bytes(config.seed) * f64::from(held))
+    }
+    fn predicted_peak_bytes(&self, config: &BuildConfig) -> f64 {
+        // A stream longer than the window holds all g generations.
+        let plan = WindowPlan::of(config);
+        plan.generation_bytes(config.seed) * f64::from(plan.generations)
     }
     fn predicted_fpr(&self, config: &BuildConfig) -> f64 {
         WindowPlan::of(config).fpr(config.expected_keys)
