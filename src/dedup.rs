@@ -124,9 +124,13 @@ fn build(options: &DedupOptions) -> Result<Box<dyn Membership>> {
             format!("must be in [1, 2^47), got {expected}"),
         ));
     }
+    if options.window == Some(0) {
+        return Err(Error::invalid("--window", "must hold at least one URL"));
+    }
     let mut config = BuildConfig::new(expected, options.fpr, options.seed);
     config.window_keys = options.window;
-    let predicted = kind.predicted_memory(&config).footprint_bytes;
+    // A windowed filter fed more than its window holds all its generations.
+    let predicted = kind.predicted_peak_bytes(&config);
     let available = crate::measure::machine::memory_limit_bytes(u64::MAX) as f64;
     if predicted > available {
         return Err(Error::invalid(

@@ -95,19 +95,31 @@ fn parse_window(text: &str, arrivals_per_sec: Option<f64>) -> Result<u64> {
                     format!("'{text}' is a duration: give --arrivals-per-sec too"),
                 )
             })?;
-            if !(rate > 0.0 && rate.is_finite() && amount > 0.0) {
+            if !(rate > 0.0 && rate.is_finite() && amount > 0.0 && amount.is_finite()) {
                 return Err(Error::invalid(
                     "--arrivals-per-sec",
                     format!("{rate} with a window of {text}: both must be > 0"),
                 )
                 .into());
             }
-            (amount * unit * rate).round() as u64
+            let urls = (amount * unit * rate).round();
+            if urls >= dedupbench::keys::NON_MEMBER_BASE as f64 {
+                return Err(Error::invalid(
+                    "--window",
+                    format!(
+                        "{text} at {rate} URLs/s is {urls:.3e} URLs, beyond the supported 2^47"
+                    ),
+                )
+                .into());
+            }
+            urls as u64
         }
         None => count_arg(text).map_err(|e| Error::invalid("--window", e))?,
     };
-    if window == 0 {
-        return Err(Error::invalid("--window", "must hold at least one URL").into());
+    if window == 0 || window >= dedupbench::keys::NON_MEMBER_BASE {
+        return Err(
+            Error::invalid("--window", format!("{window} URLs: must be in [1, 2^47)")).into(),
+        );
     }
     Ok(window)
 }

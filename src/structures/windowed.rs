@@ -10,8 +10,8 @@
 //! crawler's "last crawled" time: a URL seen again inside the window is skipped and not refreshed).
 //! - No false negative inside the window: a key admitted at tick t is reported present at every tick up to
 //!   t + W (at least (g − 1)·c ≥ W later admissions pass before its generation is dropped).
-//! - Forgotten within W + c: after t + g·c admissions its generation is gone, and it is reported present
-//!   only as any non-member is (a false positive).
+//! - Forgotten within g·c admissions (c = ⌈W / (g − 1)⌉, so g·c ≤ W + c + g − 2): its generation is
+//!   gone by then, and it is reported present only as any non-member is (a false positive).
 //!
 //! Theory: a query is positive when any generation's filter is; generation i holding nᵢ keys answers
 //! falsely with the blocked filter's rate fᵢ(nᵢ) ([`crate::theory::blocked_sector_fpr`]), the generations'
@@ -64,14 +64,16 @@ impl WindowPlan {
         BuildConfig::new(self.generation_keys, self.generation_fpr, seed)
     }
 
-    /// Keys held by each kept generation after `admitted` admissions from empty, oldest first.
+    /// Keys held by each kept generation after `admitted` admissions from empty, oldest first. A new
+    /// generation begins with the first key that does not fit the newest, so at a multiple of c the
+    /// newest is full.
     pub fn fills(&self, admitted: u64) -> Vec<u64> {
         let c = self.generation_keys;
-        let full = admitted / c;
-        let current = admitted % c;
-        let kept_full = full.min(u64::from(self.generations) - 1);
-        let mut fills = vec![c; kept_full as usize];
-        fills.push(current);
+        let begun = admitted.div_ceil(c).max(1);
+        let newest = admitted - (begun - 1) * c;
+        let held = self.generations_held(admitted) as usize;
+        let mut fills = vec![c; held - 1];
+        fills.push(newest);
         fills
     }
 
@@ -100,7 +102,7 @@ impl WindowPlan {
             .clamp(1, u64::from(self.generations)) as u32
     }
 
-    /// The most admissions after which a key can still be reported present (other than falsely): W + c.
+    /// The most admissions after which a key can still be reported present (other than falsely): g·c.
     pub fn forgotten_within_keys(&self) -> u64 {
         self.generation_keys * u64::from(self.generations)
     }

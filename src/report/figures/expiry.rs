@@ -128,7 +128,7 @@ fn verdict(r: &Results) -> String {
     };
     let readmitted: u64 = r.expiry.iter().map(|e| e.wrongly_readmitted).sum();
     format!(
-        "At a window of {} URLs (p = {}): the windowed filter holds {:.2} bytes per key of the window and skips {} of new URLs ({} of URLs never seen, {} of URLs it still holds up to a generation past the window); the counting filter needs {:.1} bytes per key, most of it the delete log, and skips {}; the exact map needs {:.1} bytes per key and skips none. URLs re-admitted inside their window: {readmitted} over every window and contender.",
+        "At a window of {} URLs (p = {}): the windowed filter holds {:.2} bytes per key of the window and skips {} of new URLs ({} of URLs never seen, {} of URLs it still holds up to a generation past the window); the counting filter needs {:.1} bytes per key, most of it the delete log, and skips {}; the exact fingerprint table needs {:.1} bytes per key and skips {}. URLs re-admitted inside their window: {readmitted} over every window and contender.",
         human_count(largest as f64),
         w.target_fpr,
         w.bytes_per_window_key,
@@ -137,7 +137,8 @@ fn verdict(r: &Results) -> String {
         pct(w.skipped_expired as f64 / w.truly_new.max(1) as f64),
         c.bytes_per_window_key,
         pct(skipped_rate(c)),
-        m.bytes_per_window_key
+        m.bytes_per_window_key,
+        pct(skipped_rate(m))
     )
 }
 
@@ -179,6 +180,6 @@ fn table(s: &mut String, r: &Results) {
     }
     let _ = writeln!(
         s,
-        "</table><p>The stream: half the arrivals re-crawl a URL first seen 1 to 3 windows of distinct URLs earlier, the other half are new URLs. Each contender's answers are judged by an exact shadow of its own admissions. Bytes: the filters' arrays, the log's and queue's capacity (24 and 16 bytes an entry), the map's hashbrown layout.</p>"
+        "</table><p>The stream: half the arrivals re-crawl a URL first seen 1 to 3 windows of distinct URLs earlier (the window counts admissions, so under a third of re-crawls fall inside it), the other half are new URLs. All three admit a URL once and do not refresh it when it recurs inside the window. Each contender's answers are judged by an exact shadow of its own admissions. Bytes: the filters' arrays; the log (16-byte hashes) and queue (8-byte fingerprints) allocated for W + 1 entries; the fingerprint table's hashbrown layout.</p>"
     );
 }
