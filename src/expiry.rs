@@ -95,11 +95,7 @@ impl Iterator for RecrawlStream {
     type Item = u64;
 
     fn next(&mut self) -> Option<u64> {
-        self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^= z >> 31;
+        let z = crate::hash::splitmix64(&mut self.state);
         let u = (z >> 11) as f64 / (1u64 << 53) as f64;
         let span = RECRAWL_SPAN_WINDOWS * self.window_keys;
         let distance = 1 + crate::hash::reduce(z.rotate_left(29), span);

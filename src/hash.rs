@@ -20,6 +20,17 @@ pub struct KeyHash {
 /// Identifies the hash function in saved results and files.
 pub const HASH_ID: &str = "xxh3-128";
 
+/// One step of SplitMix64 (Steele, Lea and Flood, 2014): advances `state` by the golden-ratio increment
+/// and returns it mixed. The streams and generators of the workbench draw their deterministic choices
+/// from it.
+pub fn splitmix64(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
 /// Hashes `key` with xxh3-128 keyed by `seed`.
 #[inline]
 pub fn hash_key(seed: u64, key: &[u8]) -> KeyHash {

@@ -59,10 +59,8 @@ fn touched_array(bytes: usize, huge: bool) -> Vec<u64> {
 }
 
 fn mix(x: u64) -> u64 {
-    let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
+    let mut state = x;
+    crate::hash::splitmix64(&mut state)
 }
 
 /// ns per dependent read (the next line is chosen by the value just read), and the chain's final value.

@@ -78,13 +78,7 @@ pub(super) fn base36(mut value: u64, digits: &mut [u8; 10]) -> usize {
     }
 }
 
-pub(super) fn splitmix(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
+pub(super) use crate::hash::splitmix64 as splitmix;
 
 /// wyrand: a tiny fast PRNG for per-URL choices.
 pub(super) struct Rng(pub(super) u64);
