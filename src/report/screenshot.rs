@@ -2,7 +2,8 @@
 //! into a design review. Chromium is an optional tool here: without it the report is complete and the
 //! caller says how to get the picture. Chromium has no library interface worth a dependency for one
 //! screenshot, so it is started as a process with a time limit, writing beside the target and renamed
-//! into place (nothing half-written).
+//! into place (nothing half-written). No `--virtual-time-budget`: with it, headless Chromium painted the
+//! first screen only down to the first image, leaving the regime map out.
 
 use crate::{Error, Result};
 use std::path::{Path, PathBuf};
@@ -56,7 +57,6 @@ pub fn write_summary(dir: &Path, browser: &Path) -> Result<PathBuf> {
             "--disable-component-update",
             "--disable-sync",
             "--disable-dev-shm-usage",
-            "--virtual-time-budget=10000",
         ])
         .arg(format!("--window-size={},{}", SCREEN_PX.0, SCREEN_PX.1))
         .arg(format!("--user-data-dir={}", profile.display()))
