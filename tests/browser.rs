@@ -164,22 +164,31 @@ fn check_fits(page: &Path, dir: &Path) {
     );
 }
 
-/// `summary.png` beside the page: a PNG of the first screen, 1280 × 900 px.
+/// `summary.png` beside the page: a PNG of the first screen, 1280 × 900 px, painted to its bottom (a
+/// Chromium flag once left everything below the first image white: the regime map was missing).
 fn check_summary_picture(page: &Path) {
     let picture = page.with_file_name("summary.png");
-    let bytes = std::fs::read(&picture)
+    let file = std::fs::File::open(&picture)
         .unwrap_or_else(|e| panic!("{} was not written: {e}", picture.display()));
-    assert!(
-        bytes.starts_with(b"\x89PNG\r\n\x1a\n") && bytes.len() > 24,
-        "not a PNG"
+    let mut reader = png::Decoder::new(file).read_info().expect("a PNG");
+    let mut pixels = vec![0; reader.output_buffer_size()];
+    let frame = reader.next_frame(&mut pixels).expect("a PNG frame");
+    assert_eq!(
+        (frame.width, frame.height),
+        (WIDTH_PX, SCREEN_HEIGHT_PX as u32)
     );
-    let width = u32::from_be_bytes(bytes[16..20].try_into().unwrap());
-    let height = u32::from_be_bytes(bytes[20..24].try_into().unwrap());
-    assert_eq!((width, height), (WIDTH_PX, SCREEN_HEIGHT_PX as u32));
+    let channels = frame.color_type.samples();
+    let row_bytes = frame.line_size;
+    // The bottom 100 rows: the top of the regime map, so far from blank.
+    let bottom =
+        &pixels[(frame.height as usize - 100) * row_bytes..frame.height as usize * row_bytes];
+    let coloured = bottom
+        .chunks(channels)
+        .filter(|p| p.iter().take(3).any(|v| *v < 200))
+        .count();
     assert!(
-        bytes.len() > 20_000,
-        "an empty picture: {} bytes",
-        bytes.len()
+        coloured > 5_000,
+        "the picture's last 100 rows are nearly blank ({coloured} coloured pixels): the first screen was not painted"
     );
 }
 
