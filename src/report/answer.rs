@@ -12,6 +12,7 @@ use crate::analysis::regimes::{
 use crate::registry::find;
 use crate::remote::redis_bloom;
 use crate::results::{CellRecord, Results};
+use crate::stats::Summary;
 use crate::theory::BloomSizing;
 use crate::units::{human_bytes, human_count};
 use std::fmt::Write;
@@ -35,13 +36,6 @@ const SHARED_BATCH_KEYS: u64 = 1024;
 /// structure leaves the caches the measured cell fitted in, and its speed would be a guess.
 const SPEED_REACH: u64 = 10;
 
-/// A median with its spread over repetitions (ns per key).
-struct Timing {
-    median: f64,
-    min: f64,
-    max: f64,
-}
-
 /// One row of the answer: what to use at n, and what it costs.
 struct Pick {
     n: u64,
@@ -49,7 +43,7 @@ struct Pick {
     bytes_per_key: f64,
     bytes_source: &'static str,
     /// Insert and lookup ns per key, and where they were measured.
-    speed: Option<(Timing, Timing, String)>,
+    speed: Option<(Summary, Summary, String)>,
     rate: f64,
     /// The 95% interval of a measured rate.
     interval: Option<(f64, f64)>,
@@ -83,14 +77,6 @@ fn crawl_skipped(n: u64, rate_after: impl Fn(u64) -> f64) -> f64 {
         .sum()
 }
 
-fn timing(s: &crate::stats::Summary) -> Timing {
-    Timing {
-        median: s.median,
-        min: s.min,
-        max: s.max,
-    }
-}
-
 fn pick(r: &Results, sizing: &Sizing, workload: &Workload, n: u64) -> Pick {
     let regime = regime_at(sizing, workload, n, NODE_MEMORY_BYTES);
     let p = sizing.fpr;
@@ -110,8 +96,8 @@ fn pick(r: &Results, sizing: &Sizing, workload: &Workload, n: u64) -> Pick {
             };
             let speed = nearest_cell(r, id, n).map(|c| {
                 (
-                    timing(&c.insert_ns_per_key),
-                    timing(&c.member_query_ns_per_key),
+                    c.insert_ns_per_key,
+                    c.member_query_ns_per_key,
                     if c.n == n {
                         "measured".to_string()
                     } else {
@@ -154,7 +140,8 @@ fn pick(r: &Results, sizing: &Sizing, workload: &Workload, n: u64) -> Pick {
             let sizing = BloomSizing::for_rate(n, p);
             let shared = crate::analysis::sweep::point(r, redis_bloom::ID, SHARED_BATCH_KEYS)
                 .filter(|s| regime == Regime::SharedServer && s.n.saturating_mul(SPEED_REACH) >= n);
-            let keys_per_s = |v: f64| Timing {
+            // One sweep point: its ns per key is a single figure.
+            let keys_per_s = |v: f64| Summary {
                 median: 1e9 / v,
                 min: 1e9 / v,
                 max: 1e9 / v,
