@@ -21,6 +21,7 @@
 //! Hashing apart from probing: one hash per key, probed in every generation (each generation's array is
 //! its own, so its false positives are independent of the others').
 
+use super::blocked::Blocked;
 use super::{BuildConfig, Geometry, Kind, Membership, MemoryModel};
 use crate::hash::KeyHash;
 use crate::theory;
@@ -77,9 +78,19 @@ impl WindowPlan {
         fills
     }
 
+    /// Blocks and probes of one generation's filter: `blocked`'s own sizing (solved once per (c, p_g)
+    /// and remembered by `blocked`).
+    fn generation_sizing(&self) -> (u64, u32) {
+        let g = super::blocked::BlockedKind.planned_geometry(&self.generation_config(0));
+        (
+            g.bits.unwrap_or(theory::BLOCK_BITS) / theory::BLOCK_BITS,
+            g.hashes.unwrap_or(1),
+        )
+    }
+
     /// The rate after `admitted` admissions from empty: 1 − Π(1 − fᵢ(nᵢ)).
     pub fn fpr(&self, admitted: u64) -> f64 {
-        let (blocks, k) = theory::blocked_sizing(self.generation_keys, self.generation_fpr);
+        let (blocks, k) = self.generation_sizing();
         theory::compound_fpr(
             self.fills(admitted)
                 .into_iter()
@@ -145,10 +156,7 @@ impl Kind for WindowedKind {
         Some(WindowPlan::of(config).fpr(n_inserted))
     }
     fn build(&self, config: &BuildConfig) -> crate::Result<Box<dyn Membership>> {
-        Ok(Box::new(Windowed::new(
-            WindowPlan::of(config),
-            config.seed,
-        )?))
+        Ok(Box::new(Windowed::new(WindowPlan::of(config), config.seed)))
     }
 }
 
@@ -156,8 +164,11 @@ impl Kind for WindowedKind {
 pub struct Windowed {
     plan: WindowPlan,
     seed: u64,
-    /// Oldest first; the last one takes new keys.
-    generations: VecDeque<Box<dyn Membership>>,
+    /// Blocks and probes of every generation.
+    sizing: (u64, u32),
+    /// Oldest first; the last one takes new keys. Concrete filters: a lookup probes each without a
+    /// dynamic call.
+    generations: VecDeque<Blocked>,
     /// Keys in the newest generation.
     current_keys: u64,
     admitted: u64,
@@ -165,16 +176,18 @@ pub struct Windowed {
 
 impl Windowed {
     /// An empty windowed filter for `plan`.
-    pub fn new(plan: WindowPlan, seed: u64) -> crate::Result<Windowed> {
+    pub fn new(plan: WindowPlan, seed: u64) -> Windowed {
+        let sizing = plan.generation_sizing();
         let mut generations = VecDeque::with_capacity(plan.generations as usize);
-        generations.push_back(super::blocked::BlockedKind.build(&plan.generation_config(seed))?);
-        Ok(Windowed {
+        generations.push_back(Blocked::new(sizing.0, sizing.1, seed));
+        Windowed {
             plan,
             seed,
+            sizing,
             generations,
             current_keys: 0,
             admitted: 0,
-        })
+        }
     }
 
     /// The plan it was built with.
@@ -187,12 +200,9 @@ impl Windowed {
         if self.generations.len() as u32 >= self.plan.generations {
             self.generations.pop_front();
         }
-        // The generation's sizing was solved when the filter was built; building it again cannot fail.
-        if let Ok(fresh) =
-            super::blocked::BlockedKind.build(&self.plan.generation_config(self.seed))
-        {
-            self.generations.push_back(fresh);
-        }
+        let (blocks, hashes) = self.sizing;
+        self.generations
+            .push_back(Blocked::new(blocks, hashes, self.seed));
         self.current_keys = 0;
     }
 }
@@ -262,7 +272,7 @@ mod tests {
     fn windowed(window: u64) -> Windowed {
         let mut config = BuildConfig::new(window, 0.01, 7);
         config.window_keys = Some(window);
-        Windowed::new(WindowPlan::of(&config), 7).unwrap()
+        Windowed::new(WindowPlan::of(&config), 7)
     }
 
     #[test]
