@@ -165,6 +165,10 @@ pub struct CellRecord {
     /// (key generation excluded), median over repetitions.
     #[serde(default)]
     pub parallel_insert_ns_per_key: Option<Summary>,
+    /// Whether the parallel build wrote with owner-writes (each thread its own part of the array, plain
+    /// stores); `false` in files from before it, whose parallel build used atomic ors per key.
+    #[serde(default)]
+    pub parallel_owner_writes: bool,
     /// Whether the three costs above are one call per key (schema 3 on). Before, `bloom` and `blocked`
     /// were timed on their batched paths there and every other structure per key.
     #[serde(default)]

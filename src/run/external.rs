@@ -178,6 +178,7 @@ impl Runner<'_> {
             wall_s: outcome.wall_s,
             threads: 1,
             parallel_insert_ns_per_key: None,
+            parallel_owner_writes: false,
             timed_per_key: true,
             batched_insert_ns_per_key: None,
             batched_member_query_ns_per_key: None,

@@ -3,21 +3,26 @@
 //!
 //! Invariants:
 //! 1. Every index below [`INDEX_LIMIT`] gives a distinct URL: the last path segment ends in `-<token>`, where
-//!    the token is a bijective scramble of the index (48-bit multiply/xor-shift rounds) written in base 36,
-//!    and nothing after that last `-` but the token, an optional `.ext` and an optional `?query`.
+//!    the token is a bijective scramble of the index (48-bit multiply/xor-shift rounds) written as ten
+//!    base-36 digits, and nothing after that last `-` but the token, an optional `.ext` and an optional `?query`.
 //! 2. Members are indices `[0, n)`; non-members are `NON_MEMBER_BASE + j`, a disjoint half of the index space,
 //!    so a non-member is guaranteed never to have been inserted and ground truth needs no exact set.
 //! 3. No allocation per key: URLs are written into a caller's reused buffer.
 //!
 //! Shape: scheme, a host drawn from a Zipf-like population (rank r has weight r^−s, sampled by the continuous
-//! inverse CDF), a TLD from a weighted list, 1–6 path segments of pseudo-words, an optional query, and a total
-//! length drawn from the profile's quantile table (the generator pads the slug or drops parts to meet it).
+//! inverse CDF, tabulated at 1025 points and interpolated), a TLD from a weighted list, 1–6 path segments of
+//! pseudo-words, an optional query, and a total length drawn from the profile's quantile table (the
+//! generator fits the slug or drops parts to meet it). [`compose`] writes one URL from tables built once.
 
+mod compose;
 mod writer;
 
 use super::profile::Profile;
 use super::KeyBatch;
-use writer::{base36, splitmix, Cursor, Rng, Word};
+use compose::Tables;
+#[cfg(test)]
+use writer::base36;
+use writer::splitmix;
 
 /// Indices below this limit give distinct URLs (2^48).
 pub const INDEX_LIMIT: u64 = 1 << 48;
@@ -84,60 +89,18 @@ pub struct UrlGenerator {
     profile: Profile,
     seed: u64,
     scramble_key: u64,
-    words: Vec<Word>,
-    tld_cumulative: Vec<u32>,
-    segment_cumulative: Vec<f64>,
-    ln_hosts: f64,
+    tables: Tables,
 }
 
 impl UrlGenerator {
     /// A generator for `profile` keyed by `seed`.
     pub fn new(profile: Profile, seed: u64) -> Self {
-        let mut state = 0x005E_ED0F_7751_0DD5_u64;
-        let mut words = Vec::with_capacity(VOCABULARY);
-        while words.len() < VOCABULARY {
-            let parts = 1 + (splitmix(&mut state) % 3) as usize;
-            let mut word = Word {
-                bytes: [0; 16],
-                len: 0,
-            };
-            for _ in 0..parts {
-                let syllable =
-                    SYLLABLES[(splitmix(&mut state) % SYLLABLES.len() as u64) as usize].as_bytes();
-                word.bytes[word.len as usize..word.len as usize + syllable.len()]
-                    .copy_from_slice(syllable);
-                word.len += syllable.len() as u8;
-            }
-            words.push(word);
-        }
-        let mut total = 0;
-        let tld_cumulative = TLDS
-            .iter()
-            .map(|(_, w)| {
-                total += w;
-                total
-            })
-            .collect();
-        let weight_sum: f64 = profile.path_segment_weights.iter().sum();
-        let mut acc = 0.0;
-        let segment_cumulative = profile
-            .path_segment_weights
-            .iter()
-            .map(|w| {
-                acc += w / weight_sum;
-                acc
-            })
-            .collect();
         let mut key_state = seed ^ 0xD1B5_4A32_D192_ED03;
-        let ln_hosts = (profile.hosts as f64).ln();
         UrlGenerator {
+            tables: Tables::new(&profile),
             profile,
             seed,
             scramble_key: splitmix(&mut key_state) & MASK48,
-            words,
-            tld_cumulative,
-            segment_cumulative,
-            ln_hosts,
         }
     }
 
@@ -212,87 +175,19 @@ impl UrlGenerator {
         }
     }
 
-    /// Appends the URL of raw index `index` to `buf`.
-    ///
-    /// Every part's length is known before it is written, so the buffer grows once per URL and words are
-    /// copied as fixed 16-byte blocks (one vector move each) instead of a `memmove` call per word.
+    /// Appends the URL of raw index `index` to `buf` (see [`compose`] for how it is written).
+    #[inline]
     pub fn append(&self, index: u64, buf: &mut Vec<u8>) {
         let token = self.scramble(index);
-        let mut rng = Rng(token ^ self.seed.rotate_left(17) ^ 0xA076_1D64_78BD_642F);
-        let profile = &self.profile;
-        let target = profile.length_at(rng.unit());
-        let mut out = Cursor::new(buf, 8 + MAX_HOST_BYTES);
-
-        if profile.with_scheme {
-            let scheme: &[u8] = if rng.unit() < profile.https_fraction {
-                b"https://"
-            } else {
-                b"http://"
-            };
-            out.bytes(scheme);
-        }
-        self.write_host(&mut rng, &mut out);
-
-        // Decide the parts after the host, then fit the slug to the target length.
-        let u = rng.unit();
-        let segments = (1 + self
-            .segment_cumulative
-            .iter()
-            .take_while(|c| **c < u)
-            .count())
-        .min(self.segment_cumulative.len());
-        let mut middle = [0u16; 5];
-        for slot in middle.iter_mut().take(segments - 1) {
-            *slot = (rng.next() as usize % VOCABULARY) as u16;
-        }
-        let extension = if rng.unit() < profile.extension_fraction {
-            EXTENSIONS[(rng.next() % EXTENSIONS.len() as u64) as usize]
-        } else {
-            ""
-        };
-        let with_query = rng.unit() < profile.query_fraction;
-        let query_words = 1 + rng.next() % 3;
-        let query_seed = rng.next();
-
-        let mut token_digits = [0u8; 10];
-        let token_len = base36(token, &mut token_digits);
-        let mut middle_total: usize = middle[..segments - 1]
-            .iter()
-            .map(|w| 1 + self.words[*w as usize].len as usize)
-            .sum();
-        let mut query_len = if with_query {
-            self.query_len(query_seed, query_words)
-        } else {
-            0
-        };
-        let fixed = out.written() + 1 + 1 + token_len + extension.len();
-        let mut used_middle = segments - 1;
-        // Too long: drop the query, then middle segments, before shrinking the slug below one word.
-        if fixed + middle_total + query_len + 1 > target && query_len > 0 {
-            query_len = 0;
-        }
-        while used_middle > 0 && fixed + middle_total + query_len + 1 > target {
-            used_middle -= 1;
-            middle_total -= 1 + self.words[middle[used_middle] as usize].len as usize;
-        }
-        let slug_len = target
-            .saturating_sub(fixed + middle_total + query_len)
-            .max(1);
-        out.reserve(middle_total + 1 + slug_len + 1 + token_len + extension.len() + query_len);
-
-        for w in &middle[..used_middle] {
-            out.byte(b'/');
-            out.word(&self.words[*w as usize], usize::MAX);
-        }
-        out.byte(b'/');
-        self.write_slug(&mut rng, slug_len, &mut out);
-        out.byte(b'-');
-        out.bytes(&token_digits[10 - token_len..]);
-        out.bytes(extension.as_bytes());
-        if query_len > 0 {
-            self.write_query(query_seed, query_words, &mut out);
-        }
-        out.finish();
+        let stream = self.seed.rotate_left(17) ^ 0xA076_1D64_78BD_642F;
+        let max = self.tables.max_url_bytes;
+        buf.reserve(max);
+        let written = self
+            .tables
+            .write_url(token, stream, &mut buf.spare_capacity_mut()[..max]);
+        // SAFETY: `write_url` initialised every byte of the spare capacity before `written` (the cursor's
+        // invariant) and `written` is within the `max` bytes reserved above.
+        unsafe { buf.set_len(buf.len() + written) };
     }
 
     /// The URL of raw index `index` as a new vector (allocates; for tests and examples).
@@ -301,76 +196,7 @@ impl UrlGenerator {
         self.write(index, &mut buf);
         buf
     }
-
-    fn write_host(&self, rng: &mut Rng, out: &mut Cursor) {
-        let profile = &self.profile;
-        // Continuous Zipf inverse CDF: P(rank ≤ x) ∝ ∫₁ˣ t^−s dt.
-        let u = rng.unit();
-        let s = profile.host_zipf;
-        let x = if (s - 1.0).abs() < 1e-9 {
-            (u * self.ln_hosts).exp()
-        } else {
-            let a = 1.0 - s;
-            ((((a * self.ln_hosts).exp() - 1.0) * u + 1.0).ln() / a).exp()
-        };
-        let rank = (x as u64).clamp(1, profile.hosts);
-        let mut host = Rng(rank.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0x2545_F491_4F6C_DD1D);
-        if host.unit() < profile.www_fraction {
-            out.bytes(b"www.");
-        }
-        let parts = 1 + (host.next() % 2) as usize;
-        for p in 0..parts {
-            if p > 0 {
-                out.byte(b'-');
-            }
-            out.word(&self.words[(host.next() as usize) % VOCABULARY], usize::MAX);
-        }
-        let pick = (host.next() % *self.tld_cumulative.last().unwrap_or(&1) as u64) as u32;
-        let tld = self
-            .tld_cumulative
-            .iter()
-            .position(|c| pick < *c)
-            .unwrap_or(0);
-        out.byte(b'.');
-        out.bytes(TLDS[tld].0.as_bytes());
-    }
-
-    fn write_slug(&self, rng: &mut Rng, len: usize, out: &mut Cursor) {
-        let start = out.written();
-        while out.written() - start < len {
-            if out.written() > start {
-                out.byte(b'-');
-            }
-            let room = len - (out.written() - start);
-            out.word(&self.words[(rng.next() as usize) % VOCABULARY], room);
-        }
-        // A slug never ends in '-': a word cut to nothing leaves one letter instead.
-        out.replace_last(b'-', b'x');
-    }
-
-    fn query_len(&self, query_seed: u64, words: u64) -> usize {
-        let mut q = Rng(query_seed);
-        let mut len = 0;
-        for _ in 0..words {
-            len += 1 + QUERY_KEYS[(q.next() % QUERY_KEYS.len() as u64) as usize].len() + 1;
-            len += self.words[(q.next() as usize) % VOCABULARY].len as usize;
-        }
-        len
-    }
-
-    fn write_query(&self, query_seed: u64, words: u64, out: &mut Cursor) {
-        let mut q = Rng(query_seed);
-        for i in 0..words {
-            out.byte(if i == 0 { b'?' } else { b'&' });
-            out.bytes(QUERY_KEYS[(q.next() % QUERY_KEYS.len() as u64) as usize].as_bytes());
-            out.byte(b'=');
-            out.word(&self.words[(q.next() as usize) % VOCABULARY], usize::MAX);
-        }
-    }
 }
-
-/// The longest host the generator writes ("www." + two 12-byte words + "-" + "." + TLD, with slack).
-const MAX_HOST_BYTES: usize = 64;
 
 /// Recovers the scrambled token from a generated URL (the text after the last `-` of the last segment).
 pub fn token_of(url: &[u8]) -> Option<&[u8]> {
@@ -465,8 +291,6 @@ mod tests {
     }
 
     fn base36_vec(v: u64) -> Vec<u8> {
-        let mut d = [0u8; 10];
-        let n = base36(v, &mut d);
-        d[10 - n..].to_vec()
+        base36(v).bytes().to_vec()
     }
 }

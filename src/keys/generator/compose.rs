@@ -1,0 +1,352 @@
+//! One URL from its scrambled token: the shape's choices drawn from a token-seeded stream and written
+//! without a data-dependent branch except the slug's copy loop.
+//!
+//! Everything a URL is made of is tabulated when the generator is built ([`Tables`]): host words and fixed
+//! strings as 16-byte blocks, each probability as a 64-bit threshold, the length quantiles' starting
+//! segment per slice of (0, 1), the TLD per weighted draw, the Zipf host-rank inverse CDF at 1025 points,
+//! and three [`Corpus`] texts of vocabulary words joined by '/', '-' and "&key=": the middle segments, the
+//! slug and the query are each one copy of a run of consecutive corpus words starting at a drawn word.
+//! Optional parts are written always and the cursor advances past them only when present, so a URL's cost
+//! does not hinge on branch prediction. Building each part word by word cost 137–166 ns per URL; see
+//! `keys/generate` in `benches/structures.rs` for today's figure.
+
+use super::writer::{base36, Cursor, Rng, Word};
+use super::{EXTENSIONS, QUERY_KEYS, SYLLABLES, TLDS, VOCABULARY};
+use crate::keys::profile::Profile;
+use std::mem::MaybeUninit;
+
+/// Slices of the unit interval that index the length quantile table's starting segment.
+const LENGTH_BUCKETS: usize = 1024;
+/// Intervals of the tabulated Zipf inverse CDF; between points the rank is interpolated linearly, which
+/// for 10⁹ hosts at s = 1 is within 5·10⁻⁵ of the exact rank, relatively.
+const ZIPF_POINTS: usize = 1024;
+/// The most middle path segments (the profile allows 1–6 segments; the last is the slug).
+const MAX_MIDDLE: usize = 5;
+/// An upper bound on a URL's bytes beyond its target length: scheme (8), host (≤ 35: "www.", two 12-byte
+/// words, '-', '.', a TLD), the middle run's copy (80), '/', '-', the token (10), an extension (5), the
+/// query run's copy (80) and the slug's copy overshoot (32), with slack.
+const MAX_PARTS_BYTES: usize = 352;
+/// Words in each corpus (a power of two); a run starts at one of the first `CORPUS_STARTS` words.
+const CORPUS_WORDS: usize = 8192;
+const CORPUS_STARTS: usize = 4096;
+/// Bytes copied for a middle path or a query: more than 5 × 13 and 3 × 24.
+const RUN_COPY_BYTES: usize = 80;
+
+/// Vocabulary words joined by a separator, each preceded by it, with every word's offset.
+#[derive(Clone, Debug)]
+struct Corpus {
+    text: Vec<u8>,
+    /// `starts[i]` is the offset of word i's separator; one more entry than words.
+    starts: Box<[u32; CORPUS_WORDS + 1]>,
+}
+
+impl Corpus {
+    /// `CORPUS_WORDS` words drawn from `words` by `state`, each written as `prefix(i)` then the word, padded
+    /// so that a copy of up to `pad` bytes from any start stays inside the text.
+    fn new(
+        words: &[Vec<u8>],
+        state: &mut u64,
+        prefix: impl Fn(u64) -> Vec<u8>,
+        pad: usize,
+    ) -> Corpus {
+        let mut text = Vec::new();
+        let mut starts = Vec::with_capacity(CORPUS_WORDS + 1);
+        for _ in 0..CORPUS_WORDS {
+            starts.push(text.len() as u32);
+            let draw = super::splitmix(state);
+            text.extend_from_slice(&prefix(draw));
+            text.extend_from_slice(&words[(draw >> 20) as usize % words.len()]);
+        }
+        starts.push(text.len() as u32);
+        text.resize(text.len() + pad, b'x');
+        let starts = boxed(starts);
+        Corpus { text, starts }
+    }
+
+    /// The offset and length of the run of `count` words (≤ 5) from word `draw % CORPUS_STARTS`.
+    #[inline(always)]
+    fn run(&self, draw: u64, count: usize) -> (usize, usize) {
+        let i = draw as usize % CORPUS_STARTS;
+        let start = self.starts[i] as usize;
+        (start, self.starts[i + count] as usize - start)
+    }
+}
+
+/// The generator's precomputed tables (a pure function of the profile).
+#[derive(Clone, Debug)]
+pub(super) struct Tables {
+    words: Box<[Word; VOCABULARY]>,
+    /// "http://" and "https://", indexed by whether the URL is https.
+    schemes: [Word; 2],
+    www: Word,
+    tlds: [Word; TLDS.len()],
+    /// TLD index for each value of a draw below the TLD weights' sum.
+    tld_by_draw: Vec<u8>,
+    /// "/word" runs for the middle segments, "-word" runs for the slug, "&key=word" runs for the query.
+    middle: Corpus,
+    slug: Corpus,
+    query: Corpus,
+    /// Extension blocks; the last is empty (no extension).
+    extensions: Vec<Word>,
+    https_below: u64,
+    extension_below: u64,
+    query_below: u64,
+    www_below: u64,
+    /// Cumulative shares of 1, 2, … path segments.
+    segment_below: Vec<u64>,
+    /// The length quantiles as thresholds on a 64-bit draw (1 saturates to `u64::MAX`).
+    length_below: Vec<u64>,
+    /// `length_lines[j]`: the length at quantile point j − 1 (plus one half, for rounding) in 48-bit fixed
+    /// point, and the bytes per 2⁻³² of quantile up to point j in 16-bit fixed point.
+    length_lines: Vec<(u128, u64)>,
+    /// For each of [`LENGTH_BUCKETS`] slices of (0, 1), the first quantile segment that can hold it.
+    length_segment_start: Box<[u32; LENGTH_BUCKETS]>,
+    /// The host-rank inverse CDF at [`ZIPF_POINTS`] + 1 evenly spaced points, in 16-bit fixed point.
+    host_rank_at: Box<[u64; ZIPF_POINTS + 1]>,
+    hosts: u64,
+    with_scheme: bool,
+    /// An upper bound on one URL's bytes, plus a block's slack: the capacity reserved before writing one.
+    pub(super) max_url_bytes: usize,
+}
+
+/// A vector of exactly `N` items as a boxed array, so that indexing it with a masked index needs no check.
+fn boxed<T, const N: usize>(items: Vec<T>) -> Box<[T; N]> {
+    match items.into_boxed_slice().try_into() {
+        Ok(array) => array,
+        Err(_) => unreachable!("tables are built with their declared sizes"),
+    }
+}
+
+/// A uniform index below `n` from the high half of a 64-bit draw (a multiply instead of a division).
+#[inline(always)]
+fn pick_below(draw: u64, n: usize) -> usize {
+    (((draw >> 32) * n as u64) >> 32) as usize
+}
+
+/// `fraction` as a threshold on a uniform 64-bit draw.
+fn threshold(fraction: f64) -> u64 {
+    if fraction >= 1.0 {
+        u64::MAX
+    } else {
+        (fraction.max(0.0) * 18_446_744_073_709_551_616.0) as u64
+    }
+}
+
+/// The continuous Zipf inverse CDF over ranks 1..=`hosts` with exponent `s`: P(rank ≤ x) ∝ ∫₁ˣ t^−s dt.
+fn zipf_inverse_cdf(hosts: u64, s: f64, u: f64) -> f64 {
+    let ln_hosts = (hosts as f64).ln();
+    if (s - 1.0).abs() < 1e-9 {
+        (u * ln_hosts).exp()
+    } else {
+        let a = 1.0 - s;
+        ((((a * ln_hosts).exp() - 1.0) * u + 1.0).ln() / a).exp()
+    }
+}
+
+impl Tables {
+    pub(super) fn new(profile: &Profile) -> Tables {
+        let mut state = 0x005E_ED0F_7751_0DD5_u64;
+        let mut vocabulary = Vec::with_capacity(VOCABULARY);
+        while vocabulary.len() < VOCABULARY {
+            let parts = 1 + (super::splitmix(&mut state) % 3) as usize;
+            let mut word = Vec::with_capacity(12);
+            for _ in 0..parts {
+                let pick = (super::splitmix(&mut state) % SYLLABLES.len() as u64) as usize;
+                word.extend_from_slice(SYLLABLES[pick].as_bytes());
+            }
+            vocabulary.push(word);
+        }
+        let words = boxed(vocabulary.iter().map(|w| Word::new(w)).collect());
+        let longest_target = profile
+            .length_quantiles
+            .last()
+            .map_or(0.0, |p| p.1)
+            .max(0.0) as usize
+            + 1;
+        let middle = Corpus::new(&vocabulary, &mut state, |_| b"/".to_vec(), RUN_COPY_BYTES);
+        let slug = Corpus::new(
+            &vocabulary,
+            &mut state,
+            |_| b"-".to_vec(),
+            longest_target + 32,
+        );
+        let query = Corpus::new(
+            &vocabulary,
+            &mut state,
+            |draw| format!("&{}=", QUERY_KEYS[draw as usize % QUERY_KEYS.len()]).into_bytes(),
+            RUN_COPY_BYTES,
+        );
+        let mut extensions: Vec<Word> =
+            EXTENSIONS.iter().map(|e| Word::new(e.as_bytes())).collect();
+        extensions.push(Word::new(b""));
+        let weight_sum: f64 = profile.path_segment_weights.iter().sum();
+        let mut acc = 0.0;
+        let segment_below = profile
+            .path_segment_weights
+            .iter()
+            .take(MAX_MIDDLE + 1)
+            .map(|w| {
+                acc += w / weight_sum;
+                threshold(acc)
+            })
+            .collect();
+        let points = profile.length_quantiles.clone();
+        let length_below: Vec<u64> = points.iter().map(|p| threshold(p.0)).collect();
+        let length_segment_start: Vec<u32> = (0..LENGTH_BUCKETS as u64)
+            .map(|k| {
+                let low = k << (64 - LENGTH_BUCKETS.trailing_zeros());
+                (1..points.len() - 1)
+                    .find(|j| length_below[*j] > low)
+                    .unwrap_or(points.len() - 1) as u32
+            })
+            .collect();
+        let length_lines = std::iter::once((0, 0))
+            .chain(points.windows(2).map(|w| {
+                let slope = (w[1].1 - w[0].1) / (w[1].0 - w[0].0);
+                let base = ((w[0].1 + 0.5) * 65536.0) as u128;
+                (base << 32, (slope * 65536.0) as u64)
+            }))
+            .collect();
+        let host_rank_at: Vec<u64> = (0..=ZIPF_POINTS)
+            .map(|k| {
+                let x = zipf_inverse_cdf(
+                    profile.hosts,
+                    profile.host_zipf,
+                    k as f64 / ZIPF_POINTS as f64,
+                );
+                (x * 65536.0) as u64
+            })
+            .collect();
+        Tables {
+            words,
+            schemes: [Word::new(b"http://"), Word::new(b"https://")],
+            www: Word::new(b"www."),
+            tlds: std::array::from_fn(|i| Word::new(TLDS[i].0.as_bytes())),
+            tld_by_draw: TLDS
+                .iter()
+                .enumerate()
+                .flat_map(|(i, (_, w))| std::iter::repeat_n(i as u8, *w as usize))
+                .collect(),
+            middle,
+            slug,
+            query,
+            extensions,
+            https_below: threshold(profile.https_fraction),
+            extension_below: threshold(profile.extension_fraction),
+            query_below: threshold(profile.query_fraction),
+            www_below: threshold(profile.www_fraction),
+            segment_below,
+            length_below,
+            length_lines,
+            length_segment_start: boxed(length_segment_start),
+            host_rank_at: boxed(host_rank_at),
+            hosts: profile.hosts,
+            with_scheme: profile.with_scheme,
+            max_url_bytes: longest_target + MAX_PARTS_BYTES + 16,
+        }
+    }
+
+    #[inline(always)]
+    fn word(&self, draw: u64) -> &Word {
+        &self.words[draw as usize % VOCABULARY]
+    }
+
+    /// The target length at the quantile `draw / 2⁶⁴`: the profile's piecewise-linear inverse CDF, rounded,
+    /// in fixed point, with its segment found from a table instead of a scan from the start.
+    #[inline(always)]
+    fn length_at(&self, draw: u64) -> usize {
+        let below = &self.length_below;
+        let mut j = self.length_segment_start[(draw >> 54) as usize % LENGTH_BUCKETS] as usize;
+        while j < below.len() - 1 && below[j] <= draw {
+            j += 1;
+        }
+        let (base, slope) = self.length_lines[j];
+        let into = (draw - below[j - 1]) >> 32;
+        ((base + slope as u128 * into as u128) >> 48) as usize
+    }
+
+    /// Writes the URL of scrambled `token` into `spare` (at least `max_url_bytes` long); returns its length.
+    #[inline(always)]
+    pub(super) fn write_url(
+        &self,
+        token: u64,
+        stream: u64,
+        spare: &mut [MaybeUninit<u8>],
+    ) -> usize {
+        let mut rng = Rng(token ^ stream);
+        let target = self.length_at(rng.next());
+        let mut out = Cursor::new(spare);
+        let https = rng.next() < self.https_below;
+        out.word_if(&self.schemes[usize::from(https)], self.with_scheme);
+        self.write_host(rng.next(), &mut out);
+
+        // Decide the parts after the host, then fit the slug to the target length.
+        let draw = rng.next();
+        let below = self.segment_below.iter().filter(|t| **t < draw).count();
+        let middle_wanted = below.min(self.segment_below.len() - 1);
+        let middle_draw = rng.next();
+        let with_extension = rng.next() < self.extension_below;
+        let extension = &self.extensions[if with_extension {
+            pick_below(rng.next(), EXTENSIONS.len())
+        } else {
+            EXTENSIONS.len()
+        }];
+        let wants_query = rng.next() < self.query_below;
+        let query_draw = rng.next();
+        let query_pairs = 1 + pick_below(query_draw, 3);
+        let (query_at, query_len) = self.query.run(query_draw, query_pairs);
+
+        let token_digits = base36(token);
+        let fixed = out.written() + 1 + 1 + token_digits.len() + extension.len();
+        let middle_len = |k: usize| self.middle.run(middle_draw, k).1;
+        // Too long: drop the query, then middle segments from the end, before shrinking the slug below a word.
+        let with_query = wants_query && fixed + middle_len(middle_wanted) + query_len < target;
+        let query_len = usize::from(with_query) * query_len;
+        let fits = (1..=MAX_MIDDLE)
+            .filter(|k| fixed + middle_len(*k) + query_len < target)
+            .count();
+        let (middle_at, middle_len) = self.middle.run(middle_draw, middle_wanted.min(fits));
+        let slug_len = target.saturating_sub(fixed + middle_len + query_len).max(1);
+
+        out.copy_run(
+            &self.middle.text[middle_at..middle_at + RUN_COPY_BYTES],
+            middle_len,
+        );
+        out.byte(b'/');
+        let (slug_at, _) = self.slug.run(rng.next(), 0);
+        // Skip the run's leading '-' so the slug starts with a letter.
+        out.copy_long(
+            &self.slug.text[slug_at + 1..slug_at + 1 + slug_len + 32],
+            slug_len,
+        );
+        out.replace_last(b'-', b'x');
+        out.byte(b'-');
+        out.word_if(&token_digits, true);
+        out.word_if(extension, true);
+        let query_start = out.written();
+        out.copy_run(
+            &self.query.text[query_at..query_at + RUN_COPY_BYTES],
+            query_len,
+        );
+        out.put_if(query_start, b'?', with_query);
+        out.written()
+    }
+
+    /// The host of a Zipf rank drawn at the quantile `draw / 2⁶⁴`: a pure function of the rank.
+    #[inline(always)]
+    fn write_host(&self, draw: u64, out: &mut Cursor) {
+        let k = (draw >> 54) as usize % ZIPF_POINTS;
+        let (x0, x1) = (self.host_rank_at[k], self.host_rank_at[k + 1]);
+        let into = (draw >> 22) as u32 as u128;
+        let x = x0 + ((x1.saturating_sub(x0) as u128 * into) >> 32) as u64;
+        let rank = (x >> 16).clamp(1, self.hosts);
+        let mut host = Rng(rank.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0x2545_F491_4F6C_DD1D);
+        let www = host.next() < self.www_below;
+        let shape = host.next();
+        out.word_if(&self.www, www);
+        out.word_if(self.word(shape >> 1), true);
+        out.sep_word_if(b'-', self.word(shape >> 13), shape & 1 == 1);
+        let tld = self.tld_by_draw[pick_below(host.next(), self.tld_by_draw.len())];
+        out.sep_word_if(b'.', &self.tlds[tld as usize], true);
+    }
+}
