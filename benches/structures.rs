@@ -8,6 +8,7 @@
 //! criterion's own estimates when the run ends.
 
 use criterion::{criterion_group, BatchSize, Criterion, Throughput};
+use dedupbench::hash::candidates::HashFn;
 use dedupbench::keys::{KeyBatch, Profile, UrlGenerator};
 use dedupbench::peers::SPEED_TARGETS;
 use dedupbench::registry::local_kinds;
@@ -81,6 +82,24 @@ fn hashing_and_generating(c: &mut Criterion) {
     group.bench_function("hash xxh3-128", |b| {
         b.iter(|| batch.hash_all(black_box(SEED)))
     });
+    // The hash study's candidates on keys of one length each (as `bench` times them, see
+    // src/run/hash_study.rs): generated URLs cut or repeated to length.
+    for bytes in [40usize, 77, 200] {
+        let keys: Vec<Vec<u8>> = (0..LOOKUP_KEYS)
+            .map(|i| {
+                let url = g.write_to_vec(i);
+                url.iter().copied().cycle().take(bytes).collect()
+            })
+            .collect();
+        for h in HashFn::ALL {
+            group.bench_function(format!("hash {} {bytes}B", h.id()), |b| {
+                b.iter(|| {
+                    keys.iter()
+                        .fold(0u64, |acc, k| acc ^ h.hash(SEED, black_box(k)).h1)
+                })
+            });
+        }
+    }
     let mut out = KeyBatch::with_capacity(4096, 80);
     let mut start = 0u64;
     group.bench_function("generate", |b| {

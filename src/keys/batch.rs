@@ -84,6 +84,18 @@ impl KeyBatch {
         }
     }
 
+    /// Hashes every key with `hash` under `seed` (the hash study; everything else uses
+    /// [`KeyBatch::hash_all`]).
+    pub fn hash_all_with(&mut self, hash: crate::hash::candidates::HashFn, seed: u64) {
+        self.hashes.clear();
+        let mut start = 0usize;
+        for &end in &self.ends {
+            self.hashes
+                .push(hash.hash(seed, &self.bytes[start..end as usize]));
+            start = end as usize;
+        }
+    }
+
     /// The hashes computed by [`KeyBatch::hash_all`].
     pub fn hashes(&self) -> &[KeyHash] {
         &self.hashes

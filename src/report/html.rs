@@ -64,6 +64,13 @@ table.answer td{{vertical-align:top}}table.answer td:nth-child(2){{text-align:le
             esc(&super::external::verdict(r))
         );
     }
+    if !r.hash_speed.is_empty() || !r.hash_quality.is_empty() {
+        let _ = writeln!(
+            s,
+            "<li><a href=\"#hashes\">Where a lookup's time goes</a>: {}</li>",
+            esc(&super::hashes::verdict(r))
+        );
+    }
     if !r.sweep.is_empty() {
         let _ = writeln!(
             s,
@@ -89,6 +96,7 @@ table.answer td{{vertical-align:top}}table.answer td:nth-child(2){{text-align:le
             );
         }
     }
+    super::hashes::section(&mut s, r);
     super::external::section(&mut s, r);
     scenario_section(&mut s, r);
     {

@@ -8,6 +8,7 @@ mod answer;
 mod chart;
 mod external;
 mod figures;
+mod hashes;
 mod html;
 mod markup;
 mod panels;

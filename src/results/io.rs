@@ -48,6 +48,9 @@ pub struct Results {
     pub saturation: Vec<RatePoint>,
     /// The expiry experiment: each contender at each window.
     pub expiry: Vec<crate::expiry::ExpiryRecord>,
+    /// The hash study: each hash's speed at each key length, and each filter built with each hash.
+    pub hash_speed: Vec<HashSpeedRecord>,
+    pub hash_quality: Vec<HashQualityRecord>,
     pub growth: Vec<RatePoint>,
     pub bitmap_claim: Vec<RatePoint>,
     pub deletion: Vec<DeletionRecord>,
@@ -143,6 +146,8 @@ pub fn read_results(path: &Path) -> Result<Results> {
             Record::Skipped(s) => results.skipped.push(s),
             Record::Saturation(p) => results.saturation.push(p),
             Record::Expiry(e) => results.expiry.push(e),
+            Record::HashSpeed(h) => results.hash_speed.push(h),
+            Record::HashQuality(h) => results.hash_quality.push(h),
             Record::Growth(p) => results.growth.push(p),
             Record::BitmapClaim(p) => results.bitmap_claim.push(p),
             Record::Deletion(d) => results.deletion.push(d),

@@ -33,6 +33,10 @@ pub enum Record {
     Deletion(DeletionRecord),
     /// One contender of the expiry experiment at one window.
     Expiry(crate::expiry::ExpiryRecord),
+    /// One hash of the hash study at one key length.
+    HashSpeed(HashSpeedRecord),
+    /// One filter of the hash study built with one hash.
+    HashQuality(HashQualityRecord),
     Scenario(ScenarioRecord),
     /// A point of the Redis sweep (the tag keeps 0.1's word).
     #[serde(rename = "shared")]
@@ -42,6 +46,41 @@ pub enum Record {
     /// A sweep point not measured: the server lacks a module, or it failed (then the run exits 1).
     #[serde(rename = "shared_skipped")]
     SweepSkipped(SkippedCell),
+}
+
+/// One keyed hash's cost on keys of one length (the hash study, `src/run/hash_study.rs`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HashSpeedRecord {
+    /// [`crate::hash::candidates::HashFn::id`].
+    pub hash: String,
+    /// Bits the hash itself outputs (128 for xxh3-128; the 64-bit hashes' second half is derived).
+    pub output_bits: u32,
+    /// What the hash's crate documents of its SMHasher results.
+    pub smhasher: String,
+    pub key_bytes: u32,
+    /// Distinct keys hashed per repetition.
+    pub keys: u64,
+    /// Nanoseconds per key, over repetitions.
+    pub ns_per_key: Summary,
+}
+
+/// One filter built with one hash of the hash study: its rate on non-members against its theory.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HashQualityRecord {
+    pub hash: String,
+    pub structure: String,
+    /// Distinct members inserted (the filter's planned n).
+    pub n: u64,
+    pub queries: u64,
+    pub false_positives: u64,
+    pub observed_fpr: f64,
+    /// Wilson interval at 99.9% around the observed rate.
+    pub observed_fpr_wilson999: Interval,
+    /// The rate of this filter from its fill where the structure gives it, else its planned rate at n.
+    pub theory_fpr: f64,
+    pub theory_in_interval: bool,
+    pub members_checked: u64,
+    pub false_negatives: u64,
 }
 
 /// The parameters of a run and the machine it ran on (the first line).

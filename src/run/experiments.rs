@@ -45,6 +45,7 @@ impl Runner<'_> {
                 Experiment::Growth => sizes.growth_n0,
                 Experiment::BitmapClaim => sizes.bitmap_n,
                 Experiment::Expiry => sizes.expiry_window_max_keys,
+                Experiment::HashStudy => sizes.hash_study_max_keys,
             };
             if !self.experiment_fits(experiment, n)? {
                 continue;
@@ -55,6 +56,7 @@ impl Runner<'_> {
                 Experiment::Growth => self.growth(n)?,
                 Experiment::BitmapClaim => self.bitmap_claim(n)?,
                 Experiment::Expiry => self.expiry(n)?,
+                Experiment::HashStudy => self.hash_study(n)?,
             }
         }
         Ok(())
@@ -98,6 +100,13 @@ impl Runner<'_> {
                     .map(|c| crate::expiry::model_bytes(*c, n, fpr))
                     .fold(0.0, f64::max);
                 return Ok((most + shadow) * 1.25);
+            }
+            Experiment::HashStudy => {
+                // Every hash's bloom and blocked at the largest size, all held at once.
+                let config = BuildConfig::new(n, fpr, seed);
+                let one = find(bloom::ID)?.predicted_peak_bytes(&config)
+                    + find(crate::structures::blocked::ID)?.predicted_peak_bytes(&config);
+                return Ok(one * crate::hash::candidates::HashFn::ALL.len() as f64 * 1.05);
             }
             Experiment::BitmapClaim => {
                 let mut config = BuildConfig::new(n, fpr, seed);

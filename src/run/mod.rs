@@ -10,6 +10,7 @@
 mod cell;
 pub mod experiments;
 mod external;
+mod hash_study;
 pub mod out_dir;
 mod owners;
 mod pass;

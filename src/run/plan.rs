@@ -68,6 +68,15 @@ impl Suite {
         }
     }
 
+    /// The largest filters of the hash study: 10⁹ keys in the full suite (the quality check at
+    /// scale), 10⁷ otherwise.
+    pub fn hash_study_max_keys(self) -> u64 {
+        match self {
+            Suite::Full => 1_000_000_000,
+            _ => 10_000_000,
+        }
+    }
+
     /// How much larger than the quick suite's the experiments are.
     pub fn experiment_scale(self) -> u64 {
         match self {
@@ -135,16 +144,18 @@ pub enum Experiment {
     Growth,
     BitmapClaim,
     Expiry,
+    HashStudy,
 }
 
 impl Experiment {
     /// The experiments, in run order.
-    pub const ALL: [Experiment; 5] = [
+    pub const ALL: [Experiment; 6] = [
         Experiment::Saturation,
         Experiment::Deletion,
         Experiment::Growth,
         Experiment::BitmapClaim,
         Experiment::Expiry,
+        Experiment::HashStudy,
     ];
 
     /// The name in results and reports.
@@ -155,6 +166,7 @@ impl Experiment {
             Experiment::Growth => "growth",
             Experiment::BitmapClaim => "bitmap_claim",
             Experiment::Expiry => "expiry",
+            Experiment::HashStudy => "hash_study",
         }
     }
 
@@ -173,6 +185,19 @@ impl Experiment {
                     .sum()
             }
             Experiment::Deletion => 1,
+            Experiment::HashStudy => {
+                let largest = results
+                    .header
+                    .as_ref()
+                    .map(|h| {
+                        let suite = Suite::parse(&h.suite).unwrap_or(Suite::Quick);
+                        let top = h.scales.iter().copied().max().unwrap_or(1).max(100);
+                        suite.hash_study_max_keys().min(top)
+                    })
+                    .unwrap_or(Suite::Quick.hash_study_max_keys());
+                let hashes = crate::hash::candidates::HashFn::ALL.len();
+                hashes * HASH_KEY_BYTES.len() + hashes * 2 * hash_study_sizes(largest).len()
+            }
             Experiment::Growth => 2 * GROWTH_STEPS.len(),
             Experiment::Expiry => {
                 // The windows follow from the header's suite and scales, as the plan sized them.
@@ -205,6 +230,7 @@ impl Experiment {
             Experiment::Growth => results.growth.len(),
             Experiment::BitmapClaim => results.bitmap_claim.len(),
             Experiment::Expiry => results.expiry.len(),
+            Experiment::HashStudy => results.hash_speed.len() + results.hash_quality.len(),
         }
     }
 
@@ -216,6 +242,7 @@ impl Experiment {
             Record::Growth(_) => Some(Experiment::Growth),
             Record::BitmapClaim(_) => Some(Experiment::BitmapClaim),
             Record::Expiry(_) => Some(Experiment::Expiry),
+            Record::HashSpeed(_) | Record::HashQuality(_) => Some(Experiment::HashStudy),
             _ => None,
         }
     }
@@ -223,6 +250,23 @@ impl Experiment {
     /// The `structure` of the skipped record written when the experiment does not fit memory.
     pub fn skipped_label(self) -> String {
         format!("{} experiment", self.name())
+    }
+}
+
+/// Key lengths of the hash study's speed measurement: short URLs, the default profile's mean, long ones.
+pub const HASH_KEY_BYTES: [u32; 3] = [40, 77, 200];
+
+/// The sizes the hash study builds its filters at: 10⁷ and 10⁹ keys where the run reaches them, or
+/// else its largest size.
+pub fn hash_study_sizes(largest: u64) -> Vec<u64> {
+    let sizes: Vec<u64> = [10_000_000, 1_000_000_000]
+        .into_iter()
+        .filter(|n| *n <= largest)
+        .collect();
+    if sizes.is_empty() {
+        vec![largest]
+    } else {
+        sizes
     }
 }
 
@@ -256,6 +300,8 @@ pub struct ExperimentSizes {
     pub bitmap_n: u64,
     /// The largest window of the expiry experiment (its stream is 4 windows long).
     pub expiry_window_max_keys: u64,
+    /// The largest filters of the hash study ([`hash_study_sizes`]).
+    pub hash_study_max_keys: u64,
 }
 
 /// Everything a run will do.
@@ -342,6 +388,7 @@ impl RunPlan {
                 deletion_n: 200_000 * scale,
                 bitmap_n: 1_000_000 * scale,
                 expiry_window_max_keys: suite.expiry_window_max_keys(),
+                hash_study_max_keys: suite.hash_study_max_keys(),
             }),
             threads: std::thread::available_parallelism()
                 .map(|n| n.get() as u32)
@@ -365,6 +412,7 @@ impl RunPlan {
             e.deletion_n = e.deletion_n.min(largest);
             e.bitmap_n = e.bitmap_n.min(largest);
             e.expiry_window_max_keys = e.expiry_window_max_keys.min(largest);
+            e.hash_study_max_keys = e.hash_study_max_keys.min(largest);
         }
     }
 

@@ -6,6 +6,8 @@
 //! exact for any `m < 2^64` (no 32-bit truncation) and avoids a division.
 //! Keeping hashing apart from probing lets the harness time each on its own.
 
+pub mod candidates;
+
 use xxhash_rust::xxh3::xxh3_128_with_seed;
 
 /// The 128-bit hash of one key, split into the two halves used for double hashing.

@@ -1,0 +1,132 @@
+//! The keyed hashes the hash study sets beside the default, xxh3-128, on the same keys.
+//!
+//! Each maps `(seed, key)` to a [`KeyHash`]. The 128-bit xxh3 gives both halves; a 64-bit hash gives `h1`
+//! and `h2` is `h1` through the murmur3 finaliser (a bijection), so the probe sequence `h1 + i·h2` is as
+//! good as the 64-bit hash: two keys share their probes exactly when their 64-bit hashes collide, which at
+//! 6·10⁹ keys happens to ≈ 1 pair (n²/2⁶⁵), against a 1% rate of the filters.
+//!
+//! What each crate's documentation says of its SMHasher results is kept in [`HashFn::smhasher`], quoted
+//! as the crate states it (no test of ours reruns SMHasher). gxhash is left out: it does not compile
+//! without `-C target-feature=+aes` and this project builds for the baseline x86-64 target. ahash runs its
+//! portable fallback here for the same reason (no AES instructions enabled at compile time).
+
+use super::KeyHash;
+use std::hash::BuildHasher;
+
+/// A keyed hash the study compares.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum HashFn {
+    /// The default: xxh3 with a 128-bit output (`xxhash-rust`).
+    Xxh3_128,
+    /// xxh3 with a 64-bit output (`xxhash-rust`).
+    Xxh3_64,
+    /// rapidhash v3 (`rapidhash`).
+    Rapidhash,
+    /// foldhash's fast variant (`foldhash`).
+    Foldhash,
+    /// wyhash final 4 (`wyhash`).
+    Wyhash,
+    /// ahash, portable fallback without AES (`ahash`).
+    Ahash,
+}
+
+impl HashFn {
+    /// Every hash of the study, the default first.
+    pub const ALL: [HashFn; 6] = [
+        HashFn::Xxh3_128,
+        HashFn::Xxh3_64,
+        HashFn::Rapidhash,
+        HashFn::Foldhash,
+        HashFn::Wyhash,
+        HashFn::Ahash,
+    ];
+
+    /// The name in results and reports.
+    pub fn id(self) -> &'static str {
+        match self {
+            HashFn::Xxh3_128 => "xxh3-128",
+            HashFn::Xxh3_64 => "xxh3-64",
+            HashFn::Rapidhash => "rapidhash-v3",
+            HashFn::Foldhash => "foldhash-fast",
+            HashFn::Wyhash => "wyhash",
+            HashFn::Ahash => "ahash-fallback",
+        }
+    }
+
+    /// The hash of that name.
+    pub fn from_id(id: &str) -> Option<HashFn> {
+        HashFn::ALL.into_iter().find(|h| h.id() == id)
+    }
+
+    /// Bits of output the hash itself gives (64-bit hashes get `h2` by a finaliser).
+    pub fn output_bits(self) -> u32 {
+        match self {
+            HashFn::Xxh3_128 => 128,
+            _ => 64,
+        }
+    }
+
+    /// What the crate's documentation says of the hash's SMHasher results.
+    pub fn smhasher(self) -> &'static str {
+        match self {
+            HashFn::Xxh3_128 | HashFn::Xxh3_64 => "passes SMHasher (xxHash's README)",
+            HashFn::Rapidhash => "passes SMHasher and SMHasher3 (rapidhash's README)",
+            HashFn::Foldhash => {
+                "passes SMHasher3 except seed-independence tests by design (foldhash's README)"
+            }
+            HashFn::Wyhash => "passes SMHasher (wyhash's README)",
+            HashFn::Ahash => "passes SMHasher (ahash's README); not its AES path here",
+        }
+    }
+
+    /// Hashes `key` under `seed`.
+    #[inline]
+    pub fn hash(self, seed: u64, key: &[u8]) -> KeyHash {
+        let h1 = match self {
+            HashFn::Xxh3_128 => return super::hash_key(seed, key),
+            HashFn::Xxh3_64 => xxhash_rust::xxh3::xxh3_64_with_seed(key, seed),
+            HashFn::Rapidhash => rapidhash::v3::rapidhash_v3_seeded(key, seed),
+            HashFn::Foldhash => foldhash::fast::FixedState::with_seed(seed).hash_one(key),
+            HashFn::Wyhash => wyhash::wyhash(key, seed),
+            HashFn::Ahash => {
+                ahash::RandomState::with_seeds(seed, !seed, seed ^ 0x5A, 7).hash_one(key)
+            }
+        };
+        KeyHash { h1, h2: fmix64(h1) }
+    }
+}
+
+/// murmur3's 64-bit finaliser: a bijection that spreads every input bit over the output.
+#[inline(always)]
+fn fmix64(mut x: u64) -> u64 {
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xFF51_AFD7_ED55_8CCD);
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xC4CE_B9FE_1A85_EC53);
+    x ^ (x >> 33)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_hash_is_keyed_deterministic_and_named_once() {
+        for h in HashFn::ALL {
+            let key = b"https://www.example.com/a/b-c-0123456789.html";
+            assert_eq!(h.hash(1, key), h.hash(1, key), "{}", h.id());
+            assert_ne!(
+                h.hash(1, key),
+                h.hash(2, key),
+                "{} ignores its seed",
+                h.id()
+            );
+            assert_ne!(h.hash(1, key), h.hash(1, b"other"), "{}", h.id());
+            assert_eq!(HashFn::from_id(h.id()), Some(h));
+        }
+        assert_eq!(
+            HashFn::Xxh3_128.hash(9, b"k"),
+            super::super::hash_key(9, b"k")
+        );
+    }
+}

@@ -1,0 +1,254 @@
+//! The hash study: where a lookup's time goes once the hash is most of it. Every keyed hash of
+//! [`HashFn::ALL`] is timed on the same distinct keys at 40, 77 and 200 bytes, and builds a `bloom` and a
+//! `blocked` filter at 10⁷ (and, in the full suite, 10⁹) keys whose rate on the same non-members is set
+//! against the filter's theory inside a 99.9% Wilson interval: a hash that is fast but biased for these
+//! filters shows there, at the sizes where a bias would matter.
+//!
+//! The filters of one size are built in one pass over the keys: each thread takes whole filters (its share
+//! of the hashes), generates every key itself and inserts through the filter's batch path, so no filter is
+//! shared and the keys are never held.
+
+use super::plan::{hash_study_sizes, HASH_KEY_BYTES};
+use super::{interrupted_error, Runner, BATCH_KEYS};
+use crate::hash::candidates::HashFn;
+use crate::keys::{KeyBatch, KeyPipeline, UrlGenerator};
+use crate::registry::find;
+use crate::results::{HashQualityRecord, HashSpeedRecord, Record};
+use crate::stats::{summarize, wilson};
+use crate::structures::{blocked, bloom, BuildConfig, Membership};
+use crate::Result;
+use std::hint::black_box;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Instant;
+
+/// Distinct keys timed per hash and length.
+const SPEED_KEYS: usize = 4096;
+/// Passes over those keys per repetition, and repetitions (interleaved across hashes).
+const SPEED_PASSES: usize = 64;
+const SPEED_REPS: usize = 7;
+/// Non-member queries per filter: ≈ 4·10⁴ false positives at 1%, so a rate 5% off its theory falls
+/// outside the 99.9% interval.
+const QUALITY_QUERIES: u64 = 4_000_000;
+/// Members checked per filter for false negatives.
+const MEMBERS_CHECKED: u64 = 1_000_000;
+/// The filters each hash builds.
+const STUDY_STRUCTURES: [&str; 2] = [bloom::ID, blocked::ID];
+
+impl Runner<'_> {
+    /// Runs the hash study up to `largest` keys: the speeds, then the filters at each size.
+    pub(super) fn hash_study(&mut self, largest: u64) -> Result<()> {
+        for record in hash_speeds(&self.source.generator, self.plan.seed) {
+            self.record(Record::HashSpeed(record))?;
+        }
+        for n in hash_study_sizes(largest) {
+            for record in self.hash_quality(n)? {
+                self.record(Record::HashQuality(record))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Builds `bloom` and `blocked` with every hash at `n` keys and measures their rates.
+    fn hash_quality(&mut self, n: u64) -> Result<Vec<HashQualityRecord>> {
+        let (fpr, seed) = (self.plan.fpr, self.plan.seed);
+        let config = BuildConfig::new(n, fpr, seed);
+        let threads = (self.plan.threads as usize).clamp(1, HashFn::ALL.len());
+        let generator = &self.source.generator;
+        let stop = self.stop;
+        let label = format!("hash study: {} filters at n = {n}", 2 * HashFn::ALL.len());
+        self.progress.start(&label, n * HashFn::ALL.len() as u64);
+        let done = AtomicU64::new(0);
+        let progress = self.progress;
+        let results: Vec<Result<Vec<HashQualityRecord>>> = std::thread::scope(|scope| {
+            let done = &done;
+            let workers: Vec<_> = (0..threads)
+                .map(|t| {
+                    let mine: Vec<HashFn> =
+                        HashFn::ALL.into_iter().skip(t).step_by(threads).collect();
+                    let config = config.clone();
+                    scope.spawn(move || {
+                        study_filters(generator, &mine, &config, n, stop, &|keys| {
+                            done.fetch_add(keys, Ordering::Relaxed);
+                        })
+                    })
+                })
+                .collect();
+            let mut shown = 0;
+            while workers.iter().any(|w| !w.is_finished()) {
+                std::thread::sleep(std::time::Duration::from_millis(200));
+                let now = done.load(Ordering::Relaxed);
+                progress.advance(now - shown);
+                shown = now;
+            }
+            workers
+                .into_iter()
+                .map(|w| {
+                    w.join()
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+                })
+                .collect()
+        });
+        self.progress.finish();
+        let mut records = Vec::new();
+        for r in results {
+            records.extend(r?);
+        }
+        // Registry order of the hashes, bloom before blocked.
+        records.sort_by_key(|r| {
+            (
+                HashFn::ALL.iter().position(|h| h.id() == r.hash),
+                STUDY_STRUCTURES.iter().position(|s| *s == r.structure),
+            )
+        });
+        Ok(records)
+    }
+}
+
+/// One thread's share: a `bloom` and a `blocked` per hash of `hashes`, filled with members `[0, n)`,
+/// then queried with the same non-members and members.
+fn study_filters(
+    generator: &UrlGenerator,
+    hashes: &[HashFn],
+    config: &BuildConfig,
+    n: u64,
+    stop: &AtomicBool,
+    advance: &dyn Fn(u64),
+) -> Result<Vec<HashQualityRecord>> {
+    let mut filters: Vec<(HashFn, Box<dyn Membership>)> = Vec::new();
+    for h in hashes {
+        for id in STUDY_STRUCTURES {
+            filters.push((*h, find(id)?.build(config)?));
+        }
+    }
+    let seed = config.seed;
+    let mut batch = KeyBatch::with_capacity(BATCH_KEYS, 96);
+    let each_key = |range: std::ops::Range<u64>, members: bool| {
+        let pipeline = if members {
+            KeyPipeline::members(generator, range, seed)
+        } else {
+            KeyPipeline::non_members(generator, range, seed)
+        };
+        pipeline.with_batch_keys(BATCH_KEYS)
+    };
+    let mut members = each_key(0..n, true);
+    while members.make(&mut batch)? > 0 {
+        if stop.load(Ordering::Relaxed) {
+            return Err(interrupted_error());
+        }
+        for h in hashes {
+            batch.hash_all_with(*h, seed);
+            for (_, f) in filters.iter_mut().filter(|(fh, _)| fh == h) {
+                f.insert_batch(&batch);
+            }
+        }
+        advance(batch.len() as u64 * hashes.len() as u64);
+    }
+    for (_, f) in filters.iter_mut() {
+        f.finish_build();
+    }
+    let mut false_positives = vec![0u64; filters.len()];
+    let mut false_negatives = vec![0u64; filters.len()];
+    let queries = QUALITY_QUERIES;
+    let checked = MEMBERS_CHECKED.min(n);
+    for (members, range, counts) in [
+        (false, 0..queries, &mut false_positives),
+        (true, 0..checked, &mut false_negatives),
+    ] {
+        let mut keys = each_key(range, members);
+        while keys.make(&mut batch)? > 0 {
+            if stop.load(Ordering::Relaxed) {
+                return Err(interrupted_error());
+            }
+            for h in hashes {
+                batch.hash_all_with(*h, seed);
+                for (i, (fh, f)) in filters.iter().enumerate() {
+                    if fh == h {
+                        let found = f.contains_batch(&batch);
+                        counts[i] += if members {
+                            batch.len() as u64 - found
+                        } else {
+                            found
+                        };
+                    }
+                }
+            }
+        }
+    }
+    Ok(filters
+        .iter()
+        .enumerate()
+        .map(|(i, (h, f))| {
+            let fp = false_positives[i];
+            let interval = wilson(fp, queries, 0.999);
+            let theory = f.fill_fpr().unwrap_or_else(|| f.expected_fpr(n));
+            HashQualityRecord {
+                hash: h.id().to_string(),
+                structure: f.id().to_string(),
+                n,
+                queries,
+                false_positives: fp,
+                observed_fpr: fp as f64 / queries as f64,
+                observed_fpr_wilson999: interval,
+                theory_fpr: theory,
+                theory_in_interval: interval.contains(theory),
+                members_checked: checked,
+                false_negatives: false_negatives[i],
+            }
+        })
+        .collect())
+}
+
+/// Each hash's nanoseconds per key at each of [`HASH_KEY_BYTES`], on [`SPEED_KEYS`] distinct keys cut or
+/// padded from generated URLs; repetitions are interleaved across hashes so that a slow moment of the
+/// machine falls on all of them.
+fn hash_speeds(generator: &UrlGenerator, seed: u64) -> Vec<HashSpeedRecord> {
+    let mut records = Vec::new();
+    for bytes in HASH_KEY_BYTES {
+        let keys = keys_of_length(generator, bytes as usize);
+        let mut samples = vec![Vec::new(); HashFn::ALL.len()];
+        for _ in 0..SPEED_REPS {
+            for (i, h) in HashFn::ALL.into_iter().enumerate() {
+                let started = Instant::now();
+                let mut sink = 0u64;
+                for _ in 0..SPEED_PASSES {
+                    for key in keys.iter() {
+                        sink ^= h.hash(seed, black_box(key)).h1;
+                    }
+                }
+                black_box(sink);
+                let keys_hashed = (SPEED_PASSES * keys.len()) as f64;
+                samples[i].push(started.elapsed().as_nanos() as f64 / keys_hashed);
+            }
+        }
+        for (i, h) in HashFn::ALL.into_iter().enumerate() {
+            records.push(HashSpeedRecord {
+                hash: h.id().to_string(),
+                output_bits: h.output_bits(),
+                smhasher: h.smhasher().to_string(),
+                key_bytes: bytes,
+                keys: keys.len() as u64,
+                ns_per_key: summarize(&samples[i]),
+            });
+        }
+    }
+    records
+}
+
+/// [`SPEED_KEYS`] distinct keys of exactly `bytes` (≥ 10) bytes: generated URL i, cut or repeated to
+/// `bytes − 10` bytes, then i in ten decimal digits.
+fn keys_of_length(generator: &UrlGenerator, bytes: usize) -> Vec<Vec<u8>> {
+    let mut url = Vec::new();
+    (0..SPEED_KEYS as u64)
+        .map(|i| {
+            generator.member(i, &mut url);
+            let mut key: Vec<u8> = url
+                .iter()
+                .copied()
+                .cycle()
+                .take(bytes.saturating_sub(10))
+                .collect();
+            key.extend_from_slice(format!("{i:010}").as_bytes());
+            key
+        })
+        .collect()
+}
