@@ -248,7 +248,10 @@ mod tests {
                     queries: 100,
                     false_positives: 1,
                     observed_fpr: 0.01,
-                    observed_fpr_wilson999: Interval { low: 0.0, high: 0.1 },
+                    observed_fpr_wilson999: Interval {
+                        low: 0.0,
+                        high: 0.1,
+                    },
                     theory_fpr: 0.01,
                     theory_in_interval: inside,
                     members_checked: 10,

@@ -2,7 +2,6 @@
 //! queried and measured over its repetitions (hashing and probing timed apart, the parallel build and
 //! the memory floor beside them), and recorded.
 
-use super::owners::Writes;
 use super::pass::{PassKeys, Path};
 use super::*;
 use crate::stats::Summary;
@@ -290,7 +289,7 @@ impl Runner<'_> {
     }
 
     /// Builds a fresh structure with [`RunPlan::threads`] threads through its concurrent inserter (for
-    /// kinds that have one) with owner-writes ([`Writes::Owned`]: each thread hashes its own keys and writes
+    /// kinds that have one) with owner-writes (`run/owners.rs`: each thread hashes its own keys and writes
     /// the part of the array it owns with plain stores; a key whose bits span parts goes in with atomic
     /// ors); returns the slowest thread's timed hash + insert nanoseconds per key (generation excluded).
     /// Atomic ors per key do not scale for `blocked`: eight locked ors per key on one cache line made two
@@ -311,7 +310,7 @@ impl Runner<'_> {
             return Ok(None);
         };
         let inserters = [inserter];
-        let per_thread = self.owned_build(n, threads, seed, &inserters, Writes::Owned, None);
+        let per_thread = self.owned_build(n, threads, seed, &inserters, None);
         drop(inserters);
         let per_thread = per_thread?;
         structure.add_inserted(per_thread.iter().map(|t| t.hits[0]).sum());

@@ -14,7 +14,7 @@
 //! cost several times more per key at 6·10⁹: the README's dated notes), and the arrays are bit for bit
 //! those of a one-thread build (tested). A structure whose keys span parts goes in with atomic ors.
 
-use super::owners::{join_showing_progress, sum_timings, Timings, Writes};
+use super::owners::{join_showing_progress, sum_timings, Timings};
 use super::{interrupted_error, Need, Runner, BATCH_KEYS};
 use crate::keys::{KeyBatch, KeyPipeline};
 use crate::measure::machine;
@@ -95,14 +95,7 @@ impl Runner<'_> {
                 })?,
             ];
             let label = "article-6e9: insert";
-            sum_timings(&self.owned_build(
-                n,
-                threads,
-                self.plan.seed,
-                &inserters,
-                Writes::Owned,
-                Some(label),
-            )?)
+            sum_timings(&self.owned_build(n, threads, self.plan.seed, &inserters, Some(label))?)
         };
         for (i, s) in structures.iter_mut().enumerate() {
             s.add_inserted(build.hits[i]);

@@ -4,7 +4,7 @@
 //! The article says the bitmap "automatically deduplicates"; in fact a new key collides with an earlier one
 //! with probability 1 − (1 − 1/m)ⁿ ([`crate::theory::bitmap_fpr`]): 63.2% at m = n.
 
-use super::bits::{or_owned, or_shared, part_of_index, BitArray};
+use super::bits::{or_owned, or_shared, part_of_index, BitArray, PartBounds};
 use super::mem::{prefetch_ptr, PREFETCH_AHEAD};
 use super::{Advisor, BuildConfig, ConcurrentInsert, Geometry, Kind, Membership, MemoryModel};
 use crate::hash::{reduce, KeyHash};
@@ -190,6 +190,13 @@ impl ConcurrentInsert for SharedBitmap<'_> {
     fn part_of(&self, hash: KeyHash, parts: usize) -> Option<usize> {
         let word = reduce(hash.h1, self.m) >> 6;
         Some(part_of_index(word, self.words.len() as u64, parts))
+    }
+    fn split_by_part(&self, hashes: &[KeyHash], by_part: &mut [Vec<KeyHash>]) -> bool {
+        let bounds = PartBounds::new(self.words.len() as u64, by_part.len());
+        for h in hashes {
+            by_part[bounds.part(reduce(h.h1, self.m) >> 6)].push(*h);
+        }
+        true
     }
     fn insert_owned(&self, hashes: &[KeyHash]) -> u64 {
         self.insert_with(hashes, or_owned)

@@ -112,6 +112,31 @@ pub fn part_of_index(index: u64, len: u64, parts: usize) -> usize {
     (index as u128 * parts as u128 / len.max(1) as u128) as usize
 }
 
+/// The parts of [`part_of_index`] as bounds: index i lies in the part counted by the bounds at or below
+/// it, with no division per index (`part_of_index` divides 128 bits, a library call, per key).
+pub struct PartBounds {
+    /// The first index of parts 1, 2, …: ⌈p·len / parts⌉.
+    starts: Vec<u64>,
+}
+
+impl PartBounds {
+    pub fn new(len: u64, parts: usize) -> PartBounds {
+        let len = len.max(1) as u128;
+        let parts = parts.max(1) as u128;
+        PartBounds {
+            starts: (1..parts)
+                .map(|p| (p * len).div_ceil(parts) as u64)
+                .collect(),
+        }
+    }
+
+    /// The part holding `index`: the same as `part_of_index(index, len, parts)`.
+    #[inline(always)]
+    pub fn part(&self, index: u64) -> usize {
+        self.starts.iter().filter(|s| **s <= index).count()
+    }
+}
+
 /// Sets `mask` in a word only the calling thread writes (plain load and store: no locked instruction);
 /// returns whether a bit of it was clear.
 #[inline(always)]
@@ -120,4 +145,35 @@ pub fn or_owned(word: &AtomicU64, mask: u64) -> bool {
     let old = word.load(Relaxed);
     word.store(old | mask, Relaxed);
     old & mask != mask
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn part_bounds_agree_with_the_division_at_every_boundary() {
+        for (len, parts) in [
+            (1u64, 1usize),
+            (10, 3),
+            (1000, 2),
+            (6_000_000_000, 2),
+            (7, 7),
+            (97, 5),
+        ] {
+            let bounds = PartBounds::new(len, parts);
+            let mut indices: Vec<u64> = (0..len.min(2000)).collect();
+            for p in 0..=parts as u64 {
+                let b = (p as u128 * len as u128 / parts as u128) as u64;
+                indices.extend([b.saturating_sub(1), b, b + 1]);
+            }
+            for i in indices.into_iter().filter(|i| *i < len) {
+                assert_eq!(
+                    bounds.part(i),
+                    part_of_index(i, len, parts),
+                    "{i} of {len} in {parts}"
+                );
+            }
+        }
+    }
 }

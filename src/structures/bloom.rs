@@ -3,7 +3,7 @@
 //! Probe i of a key is `reduce(h1 + i·h2, m)` (Kirsch & Mitzenmacher 2006 double hashing, multiply-high range
 //! reduction). Rate at fill n: (1 − (1 − 1/m)^(k·n))^k ([`crate::theory::bloom_fpr`]).
 
-use super::bits::{or_owned, or_shared, part_of_index, BitArray};
+use super::bits::{or_owned, or_shared, part_of_index, BitArray, PartBounds};
 use super::{Advisor, BuildConfig, ConcurrentInsert, Geometry, Kind, Membership, MemoryModel};
 use crate::hash::{reduce, KeyHash};
 use crate::keys::KeyBatch;
@@ -285,6 +285,16 @@ impl ConcurrentInsert for SharedBloom<'_> {
     fn part_of(&self, hash: KeyHash, parts: usize) -> Option<usize> {
         let word = reduce(hash.probe(0), self.m) >> 6;
         (self.hashes == 1).then(|| part_of_index(word, self.words.len() as u64, parts))
+    }
+    fn split_by_part(&self, hashes: &[KeyHash], by_part: &mut [Vec<KeyHash>]) -> bool {
+        if self.hashes != 1 {
+            return false;
+        }
+        let bounds = PartBounds::new(self.words.len() as u64, by_part.len());
+        for h in hashes {
+            by_part[bounds.part(reduce(h.probe(0), self.m) >> 6)].push(*h);
+        }
+        true
     }
     fn insert_owned(&self, hashes: &[KeyHash]) -> u64 {
         if self.hashes == 1 {

@@ -154,6 +154,23 @@ pub trait ConcurrentInsert: Sync {
     fn part_of(&self, _hash: KeyHash, _parts: usize) -> Option<usize> {
         None
     }
+    /// Appends each hash to `by_part[its part]` (of `by_part.len()` parts, as [`ConcurrentInsert::part_of`]
+    /// says) and returns `true`; returns `false` and appends nothing when the structure has no parts. One
+    /// call per batch, so a structure can find the parts without a dynamic call or a division per key.
+    fn split_by_part(&self, hashes: &[KeyHash], by_part: &mut [Vec<KeyHash>]) -> bool {
+        let parts = by_part.len();
+        if hashes
+            .first()
+            .and_then(|h| self.part_of(*h, parts))
+            .is_none()
+        {
+            return false;
+        }
+        for h in hashes {
+            by_part[self.part_of(*h, parts).unwrap_or(0)].push(*h);
+        }
+        true
+    }
     /// Inserts keys whose bits lie in a part only the calling thread writes, with plain loads and stores.
     /// The caller's contract: breaking it can lose bits (never memory safety). Without parts, the same as
     /// [`ConcurrentInsert::insert_hashes`].

@@ -61,6 +61,13 @@ impl ConcurrentInsert for SharedBlocked<'_> {
             parts,
         ))
     }
+    fn split_by_part(&self, hashes: &[KeyHash], by_part: &mut [Vec<KeyHash>]) -> bool {
+        let bounds = crate::structures::bits::PartBounds::new(self.blocks, by_part.len());
+        for h in hashes {
+            by_part[bounds.part(reduce(h.h1, self.blocks))].push(*h);
+        }
+        true
+    }
     fn insert_owned(&self, hashes: &[KeyHash]) -> u64 {
         self.insert_with(hashes, true)
     }
