@@ -458,7 +458,8 @@ fn experiments_over_the_memory_budget_are_skipped_and_named() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("run");
     // At n = 10⁵ the bitmap claim's 100-bit-per-key bitmap needs 1.25 MB, saturation's scalable filter,
-    // filled to 5×, ≈ 1.6 MB and expiry's exact map of a 10⁵-URL window with its shadow ≈ 16 MB; deletion
+    // filled to 5×, ≈ 1.6 MB, expiry's exact map of a 10⁵-URL window with its shadow ≈ 16 MB and the hash
+    // study's twelve filters of 10⁵ keys ≈ 1.5 MB; deletion
     // (a counting filter of 10⁵ keys) and growth (n₀ = 1562) stay under 1 MiB.
     let results = bench_into(
         &out,
@@ -484,10 +485,12 @@ fn experiments_over_the_memory_budget_are_skipped_and_named() {
         vec![
             ("saturation experiment", 100_000),
             ("bitmap_claim experiment", 100_000),
-            ("expiry experiment", 100_000)
+            ("expiry experiment", 100_000),
+            ("hash_study experiment", 100_000)
         ]
     );
     assert!(results.expiry.is_empty());
+    assert!(results.hash_speed.is_empty() && results.hash_quality.is_empty());
     assert!(results.skipped.iter().all(|s| s.projected_bytes > 1.25e6));
     assert!(results.bitmap_claim.is_empty() && results.saturation.is_empty());
     assert!(!results.growth.is_empty());

@@ -73,20 +73,7 @@ impl Runner<'_> {
                     })
                 })
                 .collect();
-            let mut shown = 0;
-            while workers.iter().any(|w| !w.is_finished()) {
-                std::thread::sleep(std::time::Duration::from_millis(200));
-                let now = done.load(Ordering::Relaxed);
-                progress.advance(now - shown);
-                shown = now;
-            }
-            workers
-                .into_iter()
-                .map(|w| {
-                    w.join()
-                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-                })
-                .collect()
+            super::owners::join_showing_progress(workers, done, Some(progress))
         });
         self.progress.finish();
         let mut records = Vec::new();

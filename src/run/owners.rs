@@ -214,11 +214,11 @@ impl Owner<'_, '_> {
 
 /// Waits for the pass's workers, advancing the progress bar (if any) by the keys they report done; a worker's panic
 /// is raised again here.
-pub(super) fn join_showing_progress(
-    workers: Vec<std::thread::ScopedJoinHandle<'_, Timings>>,
+pub(super) fn join_showing_progress<T>(
+    workers: Vec<std::thread::ScopedJoinHandle<'_, T>>,
     done: &AtomicU64,
     progress: Option<&dyn super::Progress>,
-) -> Vec<Timings> {
+) -> Vec<T> {
     let mut shown = 0;
     // Without a bar the workers are joined at once: no polling thread competes for the cores.
     while let Some(progress) = progress.filter(|_| workers.iter().any(|w| !w.is_finished())) {

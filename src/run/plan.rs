@@ -186,30 +186,13 @@ impl Experiment {
             }
             Experiment::Deletion => 1,
             Experiment::HashStudy => {
-                let largest = results
-                    .header
-                    .as_ref()
-                    .map(|h| {
-                        let suite = Suite::parse(&h.suite).unwrap_or(Suite::Quick);
-                        let top = h.scales.iter().copied().max().unwrap_or(1).max(100);
-                        suite.hash_study_max_keys().min(top)
-                    })
-                    .unwrap_or(Suite::Quick.hash_study_max_keys());
+                let largest = sized_as_planned(results, Suite::hash_study_max_keys);
                 let hashes = crate::hash::candidates::HashFn::ALL.len();
                 hashes * HASH_KEY_BYTES.len() + hashes * 2 * hash_study_sizes(largest).len()
             }
             Experiment::Growth => 2 * GROWTH_STEPS.len(),
             Experiment::Expiry => {
-                // The windows follow from the header's suite and scales, as the plan sized them.
-                let largest = results
-                    .header
-                    .as_ref()
-                    .map(|h| {
-                        let suite = Suite::parse(&h.suite).unwrap_or(Suite::Quick);
-                        let top = h.scales.iter().copied().max().unwrap_or(1).max(100);
-                        suite.expiry_window_max_keys().min(top)
-                    })
-                    .unwrap_or(Suite::Quick.expiry_window_max_keys());
+                let largest = sized_as_planned(results, Suite::expiry_window_max_keys);
                 expiry_windows(largest).len() * crate::expiry::Contender::ALL.len()
             }
             Experiment::BitmapClaim => {
@@ -251,6 +234,20 @@ impl Experiment {
     pub fn skipped_label(self) -> String {
         format!("{} experiment", self.name())
     }
+}
+
+/// An experiment's largest size as the plan set it: the suite's (by `of_suite`) within the run's largest
+/// scale, both from the results' header.
+fn sized_as_planned(results: &Results, of_suite: fn(Suite) -> u64) -> u64 {
+    results
+        .header
+        .as_ref()
+        .map(|h| {
+            let suite = Suite::parse(&h.suite).unwrap_or(Suite::Quick);
+            let top = h.scales.iter().copied().max().unwrap_or(1).max(100);
+            of_suite(suite).min(top)
+        })
+        .unwrap_or(of_suite(Suite::Quick))
 }
 
 /// Key lengths of the hash study's speed measurement: short URLs, the default profile's mean, long ones.
