@@ -248,7 +248,7 @@ pub fn ratios(r: &Results) -> Vec<Ratio> {
             None => (c.insert_ns_per_key.median, "one call per key"),
         };
         let writes = if c.parallel_owner_writes {
-            "owner-writes"
+            "owner-writes, waits excluded"
         } else {
             "atomic ors"
         };

@@ -57,6 +57,9 @@ pub struct HashSpeedRecord {
     pub output_bits: u32,
     /// What the hash's crate documents of its SMHasher results.
     pub smhasher: String,
+    /// Whether that documentation says this very hash passes.
+    #[serde(default)]
+    pub smhasher_passes: bool,
     pub key_bytes: u32,
     /// Distinct keys hashed per repetition.
     pub keys: u64,
@@ -205,7 +208,8 @@ pub struct CellRecord {
     #[serde(default)]
     pub parallel_insert_ns_per_key: Option<Summary>,
     /// Whether the parallel build wrote with owner-writes (each thread its own part of the array, plain
-    /// stores); `false` in files from before it, whose parallel build used atomic ors per key.
+    /// stores); `false` where it used atomic ors (`bloom` with k > 1, and files from before owner-writes).
+    /// With owner-writes the figure above leaves out a thread's waits for room in another's inbox.
     #[serde(default)]
     pub parallel_owner_writes: bool,
     /// Whether the three costs above are one call per key (schema 3 on). Before, `bloom` and `blocked`

@@ -56,6 +56,7 @@ impl Runner<'_> {
         let (mut batched_insert, mut batched_member, mut batched_non_member) =
             (Vec::new(), Vec::new(), Vec::new());
         let mut parallel = Vec::new();
+        let mut parallel_owner_writes = false;
         let mut floor = None;
         let mut huge_pages = 0;
         let mut fill_fpr = None;
@@ -161,8 +162,9 @@ impl Runner<'_> {
                 batched_non_member.push(batched.non_member_query_ns);
             }
             if self.plan.threads > 1 && rep == 0 {
-                if let Some(ns) = self.parallel_build(kind, config, n)? {
+                if let Some((ns, with_parts)) = self.parallel_build(kind, config, n)? {
                     parallel.push(ns);
+                    parallel_owner_writes = with_parts;
                 }
             }
         }
@@ -219,7 +221,7 @@ impl Runner<'_> {
                 self.plan.threads
             },
             parallel_insert_ns_per_key: (!parallel.is_empty()).then(|| summarize(&parallel)),
-            parallel_owner_writes: !parallel.is_empty(),
+            parallel_owner_writes,
             timed_per_key: true,
             batched_insert_ns_per_key: (!batched_insert.is_empty())
                 .then(|| summarize(&batched_insert)),
@@ -291,7 +293,9 @@ impl Runner<'_> {
     /// Builds a fresh structure with [`RunPlan::threads`] threads through its concurrent inserter (for
     /// kinds that have one) with owner-writes (`run/owners.rs`: each thread hashes its own keys and writes
     /// the part of the array it owns with plain stores; a key whose bits span parts goes in with atomic
-    /// ors); returns the slowest thread's timed hash + insert nanoseconds per key (generation excluded).
+    /// ors); returns the slowest thread's timed hash + insert + routing nanoseconds per key (generation and
+    /// waits for room in another thread's inbox excluded), and whether the structure has parts (owner-writes
+    /// proper; `bloom` with k > 1 has none and went in with atomic ors).
     /// Atomic ors per key do not scale for `blocked`: eight locked ors per key on one cache line made two
     /// threads 1.17× one at 10⁹ keys.
     fn parallel_build(
@@ -299,7 +303,7 @@ impl Runner<'_> {
         kind: &dyn Kind,
         config: &BuildConfig,
         n: u64,
-    ) -> Result<Option<f64>> {
+    ) -> Result<Option<(f64, bool)>> {
         if !matches!(self.source.members, source::Members::Generated) {
             return Ok(None);
         }
@@ -309,6 +313,9 @@ impl Runner<'_> {
         let Some(inserter) = structure.concurrent_inserter() else {
             return Ok(None);
         };
+        let with_parts = inserter
+            .part_of(Default::default(), threads as usize)
+            .is_some();
         let inserters = [inserter];
         let per_thread = self.owned_build(n, threads, seed, &inserters, None);
         drop(inserters);
@@ -319,7 +326,7 @@ impl Runner<'_> {
             .map(|t| t.hash_ns + t.probe_ns[0])
             .max()
             .unwrap_or(0);
-        Ok(Some(slowest_ns as f64 / n.max(1) as f64))
+        Ok(Some((slowest_ns as f64 / n.max(1) as f64, with_parts)))
     }
 
     /// The memory floor at `config`'s n: one random line read per key for up to [`FLOOR_KEYS`] keys (hashed

@@ -102,11 +102,9 @@ impl Runner<'_> {
                 return Ok((most + shadow) * 1.25);
             }
             Experiment::HashStudy => {
-                // Every hash's bloom and blocked at the largest size, all held at once.
-                let config = BuildConfig::new(n, fpr, seed);
-                let one = find(bloom::ID)?.predicted_peak_bytes(&config)
-                    + find(crate::structures::blocked::ID)?.predicted_peak_bytes(&config);
-                return Ok(one * crate::hash::candidates::HashFn::ALL.len() as f64 * 1.05);
+                // Its smallest size: each larger one is checked (and skipped alone) as it comes.
+                let smallest = super::plan::hash_study_sizes(n)[0];
+                return self.hash_study_peak_bytes(smallest);
             }
             Experiment::BitmapClaim => {
                 let mut config = BuildConfig::new(n, fpr, seed);

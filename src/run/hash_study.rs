@@ -8,8 +8,8 @@
 //! of the hashes), generates every key itself and inserts through the filter's batch path, so no filter is
 //! shared and the keys are never held.
 
-use super::plan::{hash_study_sizes, HASH_KEY_BYTES};
-use super::{interrupted_error, Runner, BATCH_KEYS};
+use super::plan::{hash_study_sizes, Experiment, HASH_KEY_BYTES};
+use super::{interrupted_error, Need, Runner, BATCH_KEYS};
 use crate::hash::candidates::HashFn;
 use crate::keys::{KeyBatch, KeyPipeline, UrlGenerator};
 use crate::registry::find;
@@ -41,11 +41,32 @@ impl Runner<'_> {
             self.record(Record::HashSpeed(record))?;
         }
         for n in hash_study_sizes(largest) {
+            let peak = self.hash_study_peak_bytes(n)?;
+            let need = Need {
+                label: Experiment::HashStudy.skipped_label(),
+                n,
+                peak_bytes: peak,
+                projected_bytes: peak,
+                what: "its filters need",
+            };
+            if !self.fits(need)? {
+                continue;
+            }
             for record in self.hash_quality(n)? {
                 self.record(Record::HashQuality(record))?;
             }
         }
         Ok(())
+    }
+
+    /// Every hash's `bloom` and `blocked` at `n` keys, all held at once, by their peak-memory models.
+    pub(super) fn hash_study_peak_bytes(&self, n: u64) -> Result<f64> {
+        let config = BuildConfig::new(n, self.plan.fpr, self.plan.seed);
+        let mut one = 0.0;
+        for id in STUDY_STRUCTURES {
+            one += find(id)?.predicted_peak_bytes(&config);
+        }
+        Ok(one * HashFn::ALL.len() as f64 * 1.05)
     }
 
     /// Builds `bloom` and `blocked` with every hash at `n` keys and measures their rates.
@@ -199,7 +220,9 @@ fn hash_speeds(generator: &UrlGenerator, seed: u64) -> Vec<HashSpeedRecord> {
                 let mut sink = 0u64;
                 for _ in 0..SPEED_PASSES {
                     for key in keys.iter() {
-                        sink ^= h.hash(seed, black_box(key)).h1;
+                        // Both halves, so the 64-bit hashes pay for the finaliser that derives h2.
+                        let kh = h.hash(seed, black_box(key));
+                        sink ^= kh.h1 ^ kh.h2;
                     }
                 }
                 black_box(sink);
@@ -212,6 +235,7 @@ fn hash_speeds(generator: &UrlGenerator, seed: u64) -> Vec<HashSpeedRecord> {
                 hash: h.id().to_string(),
                 output_bits: h.output_bits(),
                 smhasher: h.smhasher().to_string(),
+                smhasher_passes: h.documented_to_pass(),
                 key_bytes: bytes,
                 keys: keys.len() as u64,
                 ns_per_key: summarize(&samples[i]),

@@ -142,8 +142,9 @@ impl Owner<'_, '_> {
         for (s, inserter) in self.inserters.iter().enumerate() {
             let t0 = Instant::now();
             let blocked_before = self.blocked_ns;
-            let mut by_part: Vec<Vec<KeyHash>> =
-                vec![Vec::with_capacity(hashes.len() / parts + 64); parts];
+            let mut by_part: Vec<Vec<KeyHash>> = (0..parts)
+                .map(|_| Vec::with_capacity(hashes.len() / parts + 64))
+                .collect();
             if !inserter.split_by_part(hashes, &mut by_part) {
                 self.timings.hits[s] += inserter.insert_hashes(hashes);
             } else {

@@ -20,6 +20,12 @@ const LENGTH_BUCKETS: usize = 1024;
 /// Intervals of the tabulated Zipf inverse CDF; between points the rank is interpolated linearly, which
 /// for 10⁹ hosts at s = 1 is within 5·10⁻⁵ of the exact rank, relatively.
 const ZIPF_POINTS: usize = 1024;
+/// A slice whose end rank exceeds its start rank by more than this factor is too curved to interpolate
+/// (at s > 1 the last slices span decades of ranks); its draws take the exact inverse CDF. At s ≤ 1 and
+/// up to 10⁹ hosts no slice exceeds it, so the fast path is every draw.
+const ZIPF_MAX_SLICE_RATIO: f64 = 1.1;
+/// Target lengths are clamped to this (the profile parser's own limit).
+const MAX_TARGET_BYTES: usize = 65_536;
 /// The most middle path segments (the profile allows 1–6 segments; the last is the slug).
 const MAX_MIDDLE: usize = 5;
 /// An upper bound on a URL's bytes beyond its target length: scheme (8), host (≤ 35: "www.", two 12-byte
@@ -107,6 +113,12 @@ pub(super) struct Tables {
     with_scheme: bool,
     /// An upper bound on one URL's bytes, plus a block's slack: the capacity reserved before writing one.
     pub(super) max_url_bytes: usize,
+    /// No target length exceeds this (the largest length of the profile's points, plus one).
+    longest_target: usize,
+    /// Slices of the Zipf table too curved for linear interpolation (rank ratio across the slice above
+    /// [`ZIPF_MAX_SLICE_RATIO`]): their ranks come from the exact inverse CDF.
+    zipf_exact: Box<[bool; ZIPF_POINTS]>,
+    host_zipf: f64,
 }
 
 /// A vector of exactly `N` items as a boxed array, so that indexing it with a masked index needs no check.
@@ -157,11 +169,14 @@ impl Tables {
             vocabulary.push(word);
         }
         let words = boxed(vocabulary.iter().map(|w| Word::new(w)).collect());
+        // The longest length any point names: a profile built in code need not be increasing (the parser
+        // checks it), and every target is clamped to this, so the room reserved per URL holds whatever it says.
         let longest_target = profile
             .length_quantiles
-            .last()
-            .map_or(0.0, |p| p.1)
-            .max(0.0) as usize
+            .iter()
+            .map(|p| p.1)
+            .fold(0.0, f64::max)
+            .min(MAX_TARGET_BYTES as f64) as usize
             + 1;
         let middle = Corpus::new(&vocabulary, &mut state, |_| b"/".to_vec(), RUN_COPY_BYTES);
         let slug = Corpus::new(
@@ -239,10 +254,18 @@ impl Tables {
             length_below,
             length_lines,
             length_segment_start: boxed(length_segment_start),
-            host_rank_at: boxed(host_rank_at),
+            host_rank_at: boxed(host_rank_at.clone()),
             hosts: profile.hosts,
             with_scheme: profile.with_scheme,
             max_url_bytes: longest_target + MAX_PARTS_BYTES + 16,
+            longest_target,
+            zipf_exact: boxed(
+                host_rank_at
+                    .windows(2)
+                    .map(|w| w[1] as f64 > w[0] as f64 * ZIPF_MAX_SLICE_RATIO + 65536.0)
+                    .collect(),
+            ),
+            host_zipf: profile.host_zipf,
         }
     }
 
@@ -261,7 +284,7 @@ impl Tables {
             j += 1;
         }
         let (base, slope) = self.length_lines[j];
-        let into = (draw - below[j - 1]) >> 32;
+        let into = draw.saturating_sub(below[j - 1]) >> 32;
         ((base + slope as u128 * into as u128) >> 48) as usize
     }
 
@@ -273,8 +296,13 @@ impl Tables {
         stream: u64,
         spare: &mut [MaybeUninit<u8>],
     ) -> usize {
+        // The one check that the unchecked writes below stay inside `spare` (see `MAX_PARTS_BYTES`).
+        assert!(
+            spare.len() >= self.max_url_bytes,
+            "room for the longest URL"
+        );
         let mut rng = Rng(token ^ stream);
-        let target = self.length_at(rng.next());
+        let target = self.length_at(rng.next()).min(self.longest_target);
         let mut out = Cursor::new(spare);
         let https = rng.next() < self.https_below;
         out.word_if(&self.schemes[usize::from(https)], self.with_scheme);
@@ -336,10 +364,15 @@ impl Tables {
     #[inline(always)]
     fn write_host(&self, draw: u64, out: &mut Cursor) {
         let k = (draw >> 54) as usize % ZIPF_POINTS;
-        let (x0, x1) = (self.host_rank_at[k], self.host_rank_at[k + 1]);
-        let into = (draw >> 22) as u32 as u128;
-        let x = x0 + ((x1.saturating_sub(x0) as u128 * into) >> 32) as u64;
-        let rank = (x >> 16).clamp(1, self.hosts);
+        let rank = if self.zipf_exact[k] {
+            let u = (draw >> 11) as f64 / (1u64 << 53) as f64;
+            zipf_inverse_cdf(self.hosts, self.host_zipf, u) as u64
+        } else {
+            let (x0, x1) = (self.host_rank_at[k], self.host_rank_at[k + 1]);
+            let into = (draw >> 22) as u32 as u128;
+            (x0 + ((x1.saturating_sub(x0) as u128 * into) >> 32) as u64) >> 16
+        };
+        let rank = rank.clamp(1, self.hosts);
         let mut host = Rng(rank.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0x2545_F491_4F6C_DD1D);
         let www = host.next() < self.www_below;
         let shape = host.next();

@@ -142,7 +142,8 @@ impl<'a> Cursor<'a> {
     #[inline(always)]
     pub(super) fn put_if(&mut self, at: usize, b: u8, present: bool) {
         debug_assert!(at < self.pos || !present);
-        // SAFETY: the byte at `at` was written (it is before `pos`, or is overwritten later); `at` is within `spare`.
+        // SAFETY: `at` is within `spare`, and its byte was written: callers pass a position that a block or
+        // run written before covers (the query's first byte, which `copy_run` always writes, 80 bytes).
         let old = unsafe { self.spare.get_unchecked(at).assume_init() };
         self.put(at, if present { b } else { old });
     }
