@@ -82,15 +82,9 @@ fn hashing_and_generating(c: &mut Criterion) {
     group.bench_function("hash xxh3-128", |b| {
         b.iter(|| batch.hash_all(black_box(SEED)))
     });
-    // The hash study's candidates on keys of one length each (as `bench` times them, see
-    // src/run/hash_study.rs): generated URLs cut or repeated to length.
+    // The hash study's candidates on the keys `bench` times them on (src/run/hash_study.rs).
     for bytes in [40usize, 77, 200] {
-        let keys: Vec<Vec<u8>> = (0..LOOKUP_KEYS)
-            .map(|i| {
-                let url = g.write_to_vec(i);
-                url.iter().copied().cycle().take(bytes).collect()
-            })
-            .collect();
+        let keys = g.keys_of_length(LOOKUP_KEYS, bytes);
         for h in HashFn::ALL {
             group.bench_function(format!("hash {} {bytes}B", h.id()), |b| {
                 b.iter(|| {

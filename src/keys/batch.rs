@@ -75,23 +75,22 @@ impl KeyBatch {
 
     /// Hashes every key with `seed` (replacing earlier hashes).
     pub fn hash_all(&mut self, seed: u64) {
-        self.hashes.clear();
-        let mut start = 0usize;
-        for &end in &self.ends {
-            self.hashes
-                .push(hash_key(seed, &self.bytes[start..end as usize]));
-            start = end as usize;
-        }
+        self.hash_each(|key| hash_key(seed, key));
     }
 
     /// Hashes every key with `hash` under `seed` (the hash study; everything else uses
     /// [`KeyBatch::hash_all`]).
     pub fn hash_all_with(&mut self, hash: crate::hash::candidates::HashFn, seed: u64) {
+        self.hash_each(|key| hash.hash(seed, key));
+    }
+
+    /// Replaces the hashes with `hash` of every key (monomorphic: no call through a pointer per key).
+    #[inline]
+    fn hash_each(&mut self, hash: impl Fn(&[u8]) -> KeyHash) {
         self.hashes.clear();
         let mut start = 0usize;
         for &end in &self.ends {
-            self.hashes
-                .push(hash.hash(seed, &self.bytes[start..end as usize]));
+            self.hashes.push(hash(&self.bytes[start..end as usize]));
             start = end as usize;
         }
     }

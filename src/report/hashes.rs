@@ -38,7 +38,7 @@ fn passes(r: &Results, hash: &str) -> bool {
             .all(|q| q.theory_in_interval && q.false_negatives == 0)
 }
 
-/// The hashes in registry order that the run measured, fastest passing one first among the others.
+/// The hashes the run measured, in registry order.
 fn measured(r: &Results) -> Vec<&'static str> {
     HashFn::ALL
         .iter()

@@ -65,7 +65,7 @@ impl Runner<'_> {
                             inbox,
                             outboxes,
                             timings: Timings::default(),
-                            blocked_ns: 0,
+                            waiting_ns: 0,
                         };
                         let mut batch = KeyBatch::with_capacity(BATCH_KEYS, 96);
                         let range = t as u64 * n / threads..(t as u64 + 1) * n / threads;
@@ -131,7 +131,7 @@ pub(super) struct Owner<'a, 'b> {
     /// Time spent inside [`Owner::send`] waiting for room in a full inbox (yielding, or applying this
     /// thread's own parcels, which [`Owner::apply`] times itself): not part of the sending structure's
     /// routing time.
-    pub(super) blocked_ns: u64,
+    pub(super) waiting_ns: u64,
 }
 
 impl Owner<'_, '_> {
@@ -141,7 +141,7 @@ impl Owner<'_, '_> {
         let parts = self.outboxes.len();
         for (s, inserter) in self.inserters.iter().enumerate() {
             let t0 = Instant::now();
-            let blocked_before = self.blocked_ns;
+            let waiting_before = self.waiting_ns;
             let mut by_part: Vec<Vec<KeyHash>> = (0..parts)
                 .map(|_| Vec::with_capacity(hashes.len() / parts + 64))
                 .collect();
@@ -155,8 +155,8 @@ impl Owner<'_, '_> {
                     }
                 }
             }
-            let blocked = self.blocked_ns - blocked_before;
-            self.timings.probe_ns[s] += (t0.elapsed().as_nanos() as u64).saturating_sub(blocked);
+            let waited = self.waiting_ns - waiting_before;
+            self.timings.probe_ns[s] += (t0.elapsed().as_nanos() as u64).saturating_sub(waited);
         }
     }
 
@@ -177,7 +177,7 @@ impl Owner<'_, '_> {
                     if !self.apply_waiting() {
                         std::thread::yield_now();
                     }
-                    self.blocked_ns += t0.elapsed().as_nanos() as u64;
+                    self.waiting_ns += t0.elapsed().as_nanos() as u64;
                 }
             }
         }

@@ -190,6 +190,26 @@ impl UrlGenerator {
         unsafe { buf.set_len(buf.len() + written) };
     }
 
+    /// `count` distinct keys of exactly `bytes` (≥ 10) bytes, for timing a hash at one key length: member
+    /// URL i cut or repeated to `bytes − 10` bytes, then i in ten decimal digits. The hash study and its
+    /// criterion benchmark time the same keys.
+    pub fn keys_of_length(&self, count: u64, bytes: usize) -> Vec<Vec<u8>> {
+        let mut url = Vec::new();
+        (0..count)
+            .map(|i| {
+                self.member(i, &mut url);
+                let mut key: Vec<u8> = url
+                    .iter()
+                    .copied()
+                    .cycle()
+                    .take(bytes.saturating_sub(10))
+                    .collect();
+                key.extend_from_slice(format!("{i:010}").as_bytes());
+                key
+            })
+            .collect()
+    }
+
     /// The URL of raw index `index` as a new vector (allocates; for tests and examples).
     pub fn write_to_vec(&self, index: u64) -> Vec<u8> {
         let mut buf = Vec::new();
