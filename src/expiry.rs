@@ -27,8 +27,9 @@
 
 use crate::hash::{hash_key, KeyHash};
 use crate::keys::UrlGenerator;
-use crate::structures::windowed::WindowedKind;
-use crate::structures::{counting::CountingKind, BuildConfig, Kind, Membership};
+use crate::structures::counting::{CountingBloom, CountingKind};
+use crate::structures::windowed::{WindowPlan, Windowed, WindowedKind};
+use crate::structures::{BuildConfig, Kind, Membership, Removable};
 use crate::Result;
 use hashbrown::HashTable;
 use std::collections::{HashMap, VecDeque};
@@ -109,10 +110,11 @@ impl Iterator for RecrawlStream {
 }
 
 /// One contender's state.
+/// Each contender held as its concrete type, so that no arrival pays a dynamic call the exact map does not.
 enum State {
-    Windowed(Box<dyn Membership>),
+    Windowed(Windowed),
     CountingWithLog {
-        filter: Box<dyn Membership>,
+        filter: CountingBloom,
         /// The hashes admitted, oldest first: the last W + 1 admissions (ages 0..=W).
         log: VecDeque<KeyHash>,
     },
@@ -128,9 +130,9 @@ impl State {
         let mut config = BuildConfig::new(window_keys, fpr, seed);
         config.window_keys = Some(window_keys);
         Ok(match contender {
-            Contender::Windowed => State::Windowed(WindowedKind.build(&config)?),
+            Contender::Windowed => State::Windowed(Windowed::new(WindowPlan::of(&config), seed)),
             Contender::CountingWithLog => State::CountingWithLog {
-                filter: CountingKind.build(&config)?,
+                filter: CountingBloom::for_config(&config)?,
                 log: VecDeque::with_capacity(window_entries(window_keys) + 1),
             },
             Contender::ExactMap => State::ExactMap {
@@ -149,14 +151,13 @@ impl State {
             State::Windowed(s) => s.insert_hashed(key, hash),
             State::CountingWithLog { filter, log } => {
                 while log.len() > keep {
-                    if let (Some(h), Some(r)) = (log.pop_front(), filter.as_removable()) {
-                        r.remove_hashed(&[], h);
+                    if let Some(h) = log.pop_front() {
+                        filter.remove_hashed(&[], h);
                     }
                 }
-                if filter.contains_hashed(key, hash) {
+                if !filter.insert_if_new(key, hash) {
                     return false;
                 }
-                filter.insert_hashed(key, hash);
                 log.push_back(hash);
                 true
             }
@@ -169,10 +170,12 @@ impl State {
                     }
                 }
                 let fingerprint = hash.h1;
-                if set.find(fingerprint, |v| *v == fingerprint).is_some() {
-                    return false;
+                match set.entry(fingerprint, |v| *v == fingerprint, |v| *v) {
+                    hashbrown::hash_table::Entry::Occupied(_) => return false,
+                    hashbrown::hash_table::Entry::Vacant(slot) => {
+                        slot.insert(fingerprint);
+                    }
                 }
-                set.insert_unique(fingerprint, fingerprint, |v| *v);
                 queue.push_back(fingerprint);
                 true
             }
@@ -233,7 +236,9 @@ pub fn run(
     let arrivals = ARRIVALS_PER_WINDOW * window_keys;
     let mut state = State::new(contender, window_keys, fpr, seed)?;
     let mut stream = RecrawlStream::new(seed, window_keys);
-    let mut shadow: HashMap<u64, u64> = HashMap::new();
+    // Sized once for every arrival: growing by doubling would hold two tables at the last resize, past
+    // the experiment's peak model (one table of 4 windows of entries).
+    let mut shadow: HashMap<u64, u64> = HashMap::with_capacity(arrivals as usize);
     let (mut admitted, mut truly_new, mut wrongly_skipped) = (0u64, 0u64, 0u64);
     let (mut inside_window, mut wrongly_readmitted) = (0u64, 0u64);
     let (mut skipped_never_admitted, mut skipped_expired) = (0u64, 0u64);
@@ -312,15 +317,17 @@ fn window_entries(window_keys: u64) -> usize {
 pub fn model_bytes(contender: Contender, window_keys: u64, fpr: f64) -> f64 {
     let mut config = BuildConfig::new(window_keys, fpr, 0);
     config.window_keys = Some(window_keys);
+    // What `State::new` allocates for the log and the queue.
+    let held = window_entries(window_keys) as u64 + 1;
     match contender {
         Contender::Windowed => WindowedKind.predicted_peak_bytes(&config),
         Contender::CountingWithLog => {
             CountingKind.predicted_memory(&config).footprint_bytes
-                + (window_keys + 2) as f64 * std::mem::size_of::<KeyHash>() as f64
+                + held as f64 * std::mem::size_of::<KeyHash>() as f64
         }
         Contender::ExactMap => {
-            crate::theory::hashbrown_table_bytes(window_keys + 2, 8) as f64
-                + (window_keys + 2) as f64 * std::mem::size_of::<u64>() as f64
+            crate::theory::hashbrown_table_bytes(held, 8) as f64
+                + held as f64 * std::mem::size_of::<u64>() as f64
         }
     }
 }

@@ -64,6 +64,14 @@ impl Kind for CountingKind {
         Some(sizing(config).fpr(n_inserted))
     }
     fn build(&self, config: &BuildConfig) -> crate::Result<Box<dyn Membership>> {
+        Ok(Box::new(CountingBloom::for_config(config)?))
+    }
+}
+
+impl CountingBloom {
+    /// The filter the registry builds for `config` (an error when its rate needs more than
+    /// [`MAX_HASHES`] probes); callers that time it per key hold it as this concrete type.
+    pub fn for_config(config: &BuildConfig) -> crate::Result<CountingBloom> {
         let s = sizing(config);
         if s.hashes as usize > MAX_HASHES {
             return Err(crate::Error::invalid(
@@ -74,7 +82,7 @@ impl Kind for CountingKind {
                 ),
             ));
         }
-        Ok(Box::new(CountingBloom::new(s, config.seed)))
+        Ok(CountingBloom::new(s, config.seed))
     }
 }
 
