@@ -273,7 +273,7 @@ pub fn run_workload(r: &Results) -> Option<Workload> {
         n_low: n,
         n_high: n,
         fpr: h.fpr,
-        memory_bytes: h.memory_budget_bytes,
+        memory_bytes: h.memory_budget_bytes.max(1),
         deletes: false,
         growth_unknown: false,
         shared: false,

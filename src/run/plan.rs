@@ -236,6 +236,12 @@ impl Experiment {
     }
 }
 
+/// The largest scale the experiments are fitted to (at least 100 keys): one formula for the plan and for
+/// reading a run's planned sizes back from its header.
+fn largest_scale(scales: &[u64]) -> u64 {
+    scales.iter().copied().max().unwrap_or(1).max(100)
+}
+
 /// An experiment's largest size as the plan set it: the suite's (by `of_suite`) within the run's largest
 /// scale, both from the results' header.
 fn sized_as_planned(results: &Results, of_suite: fn(Suite) -> u64) -> u64 {
@@ -244,8 +250,7 @@ fn sized_as_planned(results: &Results, of_suite: fn(Suite) -> u64) -> u64 {
         .as_ref()
         .map(|h| {
             let suite = Suite::parse(&h.suite).unwrap_or(Suite::Quick);
-            let top = h.scales.iter().copied().max().unwrap_or(1).max(100);
-            of_suite(suite).min(top)
+            of_suite(suite).min(largest_scale(&h.scales))
         })
         .unwrap_or(of_suite(Suite::Quick))
 }
@@ -402,7 +407,7 @@ impl RunPlan {
 
     /// Sizes the experiments to the run: no experiment uses more keys than the largest scale.
     pub fn fit_experiments_to_scales(&mut self) {
-        let largest = self.scales.iter().copied().max().unwrap_or(1).max(100);
+        let largest = largest_scale(&self.scales);
         if let Some(e) = self.experiments.as_mut() {
             e.saturation_n = e.saturation_n.min(largest);
             e.growth_n0 = e.growth_n0.min((largest / 64).max(100));
