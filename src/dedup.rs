@@ -35,12 +35,21 @@ pub struct DedupOptions {
     /// Forget URLs after this many admitted URLs: the windowed filter, which a line seen again inside
     /// the window skips, and passes again once the window has moved past it.
     pub window: Option<u64>,
+    /// A filter shared through Redis (one server or a cluster): every worker with the same name,
+    /// structure, size, rate and seed joins one filter, the first one creating it.
+    pub remote: Option<crate::redis::RemoteConfig>,
 }
 
 /// The structure a dedup will use, built or loaded, after every check that can be made before reading.
 pub fn open(options: &DedupOptions) -> Result<Box<dyn Membership>> {
     if let Some(save) = &options.save {
         check_save_path(save)?;
+    }
+    if options.remote.is_some() && (options.load.is_some() || options.save.is_some()) {
+        return Err(Error::invalid(
+            "--load/--save",
+            "apply to a filter in this process; a shared filter stays on its server",
+        ));
     }
     let structure = match &options.load {
         Some(path) => {
@@ -106,8 +115,35 @@ fn build(options: &DedupOptions) -> Result<Box<dyn Membership>> {
     } else {
         registry::DEFAULT_ID
     };
-    let id = options.structure.as_deref().unwrap_or(default_id);
+    let id = options
+        .structure
+        .as_deref()
+        .unwrap_or(match options.remote {
+            Some(_) => crate::remote::redis_bloom::ID,
+            None => default_id,
+        });
     let kind = find(id)?;
+    match (&options.remote, kind.remote()) {
+        (Some(_), false) => {
+            return Err(Error::invalid(
+                "--structure",
+                format!(
+                    "'{id}' lives in this process; a shared filter is one of {}",
+                    registry::remote_kinds()
+                        .map(|k| k.id())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            ))
+        }
+        (None, true) => {
+            return Err(Error::invalid(
+                "--structure",
+                format!("'{id}' lives on Redis; give --redis or --redis-cluster, and --name"),
+            ))
+        }
+        _ => {}
+    }
     if !kind.dynamic() {
         return Err(Error::invalid(
             "--structure",
@@ -129,6 +165,14 @@ fn build(options: &DedupOptions) -> Result<Box<dyn Membership>> {
     }
     let mut config = BuildConfig::new(expected, options.fpr, options.seed);
     config.window_keys = options.window;
+    if let Some(remote) = &options.remote {
+        // Every worker joins the one filter; the first creates it, the others check its parameters.
+        let mut remote = remote.clone();
+        remote.join_existing = true;
+        remote.create = true;
+        config.remote = Some(remote);
+        return kind.build(&config);
+    }
     // A windowed filter fed more than its window holds all its generations.
     let predicted = kind.predicted_peak_bytes(&config);
     let available = crate::measure::machine::memory_limit_bytes(u64::MAX) as f64;
@@ -269,6 +313,7 @@ mod tests {
             load: None,
             save: None,
             window: None,
+            remote: None,
         }
     }
 

@@ -5,8 +5,7 @@
 use dedupbench::keys::{KeyBatch, Profile, UrlGenerator};
 use dedupbench::redis::server::{server_for_test, RefusingPort, Server};
 use dedupbench::redis::BitmapMode;
-use dedupbench::redis::RemoteConfig;
-use dedupbench::redis::{Client, Reply};
+use dedupbench::redis::{Endpoint, RedisUrl, RemoteConfig};
 use dedupbench::registry::find;
 use dedupbench::results::{read_results, SweepRecord};
 use dedupbench::stats::wilson;
@@ -40,6 +39,14 @@ fn assert_rate(what: &str, hits: u64, trials: u64, expected: f64) {
         100.0 * interval.low,
         100.0 * interval.high
     );
+}
+
+/// A plain connection for reading what the server holds.
+fn connect(url: &RedisUrl) -> redis::Connection {
+    redis::Client::open(url.connection_text())
+        .unwrap()
+        .get_connection()
+        .unwrap()
 }
 
 fn generator() -> UrlGenerator {
@@ -322,7 +329,10 @@ fn a_bitmap_split_over_strings_holds_exactly_the_bits_of_the_in_process_bloom() 
     let m = local.geometry().bits.unwrap();
     let per_string = 4096u64;
     for mode in BitmapMode::ALL {
-        let mut remote = RemoteConfig::new(server.url(), format!("split:{}", mode.name()));
+        let mut remote = RemoteConfig::new(
+            Endpoint::Server(server.url()),
+            format!("split:{}", mode.name()),
+        );
         remote.bitmap.bits_per_string = per_string;
         remote.bitmap.mode = mode;
         remote.batch_keys = 100;
@@ -344,13 +354,12 @@ fn a_bitmap_split_over_strings_holds_exactly_the_bits_of_the_in_process_bloom() 
         // At most a rate of p = 1% of keys can look seen while the filter fills: new ≥ n(1 − 1.2p).
         assert!(new >= n - n * 12 / 1000, "{}: {new} new", mode.name());
         // Read the strings back: bit p of the filter is bit (7 − p mod 8) of byte ⌊p/8⌋ of string ⌊p/S⌋.
-        let mut client = Client::connect(&server.url()).unwrap();
+        let mut client = connect(&server.url());
         let mut got = Vec::new();
         for s in 0..m.div_ceil(per_string) {
             let key = format!("split:{}:bits:{s}", mode.name());
-            let Reply::Bulk(Some(bytes)) = client.call(&[b"GET", key.as_bytes()]).unwrap() else {
-                panic!("{key} missing");
-            };
+            let bytes: Vec<u8> = redis::cmd("GET").arg(&key).query(&mut client).unwrap();
+            assert!(!bytes.is_empty(), "{key} missing");
             assert_eq!(
                 bytes.len() as u64,
                 (m - s * per_string).min(per_string).div_ceil(8)
@@ -531,12 +540,16 @@ fn the_test_server_starts_and_leaves_nothing_behind() {
         return;
     };
     let url = server.url();
-    let mut c = Client::connect(&url).unwrap();
-    assert_eq!(c.call(&[b"PING"]).unwrap(), Reply::Status("PONG".into()));
+    let mut c = connect(&url);
+    let pong: String = redis::cmd("PING").query(&mut c).unwrap();
+    assert_eq!(pong, "PONG");
     drop(c);
     drop(server);
     assert!(
-        Client::connect(&url).is_err(),
+        redis::Client::open(url.connection_text())
+            .unwrap()
+            .get_connection()
+            .is_err(),
         "the server outlived its handle"
     );
     let _ = Server::start; // the handle type is public for benches and tools

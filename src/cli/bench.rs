@@ -59,6 +59,10 @@ pub struct BenchArgs {
     /// in-process `bloom` at every --redis-batches size.
     #[arg(long)]
     redis: Option<String>,
+    /// A Redis Cluster for the shared-filter sweep (redis://host:port[,redis://host:port…]): the same
+    /// backends, each split over the cluster's masters (`scripts/redis-cluster.sh up` starts one).
+    #[arg(long)]
+    redis_cluster: Option<String>,
     /// Keys per point of the shared-filter sweep.
     #[arg(long, value_parser = count_arg)]
     redis_keys: Option<u64>,
@@ -66,7 +70,7 @@ pub struct BenchArgs {
     #[arg(long, value_delimiter = ',')]
     redis_batches: Option<Vec<usize>>,
     /// Continue an interrupted run in DIR with its own parameters: completed cells are kept, the rest run.
-    #[arg(long, conflicts_with_all = ["suite", "scales", "structures", "fpr", "memory_budget", "seed", "reps", "profile", "input", "non_members", "out", "no_experiments", "redis", "redis_keys", "redis_batches"])]
+    #[arg(long, conflicts_with_all = ["suite", "scales", "structures", "fpr", "memory_budget", "seed", "reps", "profile", "input", "non_members", "out", "no_experiments", "redis", "redis_cluster", "redis_keys", "redis_batches"])]
     resume: Option<PathBuf>,
 }
 
@@ -86,6 +90,7 @@ impl BenchArgs {
             non_members: self.non_members.clone(),
             experiments: !self.no_experiments,
             redis: self.redis.clone(),
+            redis_cluster: self.redis_cluster.clone(),
             redis_keys: self.redis_keys,
             redis_batches: self.redis_batches.clone(),
         }

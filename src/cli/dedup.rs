@@ -1,6 +1,7 @@
 //! `dedupbench dedup`: passes through only the lines not seen before, by the chosen structure, with
 //! bounded memory; the filter can be loaded from and saved to a file so a crawler keeps it across restarts.
 
+use super::redis_target::RedisTarget;
 use anyhow::{Context, Result};
 use clap::Args;
 use dedupbench::dedup::{self, DedupOptions};
@@ -34,17 +35,60 @@ pub struct DedupArgs {
     /// window is skipped, and passes again once the window has moved past it (the `windowed` filter).
     #[arg(long, value_parser = count_arg, conflicts_with = "load")]
     window: Option<u64>,
+    /// A filter shared with other workers through Redis: the server or cluster.
+    #[command(flatten)]
+    target: RedisTarget,
+    /// The shared filter's Redis key (prefix); workers with the same name share one filter.
+    #[arg(long)]
+    name: Option<String>,
+    /// Lines per round trip to the shared filter.
+    #[arg(long, default_value_t = 1024)]
+    batch: usize,
 }
 
 pub fn run(args: DedupArgs) -> Result<i32> {
+    let remote = match (&args.name, args.target.endpoint()?.is_some()) {
+        (Some(name), true) => {
+            let mut remote = args.target.remote(name)?;
+            if let Some(r) = remote.as_mut() {
+                if args.batch == 0 || args.batch > 100_000 {
+                    return Err(
+                        Error::invalid("--batch", "must be between 1 and 100000 lines").into(),
+                    );
+                }
+                r.batch_keys = args.batch;
+            }
+            remote
+        }
+        (None, true) => return Err(Error::invalid(
+            "--name",
+            "is required with --redis/--redis-cluster: workers with the same name share one filter",
+        )
+        .into()),
+        (Some(_), false) => {
+            return Err(Error::invalid(
+                "--name",
+                "names a shared filter; give its server with --redis or --redis-cluster",
+            )
+            .into())
+        }
+        (None, false) => None,
+    };
+    // Workers sharing a filter must hash alike: without --seed they derive it from the name.
+    let seed = match (args.seed, &args.name, &remote) {
+        (Some(seed), _, _) => seed,
+        (None, Some(name), Some(_)) => dedupbench::hash::hash_key(0, name.as_bytes()).h1,
+        _ => rand::random(),
+    };
     let options = DedupOptions {
         structure: args.structure.clone(),
         expected: args.expected,
         fpr: args.fpr,
-        seed: args.seed.unwrap_or_else(rand::random),
+        seed,
         load: args.load.clone(),
         save: args.save.clone(),
         window: args.window,
+        remote,
     };
     // A file that cannot be read or decoded is named with the flag that gave it.
     let mut structure = match (dedup::open(&options), &args.load) {

@@ -5,6 +5,7 @@ mod bench;
 mod dedup;
 mod gen;
 mod progress;
+mod redis_target;
 mod report;
 mod shared;
 mod size;

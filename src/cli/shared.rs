@@ -1,14 +1,13 @@
-//! `dedupbench shared`: one worker's view of a filter shared through Redis. Several processes started with
+//! `dedupbench shared`: one worker's view of a filter shared through Redis (one server or a cluster). Several processes started with
 //! the same `--name`, `--expected`, `--fpr` and `--seed` use one filter; `redis-bitmap` stores its
 //! parameters on the server and refuses a worker whose parameters differ. Prints one JSON line.
 
+use super::redis_target::RedisTarget;
 use super::RunFailed;
 use anyhow::{bail, Result};
 use clap::Args;
 use dedupbench::keys::{Profile, UrlGenerator};
 use dedupbench::redis::BitmapMode;
-use dedupbench::redis::RedisUrl;
-use dedupbench::redis::RemoteConfig;
 use dedupbench::registry::{find, remote_kinds};
 use dedupbench::remote::worker::{self, WorkerOp};
 use dedupbench::structures::BuildConfig;
@@ -17,9 +16,8 @@ use dedupbench::Error;
 
 #[derive(Args, Debug)]
 pub struct SharedArgs {
-    /// The Redis server (redis://host:port[/db]).
-    #[arg(long)]
-    redis: String,
+    #[command(flatten)]
+    target: RedisTarget,
     /// Backend: redis-bitmap, redis-bloom, redis-bloom-scaling, redis-set or redis-set-fp.
     #[arg(long, default_value = dedupbench::remote::redis_bitmap::ID)]
     structure: String,
@@ -109,7 +107,12 @@ pub fn run(args: SharedArgs) -> Result<i32> {
             "give exactly one of --insert, --check, --non-members, --delete"
         )),
     };
-    let mut remote = RemoteConfig::new(RedisUrl::parse(&args.redis)?, args.name.clone());
+    let Some(mut remote) = args.target.remote(&args.name)? else {
+        bail!(Error::invalid(
+            "--redis",
+            "a shared filter needs --redis redis://host:port or --redis-cluster URLS"
+        ));
+    };
     // Only inserting workers may create the filter; the others need it to exist. Deleting opens it as
     // its owner, which removes its keys when dropped.
     remote.join_existing = op.is_some();
@@ -157,6 +160,7 @@ pub fn run(args: SharedArgs) -> Result<i32> {
         "keys": to - from,
         "answered": answered,
         "bits": geometry.bits,
+        "shard_loads": filter.shard_loads(),
         "hashes": geometry.hashes,
         "expected_fpr": expected_fpr,
     });

@@ -1,14 +1,19 @@
-//! How a shared structure on a Redis server is reached and driven: the server, the key, the round-trip
-//! size, and how the bitmap backend moves its bits.
+//! How a shared structure on a Redis server or cluster is reached and driven: where, the key, the shards,
+//! the round-trip size, and how the bitmap backend moves its bits.
 
-use super::RedisUrl;
+use super::conn::Endpoint;
 use crate::{Error, Result};
+use std::time::Duration;
 
 /// How a shared structure on a Redis server is reached and driven.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RemoteConfig {
-    /// The server.
-    pub url: RedisUrl,
+    /// The server, or the cluster.
+    pub endpoint: Endpoint,
+    /// Sub-structures on a cluster (`None`: 3 per master); one server always has one.
+    pub shards: Option<usize>,
+    /// How long a round trip is retried while its server is away.
+    pub retry_for: Duration,
     /// The Redis key (or key prefix) of the structure.
     pub key: String,
     /// Keys per round trip (one command of that many keys, or a pipeline of their commands).
@@ -24,10 +29,12 @@ pub struct RemoteConfig {
 }
 
 impl RemoteConfig {
-    /// Defaults: batches of 1024 keys, `BITFIELD`, strings of 2³² bits, a fresh structure.
-    pub fn new(url: RedisUrl, key: impl Into<String>) -> Self {
+    /// Defaults: 3 shards per master, retries for 30 s, batches of 1024 keys, `BITFIELD`, strings of 2³² bits, a fresh structure.
+    pub fn new(endpoint: Endpoint, key: impl Into<String>) -> Self {
         RemoteConfig {
-            url,
+            endpoint,
+            shards: None,
+            retry_for: super::conn::DEFAULT_RETRY_FOR,
             key: key.into(),
             batch_keys: 1024,
             bitmap: BitmapLayout::default(),

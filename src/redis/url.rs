@@ -1,5 +1,5 @@
-//! Where a Redis server is: `redis://host[:port][/db]`, `host:port` or `host`, parsed with an error that
-//! says what is allowed.
+//! Where a Redis server is: `redis://host[:port][/db]`, `host:port` or `host`, parsed by the `redis` crate,
+//! with an error that says what is allowed.
 
 use crate::{Error, Result};
 
@@ -12,54 +12,59 @@ pub struct RedisUrl {
 }
 
 impl RedisUrl {
-    /// Parses `redis://host[:port][/db]`, `host:port` or `host` (port 6379, db 0).
+    /// Parses `redis://host[:port][/db]`, `host:port` or `host` (port 6379, db 0) for `--redis`.
     pub fn parse(text: &str) -> Result<RedisUrl> {
+        RedisUrl::parse_for("--redis", text)
+    }
+
+    /// Parses a server URL given by the flag `what`, with the `redis` crate's URL parser; an error says
+    /// what is allowed.
+    pub fn parse_for(what: &str, text: &str) -> Result<RedisUrl> {
         let bad = |why: &str| {
             Error::invalid(
-                "--redis",
+                what,
                 format!("'{text}' {why}; expected redis://host[:port][/db], e.g. redis://127.0.0.1:6379"),
             )
         };
-        let rest = match text.split_once("://") {
-            Some(("redis", rest)) => rest,
+        let full = match text.split_once("://") {
+            Some(("redis", _)) => text.to_string(),
             Some((scheme, _)) => {
                 return Err(bad(&format!(
                     "has scheme '{scheme}' (only redis:// is supported)"
                 )))
             }
-            None => text,
+            None => format!("redis://{text}"),
         };
-        let (authority, db) = match rest.split_once('/') {
-            Some((a, "")) => (a, 0),
-            Some((a, db)) => (
-                a,
-                db.parse::<u32>()
-                    .map_err(|_| bad("has a database that is not a number"))?,
-            ),
-            None => (rest, 0),
-        };
-        if authority.contains('@') {
-            return Err(bad("carries credentials, which this client does not send"));
+        let url = redis::parse_redis_url(&full).ok_or_else(|| bad("is not a URL"))?;
+        if !url.username().is_empty() || url.password().is_some() {
+            return Err(bad("carries credentials, which this tool does not send"));
         }
-        let (host, port) = match authority.rsplit_once(':') {
-            // An IPv6 literal without a port: "[::1]".
-            Some((h, _)) if h.starts_with('[') && !h.ends_with(']') => (authority, 6379),
-            Some((h, p)) => (
-                h,
-                p.parse::<u16>()
-                    .map_err(|_| bad("has a port that is not in 1..65535"))?,
-            ),
-            None => (authority, 6379),
+        let info = redis::IntoConnectionInfo::into_connection_info(url)
+            .map_err(|e| bad(&format!("is not a server address ({e})")))?;
+        let redis::ConnectionAddr::Tcp(host, port) = info.addr() else {
+            return Err(bad("is not a TCP address"));
         };
+        let db = u32::try_from(info.redis_settings().db())
+            .map_err(|_| bad("has a database that is not a number"))?;
         let host = host.trim_start_matches('[').trim_end_matches(']');
-        if host.is_empty() || port == 0 {
+        if host.is_empty() || *port == 0 {
             return Err(bad("has no host or port 0"));
         }
         Ok(RedisUrl {
             host: host.to_string(),
-            port,
+            port: *port,
             db,
         })
+    }
+
+    /// The URL as the `redis` crate is given it.
+    pub fn connection_text(&self) -> String {
+        let host = if self.host.contains(':') {
+            format!("[{}]", self.host)
+        } else {
+            self.host.clone()
+        };
+        format!("redis://{host}:{}/{}", self.port, self.db)
     }
 
     /// `host:port`, as errors name it.

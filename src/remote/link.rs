@@ -1,75 +1,113 @@
-//! The connection latch and parameter claim every Redis backend uses.
+//! The connection latch, the parameter claim and the shard plan every Redis backend uses.
 //!
-//! Invariant: two workers never use one structure with different parameters (`NAME:params`, `SET NX`).
+//! Invariant: two workers never use one structure (or one of its shards) with different parameters
+//! (`PREFIX:params`, `SET NX`, compared on every connect).
 
-use crate::redis::{Client, Reply};
+use super::shards::Shards;
+use crate::redis::{Conn, RemoteConfig};
 use crate::Result;
 use std::sync::Mutex;
 
-/// Where a shared structure's parameters live: `NAME:params`.
-pub fn params_key(name: &str) -> String {
-    format!("{name}:params")
+/// Where a shared structure's (or shard's) parameters live: `PREFIX:params`.
+pub fn params_key(prefix: &str) -> String {
+    format!("{prefix}:params")
 }
 
-/// Stores a structure's parameters under `NAME:params` unless they are there (`SET NX`); when they are,
-/// they must be the same, so two workers never use one structure with different parameters. Returns
-/// whether this call created them.
-pub fn claim_params(client: &mut Client, name: &str, params: &str) -> Result<bool> {
-    let key = params_key(name);
-    if client.call(&[b"SET", key.as_bytes(), params.as_bytes(), b"NX"])? != Reply::Bulk(None) {
+/// Connects to the structure's server or cluster, with its retry time.
+pub fn connect(remote: &RemoteConfig) -> Result<Conn> {
+    Conn::connect_retrying(&remote.endpoint, remote.retry_for)
+}
+
+/// The shards of the structure: one on a server, `--shards` (default 3 per master) on a cluster.
+pub fn plan_shards(conn: &Conn, remote: &RemoteConfig) -> Result<Shards> {
+    if !remote.endpoint.is_cluster() {
+        return match remote.shards {
+            None | Some(1) => Ok(Shards::single(&remote.key)),
+            Some(n) => Err(crate::Error::invalid(
+                "--shards",
+                format!("splits a filter over a cluster's masters; one server holds one filter, got {n}"),
+            )),
+        };
+    }
+    let count = remote.shards.unwrap_or(3 * conn.masters().len());
+    Shards::spread(&remote.key, count)
+}
+
+/// Stores a structure's (or shard's) parameters under `PREFIX:params` unless they are there (`SET NX`);
+/// when they are, they must be the same, so two workers never use one structure with different
+/// parameters. Returns whether this call created them.
+pub fn claim_params(conn: &mut Conn, prefix: &str, params: &str) -> Result<bool> {
+    let key = params_key(prefix);
+    let set: Option<String> = conn.query(redis::cmd("SET").arg(&key).arg(params).arg("NX"))?;
+    if set.is_some() {
         return Ok(true);
     }
-    let stored = client.call(&[b"GET", key.as_bytes()])?;
-    let stored = String::from_utf8_lossy(stored.bytes().unwrap_or_default()).into_owned();
+    let stored: Option<String> = conn.query(redis::cmd("GET").arg(&key))?;
+    let stored = stored.unwrap_or_default();
     if stored != params {
-        return Err(client.error(format!(
-            "filter '{name}' was created with \"{stored}\"; this worker asks for \"{params}\". \
-             Use the same --structure, --expected, --fpr and --seed, or another name"
+        return Err(conn.error(format!(
+            "filter '{prefix}' was created with \"{stored}\"; this worker asks for \"{params}\". \
+             Use the same --structure, --expected, --fpr, --seed and --shards, or another name"
         )));
     }
     Ok(false)
 }
 
-/// For workers that only read: the structure must exist (its parameters key is there).
-pub fn require_existing(client: &mut Client, name: &str) -> Result<()> {
-    let key = params_key(name);
-    if client.call(&[b"EXISTS", key.as_bytes()])?.int() == Some(0) {
-        return Err(client.error(format!(
+/// For workers that only read: the structure must exist (its first shard's parameters key is there).
+pub fn require_existing(conn: &mut Conn, name: &str, shards: &Shards) -> Result<()> {
+    let key = params_key(shards.prefix(0));
+    let exists: i64 = conn.query(redis::cmd("EXISTS").arg(&key))?;
+    if exists == 0 {
+        return Err(conn.error(format!(
             "there is no shared filter named '{name}' ({key} is missing); insert into it first"
         )));
     }
     Ok(())
 }
 
+/// Deletes every key given (one `DEL` per key: on a cluster the keys of different shards live in
+/// different slots).
+pub fn delete_all(conn: &mut Conn, keys: &[Vec<u8>]) -> Result<()> {
+    let cmds: Vec<redis::Cmd> = keys
+        .iter()
+        .map(|k| {
+            let mut c = redis::cmd("DEL");
+            c.arg(k.as_slice());
+            c
+        })
+        .collect();
+    conn.pipeline(&cmds).map(|_| ())
+}
+
 /// A connection shared by a backend's `&self` and `&mut self` methods, with a latch for the first error.
 ///
 /// The [`crate::structures::Membership`] trait answers counts, not results, so a backend that loses its
-/// server records the error here, answers 0 from then on, and the harness reads
-/// [`crate::structures::Membership::failure`] after every pass: a cell built on a partial filter is reported
-/// as failed, never as a measurement.
+/// server (after [`Conn`]'s retries) records the error here, answers 0 from then on, and the harness
+/// reads [`crate::structures::Membership::failure`] after every pass: a cell built on a partial filter is
+/// reported as failed, never as a measurement.
 pub struct Link {
-    client: Mutex<Client>,
+    conn: Mutex<Conn>,
     failure: Mutex<Option<String>>,
 }
 
 impl Link {
-    /// Wraps a connected client.
-    pub fn new(client: Client) -> Self {
+    /// Wraps a connection.
+    pub fn new(conn: Conn) -> Self {
         Link {
-            client: Mutex::new(client),
+            conn: Mutex::new(conn),
             failure: Mutex::new(None),
         }
     }
 
     /// Runs `work` on the connection unless an earlier call failed; a failure is latched and gives
     /// `T::default()`.
-    pub fn run<T: Default>(&self, work: impl FnOnce(&mut Client) -> Result<T>) -> T {
+    pub fn run<T: Default>(&self, work: impl FnOnce(&mut Conn) -> Result<T>) -> T {
         let mut failure = self.failure.lock().unwrap_or_else(|p| p.into_inner());
         if failure.is_some() {
             return T::default();
         }
-        let mut client = self.client.lock().unwrap_or_else(|p| p.into_inner());
-        match work(&mut client) {
+        let mut conn = self.conn.lock().unwrap_or_else(|p| p.into_inner());
+        match work(&mut conn) {
             Ok(v) => v,
             Err(e) => {
                 *failure = Some(e.to_string());
@@ -86,12 +124,17 @@ impl Link {
             .clone()
     }
 
-    /// The server's `host:port`.
+    /// Where the structure lives (`host:port` or `cluster …`).
     pub fn addr(&self) -> String {
-        self.client
+        self.conn
             .lock()
             .unwrap_or_else(|p| p.into_inner())
+            .endpoint()
             .addr()
-            .to_string()
+    }
+
+    /// Round trips sent again after a server was lost.
+    pub fn resent(&self) -> u64 {
+        self.conn.lock().unwrap_or_else(|p| p.into_inner()).resent()
     }
 }

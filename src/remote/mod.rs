@@ -1,4 +1,4 @@
-//! Shared structures on a Redis server: RedisBloom's `BF.*` filters, a client-hashed bitmap with our
+//! Shared structures on a Redis server or split over a Redis Cluster ([`shards`]): RedisBloom's `BF.*` filters, a client-hashed bitmap with our
 //! Bloom filter's exact probes, and exact sets. Each implements [`crate::structures::Membership`] over
 //! [`crate::redis`]'s client; a lost server is latched ([`link::Link`]) and reported, never measured.
 
@@ -6,4 +6,5 @@ pub mod link;
 pub mod redis_bitmap;
 pub mod redis_bloom;
 pub mod redis_set;
+pub mod shards;
 pub mod worker;

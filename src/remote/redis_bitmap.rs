@@ -14,17 +14,25 @@
 //!   A key whose k bits lie in one string (always, when m ≤ S) gets an atomic "was it new?".
 //! - `setbit`: a pipeline of one `SETBIT`/`GETBIT` per bit. Not atomic per key: two workers inserting the
 //!   same key at once can both be told it is new.
-//! - `script`: a server-side Lua script (`EVALSHA`) that sets a batch's bits and counts the new keys. Atomic
+//! - `script`: a server-side Lua script (`EVAL`) that sets a batch's bits and counts the new keys. Atomic
 //!   per batch, whatever the layout (the worker learns how many of its batch were new).
+//!
+//! On a Redis Cluster the filter is S sub-filters ([`Shards`]) of ⌈m/S⌉ bits each, with the same k; a key's
+//! shard comes from [`super::shards::shard_of`], its probes inside the shard from h1 + i·h2 as above. A
+//! shard's strings share its hash tag, so `BITFIELD` and the script stay within one slot. A shard's load is
+//! not stored; it is estimated from its fill (n̂ = −(m/k)·ln(1 − ones/m), Swamidass & Baldi 2007), and
+//! the logical rate is the mean of the shards' rates at those loads.
 
-use super::link::Link;
+use super::link::{self, Link};
 use super::redis_bloom::remote_of;
+use super::shards::Shards;
 use crate::hash::{hash_key, reduce, KeyHash};
 use crate::keys::KeyBatch;
 use crate::redis::BitmapMode;
-use crate::redis::Client;
+use crate::redis::Conn;
 use crate::structures::{bloom, BuildConfig, Geometry, Kind, Membership, MemoryModel};
 use crate::{theory, Result};
+use redis::Value;
 
 /// The registry id.
 pub const ID: &str = "redis-bitmap";
@@ -67,12 +75,17 @@ impl Kind for RedisBitmapKind {
     }
 }
 
-/// A Bloom filter in Redis strings.
+/// A Bloom filter in Redis strings (per shard, on a cluster).
 pub struct RedisBitmap {
     link: Link,
     key: String,
-    strings: Vec<Vec<u8>>,
+    shards: Shards,
+    /// Each shard's strings.
+    strings: Vec<Vec<Vec<u8>>>,
+    /// Bits of the logical filter (the in-process `bloom`'s m).
     bits: u64,
+    /// Bits of each shard.
+    shard_bits: u64,
     hashes: u32,
     bits_per_string: u64,
     mode: BitmapMode,
@@ -80,8 +93,6 @@ pub struct RedisBitmap {
     seed: u64,
     owned: bool,
     inserted: u64,
-    insert_sha: String,
-    query_sha: String,
 }
 
 impl RedisBitmap {
@@ -90,55 +101,70 @@ impl RedisBitmap {
         let remote = remote_of(ID, config)?;
         let sizing = bloom::sizing(config);
         let bits_per_string = remote.bitmap.bits_per_string.clamp(64, 1 << 32);
-        let count = sizing.bits.div_ceil(bits_per_string);
-        let key = remote.key.clone();
-        let strings: Vec<Vec<u8>> = (0..count)
-            .map(|i| format!("{key}:bits:{i}").into_bytes())
+        let mut conn = link::connect(remote)?;
+        let shards = link::plan_shards(&conn, remote)?;
+        let count = shards.count();
+        let shard_bits = sizing.bits.div_ceil(count as u64);
+        let per_shard = shard_bits.div_ceil(bits_per_string);
+        let strings: Vec<Vec<Vec<u8>>> = shards
+            .prefixes()
+            .iter()
+            .map(|p| {
+                (0..per_shard)
+                    .map(|i| format!("{p}:bits:{i}").into_bytes())
+                    .collect()
+            })
             .collect();
-        let params_key = super::link::params_key(&key);
-        let params = format!(
-            "dedupbench-bloom-v1 m={} k={} hash=xxh3-128 seed={} bits_per_string={bits_per_string}",
-            sizing.bits, sizing.hashes, config.seed
-        );
-        let mut client = Client::connect(&remote.url)?;
         if !remote.join_existing {
-            let mut del: Vec<&[u8]> = vec![b"DEL", params_key.as_bytes()];
-            del.extend(strings.iter().map(|s| s.as_slice()));
-            client.call(&del)?;
+            let mut keys: Vec<Vec<u8>> = strings.iter().flatten().cloned().collect();
+            keys.extend(
+                shards
+                    .prefixes()
+                    .iter()
+                    .map(|p| link::params_key(p).into_bytes()),
+            );
+            link::delete_all(&mut conn, &keys)?;
         } else if !remote.create {
-            super::link::require_existing(&mut client, &key)?;
+            link::require_existing(&mut conn, &remote.key, &shards)?;
         }
-        if super::link::claim_params(&mut client, &key, &params)? {
-            // Allocate every string now, so the server's memory is the filter's from the first insert.
-            // `INCRBY u1 … 0` grows a string without changing a bit: a worker that joined in between and
-            // already set the last bit keeps it.
-            for (i, s) in strings.iter().enumerate() {
-                let len = (sizing.bits - i as u64 * bits_per_string).min(bits_per_string);
-                client.command(&[
-                    b"BITFIELD",
-                    s,
-                    b"INCRBY",
-                    b"u1",
-                    (len - 1).to_string().as_bytes(),
-                    b"0",
-                ]);
-            }
-            client.send()?;
-            for _ in &strings {
-                client.read_int_array("BITFIELD", |_| {})?;
+        for (s, prefix) in shards.prefixes().iter().enumerate() {
+            let shard = if count > 1 {
+                format!(" shard={s}/{count} shard_bits={shard_bits}")
+            } else {
+                String::new()
+            };
+            let params = format!(
+                "dedupbench-bloom-v1 m={} k={} hash=xxh3-128 seed={} bits_per_string={bits_per_string}{shard}",
+                sizing.bits, sizing.hashes, config.seed
+            );
+            if link::claim_params(&mut conn, prefix, &params)? {
+                // Allocate every string now, so the server's memory is the filter's from the first
+                // insert. `INCRBY u1 … 0` grows a string without changing a bit: a worker that joined in
+                // between and already set the last bit keeps it.
+                let cmds: Vec<redis::Cmd> = strings[s]
+                    .iter()
+                    .enumerate()
+                    .map(|(i, name)| {
+                        let len = (shard_bits - i as u64 * bits_per_string).min(bits_per_string);
+                        let mut cmd = redis::cmd("BITFIELD");
+                        cmd.arg(name.as_slice())
+                            .arg("INCRBY")
+                            .arg("u1")
+                            .arg(len - 1)
+                            .arg(0);
+                        cmd
+                    })
+                    .collect();
+                conn.pipeline(&cmds)?;
             }
         }
-        let load = |c: &mut Client, script: &str| -> Result<String> {
-            let reply = c.call(&[b"SCRIPT", b"LOAD", script.as_bytes()])?;
-            Ok(String::from_utf8_lossy(reply.bytes().unwrap_or_default()).into_owned())
-        };
-        let insert_sha = load(&mut client, INSERT_SCRIPT)?;
-        let query_sha = load(&mut client, QUERY_SCRIPT)?;
         Ok(RedisBitmap {
-            link: Link::new(client),
-            key,
+            link: Link::new(conn),
+            key: remote.key.clone(),
+            shards,
             strings,
             bits: sizing.bits,
+            shard_bits,
             hashes: sizing.hashes,
             bits_per_string,
             mode: remote.bitmap.mode,
@@ -146,8 +172,6 @@ impl RedisBitmap {
             seed: config.seed,
             owned: !remote.join_existing,
             inserted: 0,
-            insert_sha,
-            query_sha,
         })
     }
 
@@ -156,10 +180,11 @@ impl RedisBitmap {
         self.mode
     }
 
-    /// (string, offset) of probe `i` of a key: the in-process `bloom`'s position, split over strings.
+    /// (string, offset) of probe `i` of a key inside its shard: the in-process `bloom`'s position (one
+    /// shard), split over strings.
     #[inline]
     fn place(&self, hash: KeyHash, i: u32) -> (usize, u64) {
-        let pos = reduce(hash.probe(i), self.bits);
+        let pos = reduce(hash.probe(i), self.shard_bits);
         (
             (pos / self.bits_per_string) as usize,
             pos % self.bits_per_string,
@@ -168,113 +193,135 @@ impl RedisBitmap {
 
     /// Sets (`write`) or reads the bits of `hashes`, one round trip; returns the keys that had a clear bit
     /// (write) or had every bit set (read).
-    fn round_trip(&self, c: &mut Client, hashes: &[KeyHash], write: bool) -> Result<u64> {
+    fn round_trip(&self, c: &mut Conn, hashes: &[KeyHash], write: bool) -> Result<u64> {
+        self.round_trip_each(c, hashes, write, None)
+    }
+
+    /// [`Self::round_trip`], also pushing each key's answer to `answers` (not in `script` mode, whose
+    /// script answers a count).
+    fn round_trip_each(
+        &self,
+        c: &mut Conn,
+        hashes: &[KeyHash],
+        write: bool,
+        mut answers: Option<&mut Vec<bool>>,
+    ) -> Result<u64> {
         let k = self.hashes as usize;
+        let shard: Vec<usize> = hashes.iter().map(|h| self.shards.of(*h)).collect();
         match self.mode {
             BitmapMode::Setbit => {
-                for h in hashes {
+                let mut cmds = Vec::with_capacity(hashes.len() * k);
+                for (j, h) in hashes.iter().enumerate() {
                     for i in 0..self.hashes {
                         let (s, offset) = self.place(*h, i);
+                        let mut cmd = redis::cmd(if write { "SETBIT" } else { "GETBIT" });
+                        cmd.arg(self.strings[shard[j]][s].as_slice()).arg(offset);
                         if write {
-                            c.begin(4);
-                            c.arg(b"SETBIT");
-                            c.arg(&self.strings[s]);
-                            c.arg_u64(offset);
-                            c.arg(b"1");
-                        } else {
-                            c.begin(3);
-                            c.arg(b"GETBIT");
-                            c.arg(&self.strings[s]);
-                            c.arg_u64(offset);
+                            cmd.arg(1);
                         }
+                        cmds.push(cmd);
                     }
                 }
-                c.send()?;
+                let replies = c.pipeline(&cmds)?;
                 let mut count = 0;
-                for _ in hashes {
-                    let mut clear = false;
-                    for _ in 0..k {
-                        clear |= c.read_int(if write { "SETBIT" } else { "GETBIT" })? == 0;
-                    }
+                for key in replies.chunks(k) {
+                    let clear = key.iter().any(|v| matches!(v, Value::Int(0)));
                     count += (clear == write) as u64;
+                    if let Some(a) = answers.as_deref_mut() {
+                        a.push(clear == write);
+                    }
                 }
                 Ok(count)
             }
             BitmapMode::Bitfield => {
-                // One command per string that this round trip touches; answers come back in probe order.
-                let mut per_string: Vec<Vec<(usize, u64)>> = vec![Vec::new(); self.strings.len()];
+                // One command per (shard, string) this round trip touches; answers in probe order.
+                let per_shard = self.strings[0].len();
+                let mut per_string: Vec<Vec<(usize, u64)>> =
+                    vec![Vec::new(); self.shards.count() * per_shard];
                 for (j, h) in hashes.iter().enumerate() {
                     for i in 0..self.hashes {
                         let (s, offset) = self.place(*h, i);
-                        per_string[s].push((j, offset));
+                        per_string[shard[j] * per_shard + s].push((j, offset));
                     }
                 }
-                let op: &[u8] = if write { b"BITFIELD" } else { b"BITFIELD_RO" };
-                for (s, ops) in per_string.iter().enumerate().filter(|(_, o)| !o.is_empty()) {
-                    c.begin(2 + ops.len() * if write { 4 } else { 3 });
-                    c.arg(op);
-                    c.arg(&self.strings[s]);
-                    for (_, offset) in ops {
-                        if write {
-                            c.arg(b"SET");
-                            c.arg(b"u1");
-                            c.arg_u64(*offset);
-                            c.arg(b"1");
-                        } else {
-                            c.arg(b"GET");
-                            c.arg(b"u1");
-                            c.arg_u64(*offset);
+                let op = if write { "BITFIELD" } else { "BITFIELD_RO" };
+                let touched = || per_string.iter().enumerate().filter(|(_, o)| !o.is_empty());
+                let cmds: Vec<redis::Cmd> = touched()
+                    .map(|(at, ops)| {
+                        let mut cmd = redis::cmd(op);
+                        cmd.arg(self.strings[at / per_shard][at % per_shard].as_slice());
+                        for (_, offset) in ops {
+                            if write {
+                                cmd.arg("SET").arg("u1").arg(*offset).arg(1);
+                            } else {
+                                cmd.arg("GET").arg("u1").arg(*offset);
+                            }
                         }
-                    }
-                }
-                c.send()?;
+                        cmd
+                    })
+                    .collect();
+                let replies = c.pipeline(&cmds)?;
                 let mut clear = vec![false; hashes.len()];
-                let what = String::from_utf8_lossy(op).into_owned();
-                for ops in per_string.iter().filter(|o| !o.is_empty()) {
-                    let mut at = 0;
-                    let got = c.read_int_array(&what, |v| {
-                        if let Some((j, _)) = ops.get(at) {
-                            clear[*j] |= v == 0;
-                        }
-                        at += 1;
-                    })?;
-                    if got != ops.len() {
-                        return Err(
-                            c.error(format!("{what} answered {got} of {} fields", ops.len()))
-                        );
+                for ((_, ops), reply) in touched().zip(replies) {
+                    let Value::Array(values) = reply else {
+                        return Err(c.error(format!("{op} answered {reply:?}")));
+                    };
+                    if values.len() != ops.len() {
+                        return Err(c.error(format!(
+                            "{op} answered {} of {} fields",
+                            values.len(),
+                            ops.len()
+                        )));
                     }
+                    for ((j, _), v) in ops.iter().zip(values) {
+                        clear[*j] |= matches!(v, Value::Int(0));
+                    }
+                }
+                if let Some(a) = answers {
+                    a.extend(clear.iter().map(|c| *c == write));
                 }
                 Ok(clear.iter().filter(|c| **c == write).count() as u64)
             }
             BitmapMode::Script => {
-                let sha = if write {
-                    &self.insert_sha
-                } else {
-                    &self.query_sha
-                };
-                let strings = self.strings.len();
-                c.begin(3 + strings + 1 + hashes.len() * k * 2);
-                c.arg(b"EVALSHA");
-                c.arg(sha.as_bytes());
-                c.arg_u64(strings as u64);
-                for s in &self.strings {
-                    c.arg(s);
+                let script = if write { INSERT_SCRIPT } else { QUERY_SCRIPT };
+                let mut cmds = Vec::new();
+                for (sh, strings) in self.strings.iter().enumerate() {
+                    let mine: Vec<&KeyHash> = hashes
+                        .iter()
+                        .zip(&shard)
+                        .filter(|(_, s)| **s == sh)
+                        .map(|(h, _)| h)
+                        .collect();
+                    if mine.is_empty() {
+                        continue;
+                    }
+                    let mut cmd = redis::cmd("EVAL");
+                    cmd.arg(script).arg(strings.len());
+                    for s in strings {
+                        cmd.arg(s.as_slice());
+                    }
+                    cmd.arg(k);
+                    for h in mine {
+                        for i in 0..self.hashes {
+                            let (s, offset) = self.place(*h, i);
+                            cmd.arg(s + 1).arg(offset);
+                        }
+                    }
+                    cmds.push(cmd);
                 }
-                c.arg_u64(k as u64);
-                for h in hashes {
-                    for i in 0..self.hashes {
-                        let (s, offset) = self.place(*h, i);
-                        c.arg_u64(s as u64 + 1);
-                        c.arg_u64(offset);
+                let mut total = 0;
+                for reply in c.pipeline(&cmds)? {
+                    match reply {
+                        Value::Int(n) => total += n.max(0) as u64,
+                        other => return Err(c.error(format!("EVAL answered {other:?}"))),
                     }
                 }
-                c.send()?;
-                Ok(c.read_int("EVALSHA")?.max(0) as u64)
+                Ok(total)
             }
         }
     }
 
-    fn over_batch(&self, c: &mut Client, hashes: &[KeyHash], write: bool) -> Result<u64> {
+    fn over_batch(&self, c: &mut Conn, hashes: &[KeyHash], write: bool) -> Result<u64> {
         let mut total = 0;
         for chunk in hashes.chunks(self.batch_keys) {
             total += self.round_trip(c, chunk, write)?;
@@ -282,15 +329,40 @@ impl RedisBitmap {
         Ok(total)
     }
 
-    /// Bits set, summed over the strings (`BITCOUNT`).
-    pub fn ones(&self) -> u64 {
+    /// Bits set in each shard (`BITCOUNT` over its strings).
+    pub fn shard_ones(&self) -> Vec<u64> {
         self.link.run(|c| {
-            let mut ones = 0;
-            for s in &self.strings {
-                ones += c.call(&[b"BITCOUNT", s])?.int().unwrap_or(0).max(0) as u64;
+            let mut ones = Vec::with_capacity(self.strings.len());
+            for strings in &self.strings {
+                let cmds: Vec<redis::Cmd> = strings
+                    .iter()
+                    .map(|s| {
+                        let mut cmd = redis::cmd("BITCOUNT");
+                        cmd.arg(s.as_slice());
+                        cmd
+                    })
+                    .collect();
+                let mut sum = 0u64;
+                for v in c.pipeline(&cmds)? {
+                    if let Value::Int(n) = v {
+                        sum += n.max(0) as u64;
+                    }
+                }
+                ones.push(sum);
             }
             Ok(ones)
         })
+    }
+
+    /// Bits set, summed over the strings.
+    pub fn ones(&self) -> u64 {
+        self.shard_ones().iter().sum()
+    }
+
+    /// The keys a shard with `ones` bits set holds, estimated from its fill (Swamidass & Baldi 2007).
+    fn estimated_load(&self, ones: u64) -> f64 {
+        let fill = (ones as f64 / self.shard_bits as f64).min(1.0 - 1e-12);
+        -(self.shard_bits as f64 / self.hashes as f64) * (1.0 - fill).ln()
     }
 
     /// The Redis key prefix.
@@ -326,13 +398,53 @@ impl Membership for RedisBitmap {
         self.inserted += new;
         new
     }
+    fn insert_batch_if_new(
+        &mut self,
+        batch: &KeyBatch,
+        each: &mut dyn FnMut(usize, bool) -> bool,
+    ) -> u64 {
+        // The script answers a count per round trip: one key per round trip gives each key's answer.
+        let per = if self.mode == BitmapMode::Script {
+            1
+        } else {
+            self.batch_keys
+        };
+        let mut new = 0u64;
+        let mut answers = Vec::with_capacity(per);
+        'chunks: for (c_at, chunk) in batch.hashes().chunks(per).enumerate() {
+            answers.clear();
+            let got = self.link.run(|c| {
+                if per == 1 {
+                    let n = self.round_trip(c, chunk, true)?;
+                    answers.push(n == 1);
+                    Ok(n)
+                } else {
+                    self.round_trip_each(c, chunk, true, Some(&mut answers))
+                }
+            });
+            new += got;
+            if self.link.failure().is_some() {
+                break;
+            }
+            for (j, &was_new) in answers.iter().enumerate() {
+                if !each(c_at * per + j, was_new) {
+                    break 'chunks;
+                }
+            }
+        }
+        self.inserted += new;
+        new
+    }
     fn contains_batch(&self, batch: &KeyBatch) -> u64 {
         self.link.run(|c| self.over_batch(c, batch.hashes(), false))
     }
     fn bytes_held(&self) -> u64 {
         self.link.run(|c| {
-            let mut bytes = c.memory_usage(format!("{}:params", self.key).as_bytes())?;
-            for s in &self.strings {
+            let mut bytes = 0;
+            for p in self.shards.prefixes() {
+                bytes += c.memory_usage(link::params_key(p).as_bytes())?;
+            }
+            for s in self.strings.iter().flatten() {
                 bytes += c.memory_usage(s)?;
             }
             Ok(bytes)
@@ -342,18 +454,42 @@ impl Membership for RedisBitmap {
         self.inserted
     }
     fn expected_fpr(&self, n_distinct: u64) -> f64 {
-        theory::bloom_fpr(self.bits, self.hashes, n_distinct)
+        if self.shards.count() == 1 {
+            return theory::bloom_fpr(self.bits, self.hashes, n_distinct);
+        }
+        let ones = self.shard_ones();
+        ones.iter()
+            .map(|&o| {
+                let load = self.estimated_load(o).round() as u64;
+                theory::bloom_fpr(self.shard_bits, self.hashes, load)
+            })
+            .sum::<f64>()
+            / ones.len().max(1) as f64
     }
     fn fill_fpr(&self) -> Option<f64> {
-        let fill = self.ones() as f64 / self.bits as f64;
-        Some(fill.powi(self.hashes as i32))
+        let ones = self.shard_ones();
+        let rate = ones
+            .iter()
+            .map(|&o| (o as f64 / self.shard_bits as f64).powi(self.hashes as i32))
+            .sum::<f64>()
+            / ones.len().max(1) as f64;
+        Some(rate)
     }
     fn geometry(&self) -> Geometry {
+        let strings = self.strings.iter().map(Vec::len).sum::<usize>();
         Geometry {
-            bits: Some(self.bits),
+            bits: Some(self.shard_bits * self.shards.count() as u64),
             hashes: Some(self.hashes),
-            slices: (self.strings.len() > 1).then_some(self.strings.len() as u32),
+            slices: (strings > 1).then_some(strings as u32),
         }
+    }
+    fn shard_loads(&self) -> Option<Vec<u64>> {
+        (self.shards.count() > 1).then(|| {
+            self.shard_ones()
+                .iter()
+                .map(|&o| self.estimated_load(o).round() as u64)
+                .collect()
+        })
     }
     fn failure(&self) -> Option<String> {
         self.link.failure()
@@ -363,12 +499,14 @@ impl Membership for RedisBitmap {
 impl Drop for RedisBitmap {
     fn drop(&mut self) {
         if self.owned {
-            let params = format!("{}:params", self.key).into_bytes();
-            self.link.run(|c| {
-                let mut del: Vec<&[u8]> = vec![b"DEL", &params];
-                del.extend(self.strings.iter().map(|s| s.as_slice()));
-                c.call(&del).map(|_| ())
-            });
+            let mut keys: Vec<Vec<u8>> = self.strings.iter().flatten().cloned().collect();
+            keys.extend(
+                self.shards
+                    .prefixes()
+                    .iter()
+                    .map(|p| link::params_key(p).into_bytes()),
+            );
+            self.link.run(|c| link::delete_all(c, &keys));
         }
     }
 }

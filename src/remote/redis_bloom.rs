@@ -11,14 +11,22 @@
 //! `BF.MADD` answers per key and is atomic per command: under concurrent workers, at most one of them is
 //! told a key is new (none, when the key was a false positive). The parameters (rate, capacity, mode)
 //! are stored in `NAME:params` and checked by every worker that joins.
+//!
+//! On a Redis Cluster the logical filter is S sub-filters ([`Shards`]), each reserved for
+//! ⌈n/S + 6·√(n/S)⌉ keys (a shard's load is binomial; a `NONSCALING` filter refuses keys past its
+//! capacity, and 6σ is never reached in practice), with its parameters under its own `{tag}:params`. A
+//! round trip carries `batch_keys` keys as one `BF.MADD` per shard, the crate sending each node its
+//! commands as one pipeline. The logical rate is the mean of the shards' rates, each from the shard's own
+//! `BF.DEBUG` (its actual load), since a non-member goes to each shard with probability 1/S.
 
-use super::link::Link;
+use super::link::{self, Link};
+use super::shards::Shards;
 use crate::hash::KeyHash;
 use crate::keys::KeyBatch;
-use crate::redis::RemoteConfig;
-use crate::redis::{Client, Reply};
+use crate::redis::{Conn, RemoteConfig};
 use crate::structures::{BuildConfig, Geometry, Kind, Membership, MemoryModel};
 use crate::{theory, Error, Result};
+use redis::Value;
 
 /// Registry entry of the fixed filter.
 pub struct RedisBloomKind;
@@ -30,7 +38,8 @@ pub(crate) fn remote_of<'a>(id: &str, config: &'a BuildConfig) -> Result<&'a Rem
     config.remote.as_ref().ok_or_else(|| {
         Error::invalid(
             id,
-            "lives on a Redis server; give one with --redis redis://host:port",
+            "lives on a Redis server; give one with --redis redis://host:port or a cluster with \
+             --redis-cluster redis://host:port[,…]",
         )
     })
 }
@@ -109,66 +118,87 @@ pub struct LinkInfo {
     pub items: u64,
 }
 
-/// A RedisBloom filter on a server.
+/// A RedisBloom filter on a server, or S of them over a cluster.
 pub struct RedisBloom {
     id: &'static str,
     link: Link,
-    key: Vec<u8>,
+    shards: Shards,
     batch_keys: usize,
     seed: u64,
     owned: bool,
     inserted: u64,
 }
 
+/// The capacity each of `count` shards is reserved for, for `keys` keys in all.
+pub fn shard_capacity(keys: u64, count: usize) -> u64 {
+    if count <= 1 {
+        return keys.max(1);
+    }
+    let mean = keys as f64 / count as f64;
+    (mean + 6.0 * mean.sqrt()).ceil().max(1.0) as u64
+}
+
 impl RedisBloom {
     /// Connects, checks the module, and reserves the filter (or joins an existing one when `shared`).
     pub fn open(id: &'static str, config: &BuildConfig, scaling: bool) -> Result<Self> {
         let remote = remote_of(id, config)?;
-        let mut client = Client::connect(&remote.url)?;
-        if !client.has_module("bf")? {
-            return Err(client.error(
+        let mut conn = link::connect(remote)?;
+        if !conn.has_module(MODULE)? {
+            return Err(conn.error(
                 "the server has no RedisBloom module (MODULE LIST shows no 'bf'); start it with \
                  --loadmodule redisbloom.so (scripts/fetch-redisbloom.sh fetches it)",
             ));
         }
-        let key = remote.key.as_bytes().to_vec();
-        let params_key = super::link::params_key(&remote.key);
+        let shards = link::plan_shards(&conn, remote)?;
+        let count = shards.count();
         if !remote.join_existing {
-            client.call(&[b"DEL", &key, params_key.as_bytes()])?;
+            let mut keys = Vec::new();
+            for p in shards.prefixes() {
+                keys.push(p.as_bytes().to_vec());
+                keys.push(link::params_key(p).into_bytes());
+            }
+            link::delete_all(&mut conn, &keys)?;
         } else if !remote.create {
-            super::link::require_existing(&mut client, &remote.key)?;
+            link::require_existing(&mut conn, &remote.key, &shards)?;
         }
         let fpr = format!("{}", config.fpr);
         // The scaling filter starts where our `scalable` does (max(1000, n/64)) and grows 2× per link, so
         // both face the same unknown growth; the fixed one is reserved for all n.
         let capacity = if scaling {
-            config.growth.first_slice_keys(config.expected_keys)
+            (config.growth.first_slice_keys(config.expected_keys) / count as u64).max(1)
         } else {
-            config.expected_keys.max(1)
+            shard_capacity(config.expected_keys, count)
         }
         .to_string();
-        super::link::claim_params(
-            &mut client,
-            &remote.key,
-            &format!("{id} v1 error_rate={fpr} capacity={capacity}"),
-        )?;
-        let mut args: Vec<&[u8]> = vec![b"BF.RESERVE", &key, fpr.as_bytes(), capacity.as_bytes()];
-        if scaling {
-            args.extend([b"EXPANSION".as_slice(), b"2".as_slice()]);
-        } else {
-            args.push(b"NONSCALING");
-        }
-        client.command(&args);
-        client.send()?;
-        match client.read_reply()? {
-            Reply::Error(e) if remote.join_existing && e.contains("exists") => {}
-            Reply::Error(e) => return Err(client.error(format!("BF.RESERVE failed: {e}"))),
-            _ => {}
+        for (s, prefix) in shards.prefixes().iter().enumerate() {
+            let shard = if count > 1 {
+                format!(" shard={s}/{count}")
+            } else {
+                String::new()
+            };
+            link::claim_params(
+                &mut conn,
+                prefix,
+                &format!("{id} v1 error_rate={fpr} capacity={capacity}{shard}"),
+            )?;
+            let mut reserve = redis::cmd("BF.RESERVE");
+            reserve.arg(prefix).arg(&fpr).arg(&capacity);
+            if scaling {
+                reserve.arg("EXPANSION").arg(2);
+            } else {
+                reserve.arg("NONSCALING");
+            }
+            match conn.query::<Value>(&reserve) {
+                Ok(_) => {}
+                Err(Error::Remote { message, .. })
+                    if remote.join_existing && message.contains("exists") => {}
+                Err(e) => return Err(conn.error(format!("BF.RESERVE failed: {e}"))),
+            }
         }
         Ok(RedisBloom {
             id,
-            link: Link::new(client),
-            key,
+            link: Link::new(conn),
+            shards,
             batch_keys: remote.batch_keys.max(1),
             seed: config.seed,
             owned: !remote.join_existing,
@@ -176,57 +206,66 @@ impl RedisBloom {
         })
     }
 
-    /// The links the module built (`BF.DEBUG`).
-    pub fn links(&self) -> Vec<LinkInfo> {
+    /// The links the module built (`BF.DEBUG`), per shard.
+    pub fn links(&self) -> Vec<Vec<LinkInfo>> {
         self.link.run(|c| {
-            let reply = c.call(&[b"BF.DEBUG", &self.key])?;
-            Ok(parse_debug(&reply))
+            let mut all = Vec::with_capacity(self.shards.count());
+            for p in self.shards.prefixes() {
+                let reply: Vec<Value> = c.query(redis::cmd("BF.DEBUG").arg(p))?;
+                all.push(parse_debug(&reply));
+            }
+            Ok(all)
         })
     }
 
-    /// Sends `command` over the batch in chunks of `batch_keys` keys; `each` sees every integer answer.
-    fn chunked(
+    /// Sends `command` over the batch (see [`super::shards::per_key`]); `each(i, answer)` sees key i's
+    /// answer, in batch order.
+    fn answers(
         &self,
-        c: &mut Client,
-        command: &[u8],
+        c: &mut Conn,
+        command: &str,
         batch: &KeyBatch,
-        mut each: impl FnMut(i64),
+        each: impl FnMut(usize, i64) -> bool,
     ) -> Result<()> {
-        let per = self.batch_keys;
-        let what = String::from_utf8_lossy(command).into_owned();
-        c.round_trips(
-            batch.len().div_ceil(per),
-            |c, chunk| {
-                let (start, end) = (chunk * per, ((chunk + 1) * per).min(batch.len()));
-                c.begin(2 + end - start);
-                c.arg(command);
-                c.arg(&self.key);
-                for i in start..end {
-                    c.arg(batch.key(i));
-                }
-            },
-            |c, chunk| {
-                let keys = ((chunk + 1) * per).min(batch.len()) - chunk * per;
-                let got = c.read_int_array(&what, &mut each)?;
-                if got != keys {
-                    return Err(c.error(format!("{what} answered {got} of {keys} keys")));
-                }
-                Ok(())
-            },
-        )
+        let head = |s: usize| {
+            let mut cmd = redis::cmd(command);
+            cmd.arg(self.shards.prefix(s));
+            cmd
+        };
+        let member = |cmd: &mut redis::Cmd, i: usize| {
+            cmd.arg(batch.key(i));
+        };
+        super::shards::per_key(c, &self.shards, batch, self.batch_keys, head, member, each)
+    }
+
+    /// Keys held by each shard (`BF.DEBUG`'s item count, summed over its links).
+    pub fn shard_loads(&self) -> Vec<u64> {
+        self.links()
+            .iter()
+            .map(|links| links.iter().map(|l| l.items).sum())
+            .collect()
     }
 }
 
+/// A batch of one key, hashed (its hash picks its shard).
+pub(crate) fn one_key(key: &[u8], seed: u64) -> KeyBatch {
+    let mut batch = KeyBatch::with_capacity(1, key.len());
+    batch.push(key);
+    batch.hash_all(seed);
+    batch
+}
+
 /// Parses `BF.DEBUG`'s lines `bytes:… bits:… hashes:… … size:…`.
-fn parse_debug(reply: &Reply) -> Vec<LinkInfo> {
-    let Reply::Array(Some(lines)) = reply else {
-        return Vec::new();
-    };
+fn parse_debug(lines: &[Value]) -> Vec<LinkInfo> {
     lines
         .iter()
         .skip(1)
         .filter_map(|l| {
-            let text = String::from_utf8_lossy(l.bytes()?).into_owned();
+            let text = match l {
+                Value::BulkString(b) => String::from_utf8_lossy(b).into_owned(),
+                Value::SimpleString(s) => s.clone(),
+                _ => return None,
+            };
             let field = |name: &str| -> Option<u64> {
                 text.split_whitespace()
                     .find_map(|f| f.strip_prefix(name)?.strip_prefix(':')?.parse().ok())
@@ -240,6 +279,15 @@ fn parse_debug(reply: &Reply) -> Vec<LinkInfo> {
         .collect()
 }
 
+/// The chance a non-member is reported present by a chain: any link says yes.
+fn chain_fpr(links: &[LinkInfo]) -> f64 {
+    let miss: f64 = links
+        .iter()
+        .map(|l| 1.0 - theory::bloom_fpr(l.bits.max(1), l.hashes, l.items))
+        .product();
+    1.0 - miss
+}
+
 impl Membership for RedisBloom {
     fn id(&self) -> &'static str {
         self.id
@@ -248,18 +296,10 @@ impl Membership for RedisBloom {
         self.seed
     }
     fn insert_hashed(&mut self, key: &[u8], _hash: KeyHash) -> bool {
-        let new = self.link.run(|c| {
-            c.call(&[b"BF.ADD", &self.key, key])
-                .map(|r| r.int() == Some(1))
-        });
-        self.inserted += new as u64;
-        new
+        self.insert_batch(&one_key(key, self.seed)) == 1
     }
     fn contains_hashed(&self, key: &[u8], _hash: KeyHash) -> bool {
-        self.link.run(|c| {
-            c.call(&[b"BF.EXISTS", &self.key, key])
-                .map(|r| r.int() == Some(1))
-        })
+        self.contains_batch(&one_key(key, self.seed)) == 1
     }
     fn batch_path(&self) -> bool {
         true
@@ -267,7 +307,26 @@ impl Membership for RedisBloom {
     fn insert_batch(&mut self, batch: &KeyBatch) -> u64 {
         let new = self.link.run(|c| {
             let mut new = 0u64;
-            self.chunked(c, b"BF.MADD", batch, |v| new += (v == 1) as u64)?;
+            self.answers(c, "BF.MADD", batch, |_, v| {
+                new += (v == 1) as u64;
+                true
+            })?;
+            Ok(new)
+        });
+        self.inserted += new;
+        new
+    }
+    fn insert_batch_if_new(
+        &mut self,
+        batch: &KeyBatch,
+        each: &mut dyn FnMut(usize, bool) -> bool,
+    ) -> u64 {
+        let new = self.link.run(|c| {
+            let mut new = 0u64;
+            self.answers(c, "BF.MADD", batch, |i, v| {
+                new += (v == 1) as u64;
+                each(i, v == 1)
+            })?;
             Ok(new)
         });
         self.inserted += new;
@@ -276,32 +335,41 @@ impl Membership for RedisBloom {
     fn contains_batch(&self, batch: &KeyBatch) -> u64 {
         self.link.run(|c| {
             let mut found = 0u64;
-            self.chunked(c, b"BF.MEXISTS", batch, |v| found += (v == 1) as u64)?;
+            self.answers(c, "BF.MEXISTS", batch, |_, v| {
+                found += (v == 1) as u64;
+                true
+            })?;
             Ok(found)
         })
     }
     fn bytes_held(&self) -> u64 {
-        self.link.run(|c| c.memory_usage(&self.key))
+        self.link.run(|c| {
+            let mut bytes = 0;
+            for p in self.shards.prefixes() {
+                bytes += c.memory_usage(p.as_bytes())?;
+            }
+            Ok(bytes)
+        })
     }
     fn n_inserted(&self) -> u64 {
         self.inserted
     }
     fn expected_fpr(&self, _n_distinct: u64) -> f64 {
-        // Every link at its own fill; a key is a false positive if any link says yes.
-        let miss: f64 = self
-            .links()
-            .iter()
-            .map(|l| 1.0 - theory::bloom_fpr(l.bits.max(1), l.hashes, l.items))
-            .product();
-        1.0 - miss
+        // A non-member goes to each shard with probability 1/S; each shard at its own load.
+        let shards = self.links();
+        shards.iter().map(|l| chain_fpr(l)).sum::<f64>() / shards.len().max(1) as f64
     }
     fn geometry(&self) -> Geometry {
-        let links = self.links();
+        let shards = self.links();
+        let links: Vec<&LinkInfo> = shards.iter().flatten().collect();
         Geometry {
             bits: Some(links.iter().map(|l| l.bits).sum()),
             hashes: links.last().map(|l| l.hashes),
             slices: (links.len() > 1).then_some(links.len() as u32),
         }
+    }
+    fn shard_loads(&self) -> Option<Vec<u64>> {
+        (self.shards.count() > 1).then(|| RedisBloom::shard_loads(self))
     }
     fn failure(&self) -> Option<String> {
         self.link.failure()
@@ -311,9 +379,12 @@ impl Membership for RedisBloom {
 impl Drop for RedisBloom {
     fn drop(&mut self) {
         if self.owned {
-            let params = super::link::params_key(&String::from_utf8_lossy(&self.key));
-            self.link
-                .run(|c| c.call(&[b"DEL", &self.key, params.as_bytes()]).map(|_| ()));
+            let mut keys = Vec::new();
+            for p in self.shards.prefixes() {
+                keys.push(p.as_bytes().to_vec());
+                keys.push(link::params_key(p).into_bytes());
+            }
+            self.link.run(|c| link::delete_all(c, &keys));
         }
     }
 }
@@ -324,13 +395,13 @@ mod tests {
 
     #[test]
     fn debug_lines_parse() {
-        let reply = Reply::Array(Some(vec![
-            Reply::Bulk(Some(b"size:3".to_vec())),
-            Reply::Bulk(Some(
+        let reply = vec![
+            Value::BulkString(b"size:3".to_vec()),
+            Value::BulkString(
                 b"bytes:1199 bits:9592 hashes:7 hashwidth:64 capacity:1000 size:3 ratio:0.01"
                     .to_vec(),
-            )),
-        ]));
+            ),
+        ];
         assert_eq!(
             parse_debug(&reply),
             vec![LinkInfo {
@@ -339,5 +410,12 @@ mod tests {
                 items: 3
             }]
         );
+    }
+
+    #[test]
+    fn shard_capacity_covers_six_sigma() {
+        assert_eq!(shard_capacity(1000, 1), 1000);
+        // 10⁶ over 9: mean 111 111, σ ≈ 333, +6σ = 2000.
+        assert_eq!(shard_capacity(1_000_000, 9), 113_112);
     }
 }

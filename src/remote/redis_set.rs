@@ -1,14 +1,19 @@
 //! `redis-set` and `redis-set-fp`: the exact shared baseline, a Redis set of the URLs themselves (or of
 //! their 16-byte xxh3-128 fingerprints: rate ≈ n/2¹²⁸, [`crate::theory::fingerprint_fpr_bits`]). Inserts are
 //! `SADD` of `batch_keys` members per round trip (atomic per command: a member new to the set is counted by
-//! exactly one worker, though a worker learns only how many of its batch were new), lookups `SMISMEMBER` (Redis ≥ 6.2). The server's bytes come from `MEMORY USAGE … SAMPLES 0`,
-//! which walks every element.
+//! exactly one worker), lookups `SMISMEMBER` (Redis ≥ 6.2). A worker that needs to know which of its keys
+//! were new (`dedup`) sends a small Lua script per shard that answers `SADD`'s 0/1 per member: atomic per
+//! key, so under concurrent workers exactly one of them is told a URL is new. The server's bytes come from
+//! `MEMORY USAGE`. On a Redis Cluster the set is one set per shard ([`super::shards::Shards`]); the
+//! shard is picked by our hash of the URL, so every worker must use the same `--seed`, which the
+//! parameters record.
 
-use super::link::Link;
-use super::redis_bloom::remote_of;
+use super::link::{self, Link};
+use super::redis_bloom::{one_key, remote_of};
+use super::shards::Shards;
 use crate::hash::KeyHash;
 use crate::keys::KeyBatch;
-use crate::redis::Client;
+use crate::redis::Conn;
 use crate::structures::{BuildConfig, Geometry, Kind, Membership, MemoryModel};
 use crate::{theory, Result};
 
@@ -96,11 +101,15 @@ kind!(
     true
 );
 
-/// A Redis set.
+/// Adds every member and answers `SADD`'s 0 or 1 for each, in order.
+const ADD_EACH_SCRIPT: &str =
+    "local r = {} for i = 1, #ARGV do r[i] = redis.call('SADD', KEYS[1], ARGV[i]) end return r";
+
+/// A Redis set (one per shard).
 pub struct RedisSet {
     id: &'static str,
     link: Link,
-    key: Vec<u8>,
+    shards: Shards,
     fingerprint: bool,
     batch_keys: usize,
     seed: u64,
@@ -121,25 +130,37 @@ impl RedisSet {
     /// Connects and empties the set (unless shared).
     pub fn open(id: &'static str, config: &BuildConfig, fingerprint: bool) -> Result<Self> {
         let remote = remote_of(id, config)?;
-        let mut client = Client::connect(&remote.url)?;
-        let key = remote.key.as_bytes().to_vec();
-        let params_key = super::link::params_key(&remote.key);
+        let mut conn = link::connect(remote)?;
+        let shards = link::plan_shards(&conn, remote)?;
         if !remote.join_existing {
-            client.call(&[b"DEL", &key, params_key.as_bytes()])?;
+            let mut keys = Vec::new();
+            for p in shards.prefixes() {
+                keys.push(p.as_bytes().to_vec());
+                keys.push(link::params_key(p).into_bytes());
+            }
+            link::delete_all(&mut conn, &keys)?;
         } else if !remote.create {
-            super::link::require_existing(&mut client, &remote.key)?;
+            link::require_existing(&mut conn, &remote.key, &shards)?;
         }
-        // Fingerprints depend on the seed: a worker with another seed would miss every key.
-        let params = if fingerprint {
-            format!("{id} v1 member=xxh3-128 seed={}", config.seed)
-        } else {
-            format!("{id} v1 member=url")
-        };
-        super::link::claim_params(&mut client, &remote.key, &params)?;
+        let count = shards.count();
+        for (s, prefix) in shards.prefixes().iter().enumerate() {
+            // Fingerprints and shards depend on the seed: a worker with another seed would miss keys.
+            let params = match (fingerprint, count) {
+                (true, _) => format!("{id} v1 member=xxh3-128 seed={}", config.seed),
+                (false, 1) => format!("{id} v1 member=url"),
+                (false, _) => format!("{id} v1 member=url seed={}", config.seed),
+            };
+            let params = if count > 1 {
+                format!("{params} shard={s}/{count}")
+            } else {
+                params
+            };
+            link::claim_params(&mut conn, prefix, &params)?;
+        }
         Ok(RedisSet {
             id,
-            link: Link::new(client),
-            key,
+            link: Link::new(conn),
+            shards,
             fingerprint,
             batch_keys: remote.batch_keys.max(1),
             seed: config.seed,
@@ -148,50 +169,64 @@ impl RedisSet {
         })
     }
 
-    /// One command per chunk: `SADD` (returns the new count) or `SMISMEMBER` (an array of 0/1).
-    fn over_batch(&self, c: &mut Client, batch: &KeyBatch, write: bool) -> Result<u64> {
-        let hashes = batch.hashes();
-        let per = self.batch_keys;
-        let mut total = 0u64;
-        c.round_trips(
-            batch.len().div_ceil(per),
-            |c, chunk| {
-                let (start, end) = (chunk * per, ((chunk + 1) * per).min(batch.len()));
-                c.begin(2 + end - start);
-                c.arg(if write { b"SADD" } else { b"SMISMEMBER" });
-                c.arg(&self.key);
-                for (i, hash) in hashes.iter().enumerate().take(end).skip(start) {
-                    if self.fingerprint {
-                        c.arg(&fingerprint(*hash));
-                    } else {
-                        c.arg(batch.key(i));
-                    }
-                }
-            },
-            |c, chunk| {
-                let keys = ((chunk + 1) * per).min(batch.len()) - chunk * per;
-                if write {
-                    total += c.read_int("SADD")?.max(0) as u64;
-                } else {
-                    let got = c.read_int_array("SMISMEMBER", |v| total += (v == 1) as u64)?;
-                    if got != keys {
-                        return Err(c.error(format!("SMISMEMBER answered {got} of {keys} keys")));
-                    }
-                }
-                Ok(())
-            },
-        )?;
-        Ok(total)
+    fn member(&self, cmd: &mut redis::Cmd, batch: &KeyBatch, i: usize) {
+        if self.fingerprint {
+            cmd.arg(&fingerprint(batch.hashes()[i])[..]);
+        } else {
+            cmd.arg(batch.key(i));
+        }
     }
 
-    fn one(&self, key: &[u8], hash: KeyHash, write: bool) -> bool {
-        let member = fingerprint(hash);
-        let member: &[u8] = if self.fingerprint { &member } else { key };
-        let command: &[u8] = if write { b"SADD" } else { b"SISMEMBER" };
-        self.link.run(|c| {
-            c.call(&[command, &self.key, member])
-                .map(|r| r.int() == Some(1))
-        })
+    /// `SADD` per shard and round trip; returns how many members were new.
+    fn add(&self, c: &mut Conn, batch: &KeyBatch) -> Result<u64> {
+        let mut new = 0u64;
+        for start in (0..batch.len()).step_by(self.batch_keys) {
+            let end = (start + self.batch_keys).min(batch.len());
+            let groups = self.shards.group(batch, start..end);
+            let cmds: Vec<redis::Cmd> = groups
+                .iter()
+                .enumerate()
+                .filter(|(_, k)| !k.is_empty())
+                .map(|(s, keys)| {
+                    let mut cmd = redis::cmd("SADD");
+                    cmd.arg(self.shards.prefix(s));
+                    for &i in keys {
+                        self.member(&mut cmd, batch, i as usize);
+                    }
+                    cmd
+                })
+                .collect();
+            for reply in c.pipeline(&cmds)? {
+                match reply {
+                    redis::Value::Int(n) => new += n.max(0) as u64,
+                    other => return Err(c.error(format!("SADD answered {other:?}"))),
+                }
+            }
+        }
+        Ok(new)
+    }
+
+    /// Per-key answers of `SMISMEMBER` (`write` false) or of the add-each script.
+    fn answers(
+        &self,
+        c: &mut Conn,
+        batch: &KeyBatch,
+        write: bool,
+        each: impl FnMut(usize, i64) -> bool,
+    ) -> Result<()> {
+        let head = |s: usize| {
+            let mut cmd = if write {
+                let mut cmd = redis::cmd("EVAL");
+                cmd.arg(ADD_EACH_SCRIPT).arg(1);
+                cmd
+            } else {
+                redis::cmd("SMISMEMBER")
+            };
+            cmd.arg(self.shards.prefix(s));
+            cmd
+        };
+        let member = |cmd: &mut redis::Cmd, i: usize| self.member(cmd, batch, i);
+        super::shards::per_key(c, &self.shards, batch, self.batch_keys, head, member, each)
     }
 }
 
@@ -202,27 +237,54 @@ impl Membership for RedisSet {
     fn seed(&self) -> u64 {
         self.seed
     }
-    fn insert_hashed(&mut self, key: &[u8], hash: KeyHash) -> bool {
-        let new = self.one(key, hash, true);
-        self.inserted += new as u64;
-        new
+    fn insert_hashed(&mut self, key: &[u8], _hash: KeyHash) -> bool {
+        self.insert_batch(&one_key(key, self.seed)) == 1
     }
-    fn contains_hashed(&self, key: &[u8], hash: KeyHash) -> bool {
-        self.one(key, hash, false)
+    fn contains_hashed(&self, key: &[u8], _hash: KeyHash) -> bool {
+        self.contains_batch(&one_key(key, self.seed)) == 1
     }
     fn batch_path(&self) -> bool {
         true
     }
     fn insert_batch(&mut self, batch: &KeyBatch) -> u64 {
-        let new = self.link.run(|c| self.over_batch(c, batch, true));
+        let new = self.link.run(|c| self.add(c, batch));
+        self.inserted += new;
+        new
+    }
+    fn insert_batch_if_new(
+        &mut self,
+        batch: &KeyBatch,
+        each: &mut dyn FnMut(usize, bool) -> bool,
+    ) -> u64 {
+        let new = self.link.run(|c| {
+            let mut new = 0u64;
+            self.answers(c, batch, true, |i, v| {
+                new += (v == 1) as u64;
+                each(i, v == 1)
+            })?;
+            Ok(new)
+        });
         self.inserted += new;
         new
     }
     fn contains_batch(&self, batch: &KeyBatch) -> u64 {
-        self.link.run(|c| self.over_batch(c, batch, false))
+        self.link.run(|c| {
+            let mut found = 0u64;
+            self.answers(c, batch, false, |_, v| {
+                found += (v == 1) as u64;
+                true
+            })?;
+            Ok(found)
+        })
     }
     fn bytes_held(&self) -> u64 {
-        self.link.run(|c| c.memory_usage(&self.key))
+        self.link.run(|c| {
+            let mut bytes = 0;
+            for p in self.shards.prefixes() {
+                bytes += c.memory_usage(p.as_bytes())?;
+            }
+            Ok(bytes)
+        })
     }
     fn n_inserted(&self) -> u64 {
         self.inserted
@@ -237,6 +299,17 @@ impl Membership for RedisSet {
     fn geometry(&self) -> Geometry {
         Geometry::default()
     }
+    fn shard_loads(&self) -> Option<Vec<u64>> {
+        (self.shards.count() > 1).then(|| {
+            self.link.run(|c| {
+                let mut loads = Vec::new();
+                for p in self.shards.prefixes() {
+                    loads.push(c.query::<u64>(redis::cmd("SCARD").arg(p))?);
+                }
+                Ok(loads)
+            })
+        })
+    }
     fn failure(&self) -> Option<String> {
         self.link.failure()
     }
@@ -246,9 +319,12 @@ impl Drop for RedisSet {
     fn drop(&mut self) {
         if self.owned {
             // DEL, not UNLINK: the sweep reads used_memory next, and a lazy free would still hold the set.
-            let params = super::link::params_key(&String::from_utf8_lossy(&self.key));
-            self.link
-                .run(|c| c.call(&[b"DEL", &self.key, params.as_bytes()]).map(|_| ()));
+            let mut keys = Vec::new();
+            for p in self.shards.prefixes() {
+                keys.push(p.as_bytes().to_vec());
+                keys.push(link::params_key(p).into_bytes());
+            }
+            self.link.run(|c| link::delete_all(c, &keys));
         }
     }
 }

@@ -116,6 +116,9 @@ pub struct RunHeader {
     /// The Redis server of the shared-filter sweep (`redis://host:port/db`).
     #[serde(default)]
     pub redis: Option<String>,
+    /// The Redis Cluster of the shared-filter sweep (comma-separated node URLs).
+    #[serde(default)]
+    pub redis_cluster: Option<String>,
     /// The Redis backends the sweep runs.
     #[serde(default)]
     pub redis_structures: Vec<String>,
@@ -285,8 +288,17 @@ pub struct SweepRecord {
     pub structure: String,
     /// Keys per round trip (0 for the in-process reference).
     pub batch_keys: u64,
-    /// `host:port` of the server ("" in-process).
+    /// `host:port` of the server, `cluster host:port,…` of a cluster ("" in-process).
     pub server: String,
+    /// Masters the structure is spread over (0 in-process, 1 on one server).
+    #[serde(default)]
+    pub masters: u32,
+    /// Keys held by each shard, on a cluster (empty otherwise).
+    #[serde(default)]
+    pub shard_loads: Vec<u64>,
+    /// Round trips sent again after a server was lost.
+    #[serde(default)]
+    pub resent_round_trips: u64,
     pub n: u64,
     pub n_reported_new: u64,
     pub geometry: Geometry,

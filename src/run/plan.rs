@@ -336,7 +336,8 @@ pub struct RunPlan {
 /// The shared-filter sweep: every Redis backend at every batch size, on the same keys, next to `bloom`.
 #[derive(Clone)]
 pub struct SweepPlan {
-    pub url: crate::redis::RedisUrl,
+    /// Where the Redis backends run: a server, a cluster, or both.
+    pub endpoints: Vec<crate::redis::Endpoint>,
     /// The Redis backends to run.
     pub kinds: Vec<&'static dyn Kind>,
     /// Keys inserted per point.

@@ -8,7 +8,7 @@ use super::spec::RunSpec;
 use super::{out_dir, Progress, RunPlan, Runner, Suite, SweepPlan};
 use crate::keys::{Profile, UrlGenerator, NON_MEMBER_BASE};
 use crate::measure::machine::MachineInfo;
-use crate::redis::Client;
+use crate::redis::{Conn, Endpoint};
 use crate::results::{read_results, Record, ResultsWriter, RunHeader};
 use crate::{Error, Result};
 use std::path::{Path, PathBuf};
@@ -131,11 +131,12 @@ fn plan(spec: &RunSpec) -> Result<(RunPlan, KeySource, String)> {
     if !spec.experiments || matches!(spec.suite, Suite::Article6e9 | Suite::Redis) {
         plan.experiments = None;
     }
-    if let Some(url) = &spec.redis {
-        let mut client = Client::connect(url)?;
-        client.call(&[b"PING"])?;
+    if !spec.redis.is_empty() {
+        for endpoint in &spec.redis {
+            Conn::connect(endpoint)?;
+        }
         plan.sweep = Some(SweepPlan {
-            url: url.clone(),
+            endpoints: spec.redis.clone(),
             kinds: spec.remote_kinds.clone(),
             keys: spec.redis_keys,
             batches: spec.redis_batches.clone(),
@@ -204,7 +205,20 @@ fn header(spec: &RunSpec, plan: &RunPlan, profile: &str, source: &KeySource) -> 
         non_members: source.non_members.checked().cloned(),
         external_max_keys: spec.external_max_keys,
         experiments: plan.experiments.is_some(),
-        redis: spec.redis.as_ref().map(|u| u.to_string()),
+        redis: spec.redis.iter().find_map(|e| match e {
+            Endpoint::Server(url) => Some(url.to_string()),
+            Endpoint::Cluster(_) => None,
+        }),
+        redis_cluster: spec.redis.iter().find_map(|e| match e {
+            Endpoint::Cluster(nodes) => Some(
+                nodes
+                    .iter()
+                    .map(|u| u.to_string())
+                    .collect::<Vec<_>>()
+                    .join(","),
+            ),
+            Endpoint::Server(_) => None,
+        }),
         redis_structures: spec
             .remote_kinds
             .iter()

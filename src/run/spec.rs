@@ -3,7 +3,7 @@
 
 use super::{Suite, SweepPlan};
 use crate::measure::machine;
-use crate::redis::RedisUrl;
+use crate::redis::{Endpoint, RedisUrl};
 use crate::registry::{parse_list, remote_kinds};
 use crate::results::RunHeader;
 use crate::structures::Kind;
@@ -36,6 +36,8 @@ pub struct RunOptions {
     pub experiments: bool,
     /// The Redis server of the shared-filter sweep.
     pub redis: Option<String>,
+    /// The Redis Cluster of the shared-filter sweep (comma-separated node URLs).
+    pub redis_cluster: Option<String>,
     pub redis_keys: Option<u64>,
     pub redis_batches: Option<Vec<usize>>,
 }
@@ -54,7 +56,8 @@ pub struct RunSpec {
     pub non_members: Option<PathBuf>,
     pub scales: Option<Vec<u64>>,
     pub experiments: bool,
-    pub redis: Option<RedisUrl>,
+    /// Where the sweep runs: a server, a cluster, or both (in that order).
+    pub redis: Vec<Endpoint>,
     pub remote_kinds: Vec<&'static dyn Kind>,
     pub redis_keys: u64,
     pub redis_batches: Vec<usize>,
@@ -71,7 +74,7 @@ fn split_kinds(
     suite: Suite,
     kinds: Kinds,
     listed_all: bool,
-    redis: Option<&RedisUrl>,
+    redis: Option<&Endpoint>,
 ) -> Result<(Kinds, Kinds)> {
     let (remote, mut local): (Vec<_>, Vec<_>) = kinds.into_iter().partition(|k| k.remote());
     let remote = if listed_all {
@@ -83,7 +86,7 @@ fn split_kinds(
         if suite == Suite::Redis {
             return Err(Error::invalid(
                 "--suite",
-                "redis needs a server: give --redis redis://host:port",
+                "redis needs a server: give --redis redis://host:port or --redis-cluster URLS",
             ));
         }
         if let Some(k) = remote.first().filter(|_| !listed_all) {
@@ -132,11 +135,17 @@ impl RunSpec {
             return Err(Error::invalid("--reps", "must be between 1 and 100"));
         }
         let suite = Suite::parse(&options.suite)?;
-        let redis = options.redis.as_deref().map(RedisUrl::parse).transpose()?;
-        if redis.is_none() && (options.redis_keys.is_some() || options.redis_batches.is_some()) {
+        let mut redis = Vec::new();
+        if let Some(url) = options.redis.as_deref() {
+            redis.push(Endpoint::Server(RedisUrl::parse(url)?));
+        }
+        if let Some(urls) = options.redis_cluster.as_deref() {
+            redis.push(Endpoint::cluster(urls)?);
+        }
+        if redis.is_empty() && (options.redis_keys.is_some() || options.redis_batches.is_some()) {
             return Err(Error::invalid(
                 "--redis-keys/--redis-batches",
-                "need --redis redis://host:port",
+                "need --redis redis://host:port or --redis-cluster URLS",
             ));
         }
         let listed_all = options.structures.trim() == "all";
@@ -144,7 +153,7 @@ impl RunSpec {
             suite,
             parse_list(&options.structures)?,
             listed_all,
-            redis.as_ref(),
+            redis.first(),
         )?;
         let redis_keys = options.redis_keys.unwrap_or(SweepPlan::DEFAULT_KEYS);
         if redis_keys == 0 || redis_keys >= crate::keys::NON_MEMBER_BASE {
@@ -191,7 +200,13 @@ impl RunSpec {
     /// The request an interrupted run was started with.
     pub fn from_header(h: &RunHeader) -> Result<RunSpec> {
         let suite = Suite::parse(&h.suite)?;
-        let redis = h.redis.as_deref().map(RedisUrl::parse).transpose()?;
+        let mut redis = Vec::new();
+        if let Some(url) = h.redis.as_deref() {
+            redis.push(Endpoint::Server(RedisUrl::parse(url)?));
+        }
+        if let Some(urls) = h.redis_cluster.as_deref() {
+            redis.push(Endpoint::cluster(urls)?);
+        }
         let all: Vec<_> = h
             .structures
             .iter()
@@ -203,7 +218,7 @@ impl RunSpec {
         } else {
             parse_list(&all.join(","))?
         };
-        let (kinds, remote_kinds) = split_kinds(suite, kinds, false, redis.as_ref())?;
+        let (kinds, remote_kinds) = split_kinds(suite, kinds, false, redis.first())?;
         Ok(RunSpec {
             suite,
             kinds,

@@ -10,9 +10,8 @@
 use super::pass::Path;
 use super::resume::{Completed, WorkId};
 use super::{PassKeys, Runner, BATCH_KEYS};
-use crate::redis::BitmapMode;
-use crate::redis::RemoteConfig;
-use crate::redis::{Client, RedisUrl};
+use crate::redis::raw::Client;
+use crate::redis::{BitmapMode, Conn, Endpoint, RemoteConfig};
 use crate::registry::find;
 use crate::remote::{redis_bitmap, redis_bloom};
 use crate::results::{
@@ -24,12 +23,20 @@ use crate::structures::{BuildConfig, Kind, Membership};
 use crate::{Error, Result};
 use std::time::{Duration, Instant};
 
+/// The series of a backend at an endpoint: `redis-bloom` on a server, `redis-bloom@cluster` on a cluster.
+pub fn endpoint_series(series: &str, endpoint: &Endpoint) -> String {
+    match endpoint {
+        Endpoint::Server(_) => series.to_string(),
+        Endpoint::Cluster(_) => format!("{series}@cluster"),
+    }
+}
+
 /// Turns a backend's latched failure into an error naming the server and the phase.
-fn check(s: &dyn Membership, url: &RedisUrl, phase: &str) -> Result<()> {
+fn check(s: &dyn Membership, endpoint: &Endpoint, phase: &str) -> Result<()> {
     match s.failure() {
         None => Ok(()),
         Some(f) => {
-            let addr = url.addr();
+            let addr = endpoint.addr();
             let detail = f
                 .strip_prefix(&format!("redis at {addr}: "))
                 .unwrap_or(&f)
@@ -68,18 +75,33 @@ impl Runner<'_> {
                 self.sweep_point(series, find(id)?, &config, None)?;
             }
         }
+        for endpoint in &plan.endpoints {
+            self.sweep_endpoint(&plan, endpoint, &is_done)?;
+        }
+        Ok(())
+    }
+
+    /// Every backend at every batch size on one endpoint.
+    fn sweep_endpoint(
+        &mut self,
+        plan: &super::plan::SweepPlan,
+        endpoint: &Endpoint,
+        is_done: &dyn Fn(&str) -> bool,
+    ) -> Result<()> {
+        let n = plan.keys;
         // A server lost before the sweep's first point fails every point, with the reason; the grid's
         // results and the report stay.
         let (has_module, lost) =
-            match Client::connect(&plan.url).and_then(|mut c| c.has_module(redis_bloom::MODULE)) {
+            match Conn::connect(endpoint).and_then(|mut c| c.has_module(redis_bloom::MODULE)) {
                 Ok(m) => (m, None),
                 Err(e) => (true, Some(e.to_string())),
             };
         for kind in &plan.kinds {
-            let modes: &[BitmapMode] = if kind.id() == redis_bitmap::ID {
-                &BitmapMode::ALL
-            } else {
-                &[BitmapMode::Bitfield]
+            // On a cluster the bitmap runs in its atomic mode only: the other two are measured on one
+            // server, and the cluster adds routing, not a new way to move bits.
+            let modes: &[BitmapMode] = match (kind.id() == redis_bitmap::ID, endpoint) {
+                (true, Endpoint::Server(_)) => &BitmapMode::ALL,
+                _ => &[BitmapMode::Bitfield],
             };
             for mode in modes {
                 let series = if kind.id() == redis_bitmap::ID {
@@ -87,6 +109,7 @@ impl Runner<'_> {
                 } else {
                     kind.id().to_string()
                 };
+                let series = endpoint_series(&series, endpoint);
                 for &batch in &plan.batches {
                     let id = sweep_cell_id(&series, batch as u64);
                     if is_done(&id) {
@@ -99,14 +122,14 @@ impl Runner<'_> {
                     if kind.server_module().is_some() && !has_module {
                         let reason = format!(
                             "the server at {} has no RedisBloom module (MODULE LIST shows no 'bf')",
-                            plan.url.addr()
+                            endpoint.addr()
                         );
                         self.point_skipped(id, n, reason)?;
                         continue;
                     }
                     let mut config = self.config(self.source.distinct_members(n));
                     let mut remote =
-                        RemoteConfig::new(plan.url.clone(), format!("dedupbench:sweep:{series}"));
+                        RemoteConfig::new(endpoint.clone(), format!("dedupbench:sweep:{series}"));
                     remote.batch_keys = batch;
                     remote.bitmap.mode = *mode;
                     config.remote = Some(remote);
@@ -159,10 +182,10 @@ impl Runner<'_> {
             .map(|p| p.keys)
             .unwrap_or(config.expected_keys);
         let remote = config.remote.clone();
-        let url = remote.as_ref().map(|r| r.url.clone());
-        let used_memory = |url: &Option<RedisUrl>| -> Result<i64> {
+        let url = remote.as_ref().map(|r| r.endpoint.clone());
+        let used_memory = |url: &Option<Endpoint>| -> Result<i64> {
             match url {
-                Some(u) => Ok(Client::connect(u)?.info_field("memory", "used_memory")? as i64),
+                Some(u) => Ok(Conn::connect(u)?.info_field("memory", "used_memory")? as i64),
                 None => Ok(0),
             }
         };
@@ -216,15 +239,20 @@ impl Runner<'_> {
         let expected_fpr = s.expected_fpr(n_distinct);
         let fill_fpr = s.fill_fpr();
         let geometry = s.geometry();
+        let shard_loads = s.shard_loads().unwrap_or_default();
         phase_check(s.as_ref(), "reading its size")?;
         let used_after = used_memory(&url)?;
         drop(s);
         let raw_insert_keys_per_s = match (&remote, kind.id()) {
-            (Some(r), redis_bloom::ID) => Some(self.raw_bloom_inserts(r, config)?),
+            (Some(r), redis_bloom::ID) if !r.endpoint.is_cluster() => {
+                Some(self.raw_bloom_inserts(r, config)?)
+            }
             _ => None,
         };
-        // Our hash is part of a point's cost only where the client needs it.
-        let client_hash = !kind.hashed_by_server();
+        // Our hash is part of a point's cost only where the client needs it (on a cluster it picks the
+        // shard of every key).
+        let client_hash =
+            !kind.hashed_by_server() || url.as_ref().is_some_and(Endpoint::is_cluster);
         let per_s = |t: &super::PassTiming| {
             let ns = t.probe_ns + if client_hash { t.hash_ns } else { 0 };
             t.keys as f64 / (ns.max(1) as f64 / 1e9)
@@ -240,6 +268,12 @@ impl Runner<'_> {
             structure: kind.id().to_string(),
             batch_keys: batch.unwrap_or(0) as u64,
             server: url.as_ref().map(|u| u.addr()).unwrap_or_default(),
+            masters: match &url {
+                None => 0,
+                Some(e) => Conn::connect(e)?.masters().len() as u32,
+            },
+            shard_loads,
+            resent_round_trips: 0,
             n,
             n_reported_new: build.hits,
             geometry,
@@ -279,7 +313,7 @@ impl Runner<'_> {
             .map(|p| p.keys)
             .unwrap_or(config.expected_keys);
         let key = format!("{}:raw", remote.key);
-        let mut client = Client::connect(&remote.url)?;
+        let mut client = Client::connect(remote.endpoint.first())?;
         client.call(&[b"DEL", key.as_bytes()])?;
         client.call(&[
             b"BF.RESERVE",

@@ -59,6 +59,10 @@ pub trait Membership: Send + Sync {
     fn fill_fpr(&self) -> Option<f64> {
         None
     }
+    /// Keys held by each shard of a structure split over a Redis Cluster (`None`: not split).
+    fn shard_loads(&self) -> Option<Vec<u64>> {
+        None
+    }
     /// For a structure on a server: the first error that left it incomplete (the server went away, say).
     /// The harness checks it after every pass and reports the cell as failed instead of measured.
     fn failure(&self) -> Option<String> {

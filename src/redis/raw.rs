@@ -1,12 +1,12 @@
-//! A minimal RESP2 client over one TCP connection: commands are encoded straight into an output buffer
-//! (no per-argument allocation), sent as one write per round trip, and replies of the shapes the backends
-//! need (integer arrays, integers, bulk strings) are read without building a value tree. Everything else
-//! goes through the general [`Reply`] reader.
+//! The raw-socket yardstick of the shared-filter sweep: RESP2 over one TCP connection, commands encoded
+//! into a buffer before the clock starts, written with one `write` per round trip, replies skimmed (checked
+//! for errors, never parsed into values). It measures what the server sustains without any client cost,
+//! which is what the `redis` crate's numbers are judged against; no backend uses it.
 //!
 //! Errors name the server's address and what failed (connect, send, read, or the server's own error
 //! reply). A server that answers `-LOADING` (still loading its data set) is waited for at connect time.
 
-pub use super::url::RedisUrl;
+use super::url::RedisUrl;
 use crate::{Error, Result};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};

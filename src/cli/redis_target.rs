@@ -1,0 +1,52 @@
+//! The flags that say where a shared filter lives (`--redis` or `--redis-cluster`, `--shards`,
+//! `--retry-secs`), shared by `shared` and `dedup`.
+
+use clap::Args;
+use dedupbench::redis::{Endpoint, RedisUrl, RemoteConfig};
+use dedupbench::{Error, Result};
+use std::time::Duration;
+
+#[derive(Args, Debug, Clone)]
+pub struct RedisTarget {
+    /// The Redis server (redis://host:port[/db]).
+    #[arg(long, conflicts_with = "redis_cluster")]
+    pub redis: Option<String>,
+    /// A Redis Cluster (redis://host:port[,redis://host:port…]): the filter is split into --shards
+    /// sub-filters spread over its masters.
+    #[arg(long)]
+    pub redis_cluster: Option<String>,
+    /// Sub-filters on a cluster (default: 3 per master); every worker must give the same.
+    #[arg(long, requires = "redis_cluster")]
+    pub shards: Option<usize>,
+    /// Seconds a round trip is retried (on a fresh connection) while a server is away.
+    #[arg(long, default_value_t = 30)]
+    pub retry_secs: u64,
+}
+
+impl RedisTarget {
+    /// Where the filter lives, if a server or cluster was given.
+    pub fn endpoint(&self) -> Result<Option<Endpoint>> {
+        match (&self.redis, &self.redis_cluster) {
+            (Some(url), _) => Ok(Some(Endpoint::Server(RedisUrl::parse(url)?))),
+            (None, Some(urls)) => Ok(Some(Endpoint::cluster(urls)?)),
+            (None, None) => Ok(None),
+        }
+    }
+
+    /// The remote part of a build config for the filter `name`, if a server or cluster was given.
+    pub fn remote(&self, name: &str) -> Result<Option<RemoteConfig>> {
+        let Some(endpoint) = self.endpoint()? else {
+            return Ok(None);
+        };
+        if self.retry_secs > 3600 {
+            return Err(Error::invalid(
+                "--retry-secs",
+                format!("must be at most 3600, got {}", self.retry_secs),
+            ));
+        }
+        let mut remote = RemoteConfig::new(endpoint, name);
+        remote.shards = self.shards;
+        remote.retry_for = Duration::from_secs(self.retry_secs);
+        Ok(Some(remote))
+    }
+}

@@ -1,0 +1,464 @@
+//! One connection to where a shared structure lives, a single server or a Redis Cluster, through the
+//! `redis` crate: its pipelines, its cluster routing (slot map, MOVED/ASK, per-node pipelines sent to all
+//! nodes before any reply is read) and its URL parsing.
+//!
+//! What this file adds is the fault policy the crate leaves to its caller. A round trip that fails because
+//! a server went away (refused, reset, timed out, `LOADING`, `CLUSTERDOWN`, `TRYAGAIN`) is sent again on a
+//! fresh connection, with a growing pause, until [`Conn::retry_for`] has passed. Only idempotent round
+//! trips may go through [`Conn::pipeline`] and [`Conn::query`]: every command the backends send is (adding
+//! a key or setting a bit twice leaves the structure as once). A server error (a wrong type, a full
+//! filter) is never retried. When the time is up, the error names the node that does not answer and, on a
+//! cluster, the slots it served.
+
+use super::RedisUrl;
+use crate::{Error, Result};
+use redis::cluster::{ClusterClient, ClusterConnection};
+use redis::{Cmd, ConnectionLike, ErrorKind, FromRedisValue, RedisError, ServerErrorKind, Value};
+use std::time::{Duration, Instant};
+
+/// How long a connect attempt may take.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
+/// How long one reply may take before the server is declared gone.
+const REPLY_TIMEOUT: Duration = Duration::from_secs(60);
+/// The default time a round trip is retried for while its server is away.
+pub const DEFAULT_RETRY_FOR: Duration = Duration::from_secs(30);
+
+/// Where a shared structure lives.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Endpoint {
+    /// One server.
+    Server(RedisUrl),
+    /// A Redis Cluster, reached through any of these nodes.
+    Cluster(Vec<RedisUrl>),
+}
+
+impl Endpoint {
+    /// Parses `--redis-cluster`'s comma-separated node URLs.
+    pub fn cluster(text: &str) -> Result<Endpoint> {
+        let nodes = text
+            .split(',')
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+            .map(|t| RedisUrl::parse_for("--redis-cluster", t))
+            .collect::<Result<Vec<_>>>()?;
+        if nodes.is_empty() {
+            return Err(Error::invalid(
+                "--redis-cluster",
+                "names no node; expected redis://host:port[,redis://host:port…]",
+            ));
+        }
+        Ok(Endpoint::Cluster(nodes))
+    }
+
+    /// The first node given (the server itself, for one server).
+    pub fn first(&self) -> &RedisUrl {
+        match self {
+            Endpoint::Server(url) => url,
+            Endpoint::Cluster(nodes) => &nodes[0],
+        }
+    }
+
+    /// Whether this is a cluster.
+    pub fn is_cluster(&self) -> bool {
+        matches!(self, Endpoint::Cluster(_))
+    }
+
+    /// `host:port`, or `cluster host:port,…`, as errors and records name it.
+    pub fn addr(&self) -> String {
+        match self {
+            Endpoint::Server(url) => url.addr(),
+            Endpoint::Cluster(nodes) => format!(
+                "cluster {}",
+                nodes.iter().map(|n| n.addr()).collect::<Vec<_>>().join(",")
+            ),
+        }
+    }
+}
+
+/// A master of a cluster and the slot ranges it serves (one server: all slots).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Master {
+    pub host: String,
+    pub port: u16,
+    pub slots: Vec<(u16, u16)>,
+}
+
+impl Master {
+    /// `host:port`.
+    pub fn addr(&self) -> String {
+        format!("{}:{}", self.host, self.port)
+    }
+
+    /// The slot ranges as `a-b,c-d`.
+    pub fn slot_ranges(&self) -> String {
+        self.slots
+            .iter()
+            .map(|(a, b)| format!("{a}-{b}"))
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+
+    /// Whether it serves `slot`.
+    pub fn serves(&self, slot: u16) -> bool {
+        self.slots.iter().any(|&(a, b)| (a..=b).contains(&slot))
+    }
+}
+
+enum Inner {
+    Server(redis::Connection),
+    Cluster(Box<ClusterConnection>),
+}
+
+/// A connection with the retry policy of this file's doc.
+pub struct Conn {
+    endpoint: Endpoint,
+    inner: Option<Inner>,
+    retry_for: Duration,
+    /// The masters seen at the last successful topology read (cluster) or the server.
+    masters: Vec<Master>,
+    /// Round trips sent again after a lost server.
+    resent: u64,
+}
+
+impl Conn {
+    /// Connects, with round trips retried for [`DEFAULT_RETRY_FOR`].
+    pub fn connect(endpoint: &Endpoint) -> Result<Conn> {
+        Conn::connect_retrying(endpoint, DEFAULT_RETRY_FOR)
+    }
+
+    /// Connects; round trips are retried for `retry_for` while a server is away. The first connect is
+    /// not: a server that refuses it is a wrong address far more often than a restart, and is said at
+    /// once. A server still loading its data, or a cluster not yet `ok`, is waited for.
+    pub fn connect_retrying(endpoint: &Endpoint, retry_for: Duration) -> Result<Conn> {
+        let mut conn = Conn {
+            endpoint: endpoint.clone(),
+            inner: None,
+            retry_for,
+            masters: Vec::new(),
+            resent: 0,
+        };
+        let started = Instant::now();
+        loop {
+            match conn.open() {
+                Ok(inner) => {
+                    conn.inner = Some(inner);
+                    break;
+                }
+                Err(e) if starting(&e) && started.elapsed() < retry_for => {
+                    std::thread::sleep(Duration::from_millis(100))
+                }
+                Err(e) => return Err(conn.error(format!("cannot connect: {e}"))),
+            }
+        }
+        conn.masters = conn.read_masters()?;
+        Ok(conn)
+    }
+
+    /// How long a round trip is retried while its server is away.
+    pub fn retry_for(&self) -> Duration {
+        self.retry_for
+    }
+
+    /// Where this connection goes.
+    pub fn endpoint(&self) -> &Endpoint {
+        &self.endpoint
+    }
+
+    /// Round trips sent again after a server was lost.
+    pub fn resent(&self) -> u64 {
+        self.resent
+    }
+
+    /// An error about this endpoint.
+    pub fn error(&self, message: impl Into<String>) -> Error {
+        Error::Remote {
+            addr: self.endpoint.addr(),
+            message: message.into(),
+        }
+    }
+
+    /// The masters (one server: itself, with every slot).
+    pub fn masters(&self) -> &[Master] {
+        &self.masters
+    }
+
+    /// One command, retried while the server is away.
+    pub fn query<T: FromRedisValue>(&mut self, cmd: &Cmd) -> Result<T> {
+        let what = command_name(cmd);
+        let value = self.with_retry(&what, |inner| match inner {
+            Inner::Server(c) => c.req_command(cmd),
+            Inner::Cluster(c) => c.req_command(cmd),
+        })?;
+        redis::from_redis_value(value).map_err(|e| self.error(format!("{what}: {e}")))
+    }
+
+    /// Idempotent commands in one round trip (per node, on a cluster), their replies in order; the whole
+    /// round trip is sent again while a server is away. A server's error reply to any command fails it.
+    pub fn pipeline(&mut self, cmds: &[Cmd]) -> Result<Vec<Value>> {
+        if cmds.is_empty() {
+            return Ok(Vec::new());
+        }
+        let what = command_name(&cmds[0]);
+        self.with_retry(&what, |inner| match inner {
+            Inner::Server(c) => {
+                let mut pipe = redis::pipe();
+                for cmd in cmds {
+                    pipe.add_command(cmd.clone());
+                }
+                pipe.query(c)
+            }
+            Inner::Cluster(c) => {
+                let mut pipe = redis::cluster::cluster_pipe();
+                for cmd in cmds {
+                    pipe.add_command(cmd.clone());
+                }
+                pipe.query(c.as_mut())
+            }
+        })
+    }
+
+    /// A command on one node (a cluster's master by address; one server: the server).
+    pub fn on_node<T: FromRedisValue>(&mut self, node: &Master, cmd: &Cmd) -> Result<T> {
+        let what = command_name(cmd);
+        let (host, port) = (node.host.clone(), node.port);
+        let value = self.with_retry(&what, |inner| match inner {
+            Inner::Server(c) => c.req_command(cmd),
+            Inner::Cluster(c) => c.route_command(
+                cmd,
+                redis::cluster_routing::RoutingInfo::SingleNode(
+                    redis::cluster_routing::SingleNodeRoutingInfo::ByAddress {
+                        host: host.clone(),
+                        port,
+                    },
+                ),
+            ),
+        })?;
+        redis::from_redis_value(value).map_err(|e| Error::Remote {
+            addr: node.addr(),
+            message: format!("{what}: {e}"),
+        })
+    }
+
+    /// Whether every master has the module `name` loaded (`MODULE LIST`).
+    pub fn has_module(&mut self, name: &str) -> Result<bool> {
+        for node in self.masters.clone() {
+            let modules: Value = self.on_node(&node, redis::cmd("MODULE").arg("LIST"))?;
+            if !format!("{modules:?}").contains(&format!("\"{name}\"")) {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// A numeric field of `INFO section`, summed over the masters.
+    pub fn info_field(&mut self, section: &str, field: &str) -> Result<u64> {
+        let mut total = 0;
+        for node in self.masters.clone() {
+            let text: String = self.on_node(&node, redis::cmd("INFO").arg(section))?;
+            total += text
+                .lines()
+                .find_map(|l| {
+                    l.strip_prefix(field)?
+                        .strip_prefix(':')?
+                        .trim()
+                        .parse::<u64>()
+                        .ok()
+                })
+                .ok_or_else(|| self.error(format!("INFO {section} has no {field}")))?;
+        }
+        Ok(total)
+    }
+
+    /// `MEMORY USAGE key` (0 for a missing key).
+    pub fn memory_usage(&mut self, key: &[u8]) -> Result<u64> {
+        let bytes: Option<u64> = self.query(redis::cmd("MEMORY").arg("USAGE").arg(key))?;
+        Ok(bytes.unwrap_or(0))
+    }
+
+    /// Reads the masters and their slots (`CLUSTER SLOTS`); one server is its own master.
+    fn read_masters(&mut self) -> Result<Vec<Master>> {
+        let Endpoint::Cluster(_) = &self.endpoint else {
+            let url = self.endpoint.first();
+            return Ok(vec![Master {
+                host: url.host.clone(),
+                port: url.port,
+                slots: vec![(0, 16383)],
+            }]);
+        };
+        let slots: Vec<Value> = self.query(redis::cmd("CLUSTER").arg("SLOTS"))?;
+        let mut masters: Vec<Master> = Vec::new();
+        for range in slots {
+            let Value::Array(parts) = range else { continue };
+            let (Some(Value::Int(a)), Some(Value::Int(b)), Some(Value::Array(node))) =
+                (parts.first(), parts.get(1), parts.get(2))
+            else {
+                continue;
+            };
+            let host = match node.first() {
+                Some(Value::BulkString(h)) => String::from_utf8_lossy(h).into_owned(),
+                _ => continue,
+            };
+            let Some(Value::Int(port)) = node.get(1) else {
+                continue;
+            };
+            let (port, range) = (*port as u16, (*a as u16, *b as u16));
+            match masters
+                .iter_mut()
+                .find(|m| m.host == host && m.port == port)
+            {
+                Some(m) => m.slots.push(range),
+                None => masters.push(Master {
+                    host,
+                    port,
+                    slots: vec![range],
+                }),
+            }
+        }
+        for m in &mut masters {
+            m.slots.sort_unstable();
+        }
+        masters.sort_by(|a, b| a.slots.cmp(&b.slots));
+        if masters.is_empty() {
+            return Err(self.error("CLUSTER SLOTS lists no master"));
+        }
+        Ok(masters)
+    }
+
+    /// Runs `work` on a live connection; a lost server is reconnected and `work` run again until
+    /// `retry_for` has passed.
+    fn with_retry<T>(
+        &mut self,
+        what: &str,
+        mut work: impl FnMut(&mut Inner) -> redis::RedisResult<T>,
+    ) -> Result<T> {
+        let started = Instant::now();
+        let mut pause = Duration::from_millis(20);
+        let mut attempts = 0u32;
+        loop {
+            let outcome = match self.inner.as_mut() {
+                Some(inner) => work(inner),
+                None => self.open().and_then(|mut inner| {
+                    let v = work(&mut inner);
+                    self.inner = Some(inner);
+                    v
+                }),
+            };
+            match outcome {
+                Ok(v) => {
+                    if attempts > 0 {
+                        self.resent += 1;
+                    }
+                    return Ok(v);
+                }
+                Err(e) if server_away(&e) && started.elapsed() < self.retry_for => {
+                    attempts += 1;
+                    self.inner = None;
+                    std::thread::sleep(pause);
+                    pause = (pause * 2).min(Duration::from_millis(500));
+                }
+                Err(e) if server_away(&e) => return Err(self.gone(what, &e, started.elapsed())),
+                Err(e) => return Err(self.error(format!("{what}: {e}"))),
+            }
+        }
+    }
+
+    /// The error for a server that stayed away: which nodes do not answer, and their slots.
+    fn gone(&self, what: &str, e: &RedisError, waited: Duration) -> Error {
+        let down: Vec<&Master> = self
+            .masters
+            .iter()
+            .filter(|m| !answers(&m.host, m.port))
+            .collect();
+        let waited = format!("{:.0} s", waited.as_secs_f64());
+        match (&self.endpoint, down.as_slice()) {
+            (Endpoint::Cluster(_), []) => self.error(format!(
+                "{what}: {e} (retried for {waited}; every master answers a connect)"
+            )),
+            (Endpoint::Cluster(_), down) => {
+                let names = down
+                    .iter()
+                    .map(|m| format!("{} (slots {})", m.addr(), m.slot_ranges()))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                Error::Remote {
+                    addr: down[0].addr(),
+                    message: format!(
+                        "{what}: node {names} does not answer (retried for {waited}): {e}"
+                    ),
+                }
+            }
+            (Endpoint::Server(_), _) => self.error(format!("{what}: {e} (retried for {waited})")),
+        }
+    }
+
+    fn open(&self) -> redis::RedisResult<Inner> {
+        match &self.endpoint {
+            Endpoint::Server(url) => {
+                let client = redis::Client::open(url.connection_text())?;
+                let c = client.get_connection_with_timeout(CONNECT_TIMEOUT)?;
+                c.set_read_timeout(Some(REPLY_TIMEOUT))?;
+                c.set_write_timeout(Some(REPLY_TIMEOUT))?;
+                // A server still loading its data answers LOADING; wait here, as for any away server.
+                let mut c = c;
+                redis::cmd("PING").query::<()>(&mut c)?;
+                Ok(Inner::Server(c))
+            }
+            Endpoint::Cluster(nodes) => {
+                let client = ClusterClient::builder(nodes.iter().map(|n| n.connection_text()))
+                    .connection_timeout(CONNECT_TIMEOUT)
+                    .response_timeout(REPLY_TIMEOUT)
+                    .retries(8)
+                    .build()?;
+                Ok(Inner::Cluster(Box::new(client.get_connection()?)))
+            }
+        }
+    }
+}
+
+/// Whether `e` says a server is away (and a fresh connection may find it back), not that it refused.
+fn server_away(e: &RedisError) -> bool {
+    e.is_io_error()
+        || e.is_connection_refusal()
+        || e.is_connection_dropped()
+        || e.is_timeout()
+        || matches!(
+            e.kind(),
+            ErrorKind::ClusterConnectionNotFound
+                | ErrorKind::Server(
+                    ServerErrorKind::ClusterDown
+                        | ServerErrorKind::TryAgain
+                        | ServerErrorKind::BusyLoading
+                        | ServerErrorKind::MasterDown
+                )
+        )
+}
+
+/// Whether `e` says a server is up but not ready (loading its data, a cluster converging).
+fn starting(e: &RedisError) -> bool {
+    matches!(
+        e.kind(),
+        ErrorKind::Server(
+            ServerErrorKind::ClusterDown | ServerErrorKind::TryAgain | ServerErrorKind::BusyLoading
+        )
+    )
+}
+
+/// Whether a TCP connect to `host:port` succeeds now.
+fn answers(host: &str, port: u16) -> bool {
+    use std::net::ToSocketAddrs;
+    let Ok(mut addrs) = (host, port).to_socket_addrs() else {
+        return false;
+    };
+    addrs.any(|a| std::net::TcpStream::connect_timeout(&a, Duration::from_millis(500)).is_ok())
+}
+
+/// The command's name, for errors.
+fn command_name(cmd: &Cmd) -> String {
+    cmd.args_iter()
+        .next()
+        .map(|a| match a {
+            redis::Arg::Simple(b) => String::from_utf8_lossy(b).into_owned(),
+            _ => String::new(),
+        })
+        .unwrap_or_default()
+}

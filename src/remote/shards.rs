@@ -1,0 +1,222 @@
+//! How one logical structure is split over a Redis Cluster: S sub-structures, each under its own hash tag
+//! so that all its keys live in one slot, and the shard of a key taken from hash bits independent of the
+//! bits its probes use.
+//!
+//! Invariants:
+//! - On one server there is one shard, and its keys are the structure's name itself (as before sharding).
+//! - On a cluster, shard s's tag is the first `NAME/s/j` (j = 0, 1, …) whose slot (CRC16-XMODEM of the tag,
+//!   mod 16384, as Redis Cluster computes it) falls in the s-th of S equal slot ranges. A cluster created
+//!   with `redis-cli --cluster create` gives each master equal contiguous ranges, so S = 3 × masters puts 3
+//!   shards on each master; after a reshard the tags stay, and the cluster moves them.
+//! - A key's shard is `reduce(fmix64(h1 ⊕ rotl(h2, 32)), S)`: a mix of both halves of the key's 128-bit
+//!   hash, not either probe value alone (the client-hashed bitmap probes with h1 + i·h2; RedisBloom hashes
+//!   keys itself with MurmurHash64A, which shares nothing with ours).
+
+use crate::hash::{reduce, KeyHash};
+use crate::keys::KeyBatch;
+use crate::redis::Conn;
+use crate::{Error, Result};
+use redis::{Cmd, Value};
+
+/// Redis Cluster's slot count.
+pub const SLOTS: u32 = 16384;
+
+/// The slot of a key or hash tag, as Redis Cluster computes it (CRC16-XMODEM of the tag, mod 16384).
+pub fn slot_of(tag: &[u8]) -> u16 {
+    (crc16::State::<crc16::XMODEM>::calculate(tag) as u32 % SLOTS) as u16
+}
+
+/// The shards of one logical structure.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Shards {
+    /// Every shard's key prefix: `NAME` on one server, `{NAME/s/j}` on a cluster.
+    prefixes: Vec<String>,
+}
+
+impl Shards {
+    /// One shard named `name` (one server).
+    pub fn single(name: &str) -> Shards {
+        Shards {
+            prefixes: vec![name.to_string()],
+        }
+    }
+
+    /// `count` shards of `name` spread over the slot ranges (a cluster). The name may not hold braces
+    /// (they would make its own hash tag).
+    pub fn spread(name: &str, count: usize) -> Result<Shards> {
+        if name.contains(['{', '}']) {
+            return Err(Error::invalid(
+                "--name",
+                format!("'{name}' holds a brace; on a cluster the tool adds its own hash tags"),
+            ));
+        }
+        if count == 0 || count > SLOTS as usize {
+            return Err(Error::invalid(
+                "--shards",
+                format!("must be in 1..={SLOTS}, got {count}"),
+            ));
+        }
+        let prefixes = (0..count)
+            .map(|s| {
+                let lo = (s as u64 * SLOTS as u64 / count as u64) as u16;
+                let hi = ((s as u64 + 1) * SLOTS as u64 / count as u64) as u16;
+                (0u64..)
+                    .map(|j| format!("{name}/{s}/{j}"))
+                    .find(|tag| (lo..hi).contains(&slot_of(tag.as_bytes())))
+                    .map(|tag| format!("{{{tag}}}"))
+                    .unwrap_or_default()
+            })
+            .collect();
+        Ok(Shards { prefixes })
+    }
+
+    /// How many shards.
+    pub fn count(&self) -> usize {
+        self.prefixes.len()
+    }
+
+    /// Shard `s`'s key prefix.
+    pub fn prefix(&self, s: usize) -> &str {
+        &self.prefixes[s]
+    }
+
+    /// Every prefix.
+    pub fn prefixes(&self) -> &[String] {
+        &self.prefixes
+    }
+
+    /// The shard of a key.
+    #[inline]
+    pub fn of(&self, hash: KeyHash) -> usize {
+        if self.prefixes.len() == 1 {
+            return 0;
+        }
+        shard_of(hash, self.prefixes.len())
+    }
+
+    /// The keys of `range` of a batch grouped by shard, in batch order within each shard.
+    pub fn group(&self, batch: &KeyBatch, range: std::ops::Range<usize>) -> Vec<Vec<u32>> {
+        let mut groups = vec![Vec::new(); self.count()];
+        let hashes = batch.hashes();
+        for i in range {
+            groups[self.of(hashes[i])].push(i as u32);
+        }
+        groups
+    }
+}
+
+/// Sends a batch, `per` keys per round trip, as one command per shard the round trip touches (`head(s)`
+/// then `member(cmd, i)` for each of its keys), all in one pipeline; each command must answer one integer
+/// per key. `each(i, answer)` sees the answers in batch order and stops the batch by returning false
+/// (after the round trip in progress).
+pub fn per_key(
+    c: &mut Conn,
+    shards: &Shards,
+    batch: &KeyBatch,
+    per: usize,
+    head: impl Fn(usize) -> Cmd,
+    member: impl Fn(&mut Cmd, usize),
+    mut each: impl FnMut(usize, i64) -> bool,
+) -> Result<()> {
+    let per = per.max(1);
+    let mut answer = vec![0i64; per.min(batch.len())];
+    for start in (0..batch.len()).step_by(per) {
+        let end = (start + per).min(batch.len());
+        let groups = shards.group(batch, start..end);
+        let touched = || groups.iter().enumerate().filter(|(_, k)| !k.is_empty());
+        let cmds: Vec<Cmd> = touched()
+            .map(|(s, keys)| {
+                let mut cmd = head(s);
+                for &i in keys {
+                    member(&mut cmd, i as usize);
+                }
+                cmd
+            })
+            .collect();
+        let what = cmds
+            .first()
+            .and_then(|c| c.args_iter().next())
+            .map(|a| match a {
+                redis::Arg::Simple(b) => String::from_utf8_lossy(b).into_owned(),
+                _ => String::new(),
+            })
+            .unwrap_or_default();
+        let replies = c.pipeline(&cmds)?;
+        for ((_, keys), reply) in touched().zip(replies) {
+            let Value::Array(values) = reply else {
+                return Err(c.error(format!("{what} answered {reply:?}, not an array")));
+            };
+            if values.len() != keys.len() {
+                return Err(c.error(format!(
+                    "{what} answered {} of {} keys",
+                    values.len(),
+                    keys.len()
+                )));
+            }
+            for (&i, v) in keys.iter().zip(values) {
+                answer[i as usize - start] = match v {
+                    Value::Int(v) => v,
+                    Value::Boolean(b) => b as i64,
+                    other => return Err(c.error(format!("{what} answered {other:?}"))),
+                };
+            }
+        }
+        for (j, &a) in answer[..end - start].iter().enumerate() {
+            if !each(start + j, a) {
+                return Ok(());
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `reduce(fmix64(h1 ⊕ rotl(h2, 32)), count)`.
+#[inline]
+pub fn shard_of(hash: KeyHash, count: usize) -> usize {
+    let mut x = hash.h1 ^ hash.h2.rotate_left(32);
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    x ^= x >> 33;
+    reduce(x, count as u64) as usize
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slots_match_redis_cluster() {
+        // Values from the Redis Cluster specification and `CLUSTER KEYSLOT`.
+        assert_eq!(slot_of(b"123456789"), 0x31c3);
+        assert_eq!(slot_of(b"foo"), 12182);
+        assert_eq!(slot_of(b"bar"), 5061);
+    }
+
+    #[test]
+    fn shards_spread_over_the_slot_ranges_in_order() {
+        let shards = Shards::spread("seen", 9).unwrap();
+        assert_eq!(shards.count(), 9);
+        for (s, prefix) in shards.prefixes().iter().enumerate() {
+            let tag = prefix.trim_start_matches('{').trim_end_matches('}');
+            let slot = slot_of(tag.as_bytes()) as u64;
+            assert!(slot * 9 / 16384 == s as u64, "shard {s}: slot {slot}");
+        }
+        assert!(Shards::spread("a{b}", 3).is_err());
+        assert!(Shards::spread("a", 0).is_err());
+    }
+
+    #[test]
+    fn keys_spread_evenly_over_shards() {
+        // 9·10⁴ keys over 9 shards: each count is binomial(9·10⁴, 1/9), σ ≈ 94; 6σ bounds.
+        let mut counts = [0u64; 9];
+        for i in 0..90_000u64 {
+            let h = crate::hash::hash_key(7, format!("https://example.com/{i}").as_bytes());
+            counts[shard_of(h, 9)] += 1;
+        }
+        for c in counts {
+            assert!((10_000 - 565..=10_000 + 565).contains(&c), "{counts:?}");
+        }
+    }
+}
