@@ -194,26 +194,48 @@ impl Conn {
 
     /// Idempotent commands in one round trip (per node, on a cluster), their replies in order; the whole
     /// round trip is sent again while a server is away. A server's error reply to any command fails it.
-    pub fn pipeline(&mut self, cmds: &[Cmd]) -> Result<Vec<Value>> {
-        if cmds.is_empty() {
+    /// The commands are encoded once, whatever the retries.
+    pub fn pipeline(&mut self, cmds: Vec<Cmd>) -> Result<Vec<Value>> {
+        let Some(first) = cmds.first() else {
             return Ok(Vec::new());
+        };
+        let what = command_name(first);
+        if self.endpoint.is_cluster() {
+            let mut pipe = redis::cluster::cluster_pipe();
+            for cmd in &cmds {
+                pipe.add_command(cmd.clone());
+            }
+            return self.with_retry(&what, |inner| match inner {
+                Inner::Cluster(c) => match pipe.query(c.as_mut()) {
+                    // The crate's cluster pipeline reports a redirection inside a pipeline as a failure
+                    // (redis 1.8: replies carry the error as a value, so its retry list stays empty);
+                    // sent one by one, each command follows MOVED (refreshing the slot map) and ASK.
+                    Err(e) if redirected(&e) => cmds
+                        .iter()
+                        .map(|cmd| c.req_command(cmd).and_then(|v| v.extract_error()))
+                        .collect(),
+                    other => other,
+                },
+                Inner::Server(_) => unreachable!("a cluster endpoint opens a cluster connection"),
+            });
         }
-        let what = command_name(&cmds[0]);
+        if cmds.len() == 1 {
+            let packed = cmds[0].get_packed_command();
+            return self.with_retry(&what, |inner| match inner {
+                Inner::Server(c) => c.req_packed_command(&packed).and_then(|v| match v {
+                    Value::ServerError(e) => Err(e.into()),
+                    v => Ok(vec![v]),
+                }),
+                Inner::Cluster(_) => unreachable!("a server endpoint opens a server connection"),
+            });
+        }
+        let mut pipe = redis::pipe();
+        for cmd in cmds {
+            pipe.add_command(cmd);
+        }
         self.with_retry(&what, |inner| match inner {
-            Inner::Server(c) => {
-                let mut pipe = redis::pipe();
-                for cmd in cmds {
-                    pipe.add_command(cmd.clone());
-                }
-                pipe.query(c)
-            }
-            Inner::Cluster(c) => {
-                let mut pipe = redis::cluster::cluster_pipe();
-                for cmd in cmds {
-                    pipe.add_command(cmd.clone());
-                }
-                pipe.query(c.as_mut())
-            }
+            Inner::Server(c) => pipe.query(c),
+            Inner::Cluster(_) => unreachable!("a server endpoint opens a server connection"),
         })
     }
 
@@ -431,6 +453,14 @@ fn server_away(e: &RedisError) -> bool {
                         | ServerErrorKind::MasterDown
                 )
         )
+}
+
+/// Whether `e` is a MOVED or ASK redirection (slots moving between masters).
+fn redirected(e: &RedisError) -> bool {
+    matches!(
+        e.kind(),
+        ErrorKind::Server(ServerErrorKind::Moved | ServerErrorKind::Ask)
+    )
 }
 
 /// Whether `e` says a server is up but not ready (loading its data, a cluster converging).

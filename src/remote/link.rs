@@ -76,7 +76,7 @@ pub fn delete_all(conn: &mut Conn, keys: &[Vec<u8>]) -> Result<()> {
             c
         })
         .collect();
-    conn.pipeline(&cmds).map(|_| ())
+    conn.pipeline(cmds).map(|_| ())
 }
 
 /// A connection shared by a backend's `&self` and `&mut self` methods, with a latch for the first error.

@@ -155,7 +155,7 @@ impl RedisBitmap {
                         cmd
                     })
                     .collect();
-                conn.pipeline(&cmds)?;
+                conn.pipeline(cmds)?;
             }
         }
         Ok(RedisBitmap {
@@ -222,7 +222,7 @@ impl RedisBitmap {
                         cmds.push(cmd);
                     }
                 }
-                let replies = c.pipeline(&cmds)?;
+                let replies = c.pipeline(cmds)?;
                 let mut count = 0;
                 for key in replies.chunks(k) {
                     let clear = key.iter().any(|v| matches!(v, Value::Int(0)));
@@ -260,7 +260,7 @@ impl RedisBitmap {
                         cmd
                     })
                     .collect();
-                let replies = c.pipeline(&cmds)?;
+                let replies = c.pipeline(cmds)?;
                 let mut clear = vec![false; hashes.len()];
                 for ((_, ops), reply) in touched().zip(replies) {
                     let Value::Array(values) = reply else {
@@ -310,7 +310,7 @@ impl RedisBitmap {
                     cmds.push(cmd);
                 }
                 let mut total = 0;
-                for reply in c.pipeline(&cmds)? {
+                for reply in c.pipeline(cmds)? {
                     match reply {
                         Value::Int(n) => total += n.max(0) as u64,
                         other => return Err(c.error(format!("EVAL answered {other:?}"))),
@@ -343,7 +343,7 @@ impl RedisBitmap {
                     })
                     .collect();
                 let mut sum = 0u64;
-                for v in c.pipeline(&cmds)? {
+                for v in c.pipeline(cmds)? {
                     if let Value::Int(n) = v {
                         sum += n.max(0) as u64;
                     }

@@ -196,7 +196,7 @@ impl RedisSet {
                     cmd
                 })
                 .collect();
-            for reply in c.pipeline(&cmds)? {
+            for reply in c.pipeline(cmds)? {
                 match reply {
                     redis::Value::Int(n) => new += n.max(0) as u64,
                     other => return Err(c.error(format!("SADD answered {other:?}"))),

@@ -58,8 +58,10 @@ impl Shards {
         }
         let prefixes = (0..count)
             .map(|s| {
-                let lo = (s as u64 * SLOTS as u64 / count as u64) as u16;
-                let hi = ((s as u64 + 1) * SLOTS as u64 / count as u64) as u16;
+                // [⌈s·16384/S⌉, ⌈(s+1)·16384/S⌉): `--cluster create` gives master i the slots from
+                // ⌈i·16384/M⌉ on, so with S a multiple of M no shard straddles two masters' ranges.
+                let lo = (s as u64 * SLOTS as u64).div_ceil(count as u64) as u16;
+                let hi = ((s as u64 + 1) * SLOTS as u64).div_ceil(count as u64) as u16;
                 (0u64..)
                     .map(|j| format!("{name}/{s}/{j}"))
                     .find(|tag| (lo..hi).contains(&slot_of(tag.as_bytes())))
@@ -141,7 +143,7 @@ pub fn per_key(
                 _ => String::new(),
             })
             .unwrap_or_default();
-        let replies = c.pipeline(&cmds)?;
+        let replies = c.pipeline(cmds)?;
         for ((_, keys), reply) in touched().zip(replies) {
             let Value::Array(values) = reply else {
                 return Err(c.error(format!("{what} answered {reply:?}, not an array")));
@@ -201,7 +203,9 @@ mod tests {
         for (s, prefix) in shards.prefixes().iter().enumerate() {
             let tag = prefix.trim_start_matches('{').trim_end_matches('}');
             let slot = slot_of(tag.as_bytes()) as u64;
-            assert!(slot * 9 / 16384 == s as u64, "shard {s}: slot {slot}");
+            let lo = (s as u64 * 16384).div_ceil(9);
+            let hi = ((s as u64 + 1) * 16384).div_ceil(9);
+            assert!((lo..hi).contains(&slot), "shard {s}: slot {slot}");
         }
         assert!(Shards::spread("a{b}", 3).is_err());
         assert!(Shards::spread("a", 0).is_err());
