@@ -56,6 +56,8 @@ pub struct Advice {
     pub current: Option<CurrentTool>,
     /// The first recommended filter's rate if n turns out larger than planned.
     pub overshoot: Option<Overshoot>,
+    /// Past one process: one shared node or a cluster of N (`advise --node-memory`, `--inserts-per-sec`).
+    pub nodes: Option<crate::analysis::nodes::NodePlan>,
 }
 
 /// A filter sized for the workload's n, filled past it: its theoretical rate at each overshoot.
@@ -324,6 +326,7 @@ capacity and rate) holds on the server; `bench --redis` measures the backends"
         ladder,
         notes,
         current: None,
+        nodes: None,
     })
 }
 

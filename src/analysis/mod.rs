@@ -3,6 +3,7 @@
 //! CLI's summary and `advise --results`. Nothing here draws or writes.
 
 mod fit;
+pub mod nodes;
 pub mod regimes;
 pub mod speed;
 pub mod sweep;

@@ -53,9 +53,14 @@ pub struct AdviseArgs {
     /// each region coloured by the pick) into FILE (.svg or .png).
     #[arg(long, value_name = "FILE")]
     map: Option<PathBuf>,
-    /// Memory of one server node for the map's shared-server region (past it: a sharded cluster).
+    /// Memory of one Redis node: a shared filter that fits it lives on one node, past it on a cluster of
+    /// N masters (also the map's shared-server region).
     #[arg(long = "node-memory", value_parser = size_arg, default_value = "64GiB")]
     node_memory_bytes: u64,
+    /// Inserts per second the shared filter must take: with --results from `bench --suite redis`, the
+    /// cluster is also sized by the measured per-node insert rate.
+    #[arg(long)]
+    inserts_per_sec: Option<f64>,
     /// Print JSON instead of tables.
     #[arg(long)]
     json: bool,
@@ -200,6 +205,22 @@ pub fn run(args: AdviseArgs) -> Result<i32> {
         &workload,
         results.as_ref().map(|(r, label)| (r, label.clone())),
     )?;
+    if args
+        .inserts_per_sec
+        .is_some_and(|r| !(r.is_finite() && r > 0.0))
+    {
+        return Err(Error::invalid("--inserts-per-sec", "must be a positive number").into());
+    }
+    if args.node_memory_bytes == 0 {
+        return Err(Error::invalid("--node-memory", "must be more than 0 bytes").into());
+    }
+    advice.nodes = Some(dedupbench::analysis::nodes::node_plan(
+        workload.n_high,
+        workload.fpr,
+        args.node_memory_bytes,
+        args.inserts_per_sec,
+        results.as_ref().map(|(r, label)| (r, label.as_str())),
+    ));
     if let (Some(id), Some((results, _))) = (&args.current, &results) {
         advice.current = Some(dedupbench::advise::current_tool(&workload, results, id)?);
     }
@@ -391,6 +412,39 @@ fn print_human(a: &Advice) {
             to,
             r.id,
             r.why
+        );
+    }
+    if let Some(p) = &a.nodes {
+        println!();
+        let place = if p.nodes == 1 {
+            "one shared Redis node".to_string()
+        } else {
+            format!(
+                "a Redis Cluster of {} masters (--redis-cluster, {} shards)",
+                p.nodes, p.shards
+            )
+        };
+        println!(
+            "Past one process (a model): a shared filter for n = {} at p = {} holds {}; on nodes of {} ({:.0}% of it for data) that is {place}.",
+            human_count(p.n as f64),
+            p.fpr,
+            human_bytes(p.filter_bytes),
+            human_bytes(p.node_memory_bytes as f64),
+            100.0 * dedupbench::analysis::nodes::USABLE_SHARE,
+        );
+        println!(
+            "  memory needs {} node(s){}",
+            p.nodes_for_memory,
+            match (p.inserts_per_sec, p.node_inserts_per_sec, p.nodes_for_throughput) {
+                (Some(want), Some(per), Some(nodes)) => format!(
+                    "; {} inserts/s need {nodes} at the {} inserts/s one node took ({})",
+                    human_count(want),
+                    human_count(per),
+                    p.node_throughput_source.as_deref().unwrap_or_default()
+                ),
+                (Some(_), None, _) => "; --inserts-per-sec needs --results of a `bench --suite redis` run to be turned into nodes".to_string(),
+                _ => String::new(),
+            }
         );
     }
 }
