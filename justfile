@@ -54,3 +54,18 @@ bench-redis *ARGS:
     bash scripts/fetch-redisbloom.sh || echo "warning: no RedisBloom module; the redis-bloom points will be skipped"
     bash scripts/redis.sh up
     cargo run --release -- bench --suite redis --redis "$(cat target/redis/url)" {{ARGS}}; status=$?; bash scripts/redis.sh down; exit $status
+
+# Start a throwaway loopback Redis Cluster (default 3 masters, 0 replicas; the module if fetched).
+redis-cluster-up MASTERS="3" REPLICAS="0":
+    bash scripts/redis-cluster.sh up {{MASTERS}} {{REPLICAS}}
+
+# Stop it.
+redis-cluster-down:
+    bash scripts/redis-cluster.sh down
+
+# The shared-filter sweep on one server and on a 3-master cluster, side by side.
+bench-redis-cluster *ARGS:
+    bash scripts/fetch-redisbloom.sh || echo "warning: no RedisBloom module; the redis-bloom points will be skipped"
+    bash scripts/redis.sh up
+    bash scripts/redis-cluster.sh up 3
+    cargo run --release -- bench --suite redis --redis "$(cat target/redis/url)" --redis-cluster "$(cat target/redis-cluster/urls)" {{ARGS}}; status=$?; bash scripts/redis.sh down; bash scripts/redis-cluster.sh down; exit $status

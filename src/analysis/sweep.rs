@@ -1,5 +1,6 @@
 //! The shared-filter sweep's targets, from its records: the bitmap backend's inserts against
-//! RedisBloom's at the same batch size, and our client against a raw pipeline of the same commands.
+//! RedisBloom's at the same batch size, our client against a raw pipeline of the same commands, and the
+//! filter split over a cluster against one node.
 
 use crate::remote::{redis_bitmap, redis_bloom};
 use crate::results::{Results, SweepRecord};
@@ -15,7 +16,7 @@ pub fn point<'a>(r: &'a Results, series: &str, batch: u64) -> Option<&'a SweepRe
 pub fn best_bitmap(r: &Results, batch: u64) -> Option<&SweepRecord> {
     r.sweep
         .iter()
-        .filter(|p| p.structure == redis_bitmap::ID && p.batch_keys == batch)
+        .filter(|p| p.structure == redis_bitmap::ID && p.batch_keys == batch && p.masters <= 1)
         .max_by(|a, b| a.insert_keys_per_s.total_cmp(&b.insert_keys_per_s))
 }
 
@@ -27,4 +28,28 @@ pub fn target_ratios(r: &Results, batch: u64) -> (Option<f64>, Option<f64>) {
         .map(|(m, b)| m.insert_keys_per_s / b.insert_keys_per_s);
     let client = bloom.and_then(|b| b.raw_insert_keys_per_s.map(|raw| b.insert_keys_per_s / raw));
     (bitmap, client)
+}
+
+/// The series of a backend split over a cluster (`bench --redis-cluster`).
+pub fn cluster_series(series: &str) -> String {
+    format!("{series}@cluster")
+}
+
+/// `redis-bloom` split over the cluster against one node: inserts per second at one batch size.
+pub fn cluster_ratio(r: &Results, batch: u64) -> Option<f64> {
+    let one = point(r, redis_bloom::ID, batch)?;
+    let cluster = point(r, &cluster_series(redis_bloom::ID), batch)?;
+    Some(cluster.insert_keys_per_s / one.insert_keys_per_s)
+}
+
+/// The spread of a split structure's shard loads: (smallest, largest, coefficient of variation).
+pub fn load_spread(loads: &[u64]) -> Option<(u64, u64, f64)> {
+    let (&min, &max) = (loads.iter().min()?, loads.iter().max()?);
+    let mean = loads.iter().sum::<u64>() as f64 / loads.len() as f64;
+    let var = loads
+        .iter()
+        .map(|&l| (l as f64 - mean).powi(2))
+        .sum::<f64>()
+        / loads.len() as f64;
+    Some((min, max, var.sqrt() / mean.max(1.0)))
 }

@@ -10,10 +10,11 @@
 //! filter) is never retried. When the time is up, the error names the node that does not answer and, on a
 //! cluster, the slots it served.
 
-use super::RedisUrl;
+pub use super::endpoint::{Endpoint, Master};
 use crate::{Error, Result};
 use redis::cluster::{ClusterClient, ClusterConnection};
 use redis::{Cmd, ConnectionLike, ErrorKind, FromRedisValue, RedisError, ServerErrorKind, Value};
+use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
 /// How long a connect attempt may take.
@@ -22,87 +23,6 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
 const REPLY_TIMEOUT: Duration = Duration::from_secs(60);
 /// The default time a round trip is retried for while its server is away.
 pub const DEFAULT_RETRY_FOR: Duration = Duration::from_secs(30);
-
-/// Where a shared structure lives.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Endpoint {
-    /// One server.
-    Server(RedisUrl),
-    /// A Redis Cluster, reached through any of these nodes.
-    Cluster(Vec<RedisUrl>),
-}
-
-impl Endpoint {
-    /// Parses `--redis-cluster`'s comma-separated node URLs.
-    pub fn cluster(text: &str) -> Result<Endpoint> {
-        let nodes = text
-            .split(',')
-            .map(str::trim)
-            .filter(|t| !t.is_empty())
-            .map(|t| RedisUrl::parse_for("--redis-cluster", t))
-            .collect::<Result<Vec<_>>>()?;
-        if nodes.is_empty() {
-            return Err(Error::invalid(
-                "--redis-cluster",
-                "names no node; expected redis://host:port[,redis://host:port…]",
-            ));
-        }
-        Ok(Endpoint::Cluster(nodes))
-    }
-
-    /// The first node given (the server itself, for one server).
-    pub fn first(&self) -> &RedisUrl {
-        match self {
-            Endpoint::Server(url) => url,
-            Endpoint::Cluster(nodes) => &nodes[0],
-        }
-    }
-
-    /// Whether this is a cluster.
-    pub fn is_cluster(&self) -> bool {
-        matches!(self, Endpoint::Cluster(_))
-    }
-
-    /// `host:port`, or `cluster host:port,…`, as errors and records name it.
-    pub fn addr(&self) -> String {
-        match self {
-            Endpoint::Server(url) => url.addr(),
-            Endpoint::Cluster(nodes) => format!(
-                "cluster {}",
-                nodes.iter().map(|n| n.addr()).collect::<Vec<_>>().join(",")
-            ),
-        }
-    }
-}
-
-/// A master of a cluster and the slot ranges it serves (one server: all slots).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Master {
-    pub host: String,
-    pub port: u16,
-    pub slots: Vec<(u16, u16)>,
-}
-
-impl Master {
-    /// `host:port`.
-    pub fn addr(&self) -> String {
-        format!("{}:{}", self.host, self.port)
-    }
-
-    /// The slot ranges as `a-b,c-d`.
-    pub fn slot_ranges(&self) -> String {
-        self.slots
-            .iter()
-            .map(|(a, b)| format!("{a}-{b}"))
-            .collect::<Vec<_>>()
-            .join(",")
-    }
-
-    /// Whether it serves `slot`.
-    pub fn serves(&self, slot: u16) -> bool {
-        self.slots.iter().any(|&(a, b)| (a..=b).contains(&slot))
-    }
-}
 
 enum Inner {
     Server(redis::Connection),
@@ -118,6 +38,9 @@ pub struct Conn {
     masters: Vec<Master>,
     /// Round trips sent again after a lost server.
     resent: u64,
+    /// A second connection to a cluster, on its own thread, for the round trip that runs beside this
+    /// one's.
+    twin: Option<Twin>,
 }
 
 impl Conn {
@@ -136,6 +59,7 @@ impl Conn {
             retry_for,
             masters: Vec::new(),
             resent: 0,
+            twin: None,
         };
         let started = Instant::now();
         loop {
@@ -237,6 +161,158 @@ impl Conn {
             Inner::Server(c) => pipe.query(c),
             Inner::Cluster(_) => unreachable!("a server endpoint opens a server connection"),
         })
+    }
+
+    /// `count` round trips of idempotent commands: `encode(i)` gives round trip i's commands and
+    /// `read(i, replies)` takes its replies, in order. On one server, with `depth` 2, round trip i + 1 is
+    /// encoded and sent before i's replies are read, so the client's encoding and parsing overlap the server's work (one
+    /// round trip waits in the socket while the server runs the other); on a cluster each round trip is
+    /// one [`Conn::pipeline`]. A lost server is reconnected and every round trip not yet read is sent
+    /// again, in order, for [`Conn::retry_for`].
+    pub fn round_trips(
+        &mut self,
+        count: usize,
+        depth: usize,
+        mut encode: impl FnMut(usize) -> Vec<Cmd>,
+        mut read: impl FnMut(usize, Vec<Value>) -> Result<()>,
+    ) -> Result<()> {
+        if self.endpoint.is_cluster() {
+            return self.cluster_round_trips(count, depth, encode, read);
+        }
+        // (index, packed commands, command count, name) of each round trip sent and not yet read.
+        let mut in_flight: VecDeque<(usize, Vec<u8>, usize, String)> = VecDeque::new();
+        let mut next = 0;
+        while next < count || !in_flight.is_empty() {
+            while next < count && in_flight.len() < depth.max(1) {
+                let cmds = encode(next);
+                let what = cmds.first().map(command_name).unwrap_or_default();
+                let mut packed = Vec::new();
+                for cmd in &cmds {
+                    cmd.write_packed_command(&mut packed);
+                }
+                let sent = match self.inner.as_mut() {
+                    Some(Inner::Server(c)) => c.send_packed_command(&packed),
+                    _ => Err(lost()),
+                };
+                in_flight.push_back((next, packed, cmds.len(), what));
+                next += 1;
+                if let Err(e) = sent {
+                    self.resend(e, &in_flight)?;
+                }
+            }
+            let Some((i, _, commands, what)) = in_flight.front() else {
+                break;
+            };
+            let (i, commands, what) = (*i, *commands, what.clone());
+            let received: redis::RedisResult<Vec<Value>> = match self.inner.as_mut() {
+                Some(Inner::Server(c)) => (0..commands)
+                    .map(|_| c.recv_response().and_then(|v| v.extract_error()))
+                    .collect(),
+                _ => Err(lost()),
+            };
+            match received {
+                Ok(replies) => {
+                    in_flight.pop_front();
+                    read(i, replies)?;
+                }
+                Err(e) if server_away(&e) => self.resend(e, &in_flight)?,
+                Err(e) => return Err(self.error(format!("{what}: {e}"))),
+            }
+        }
+        Ok(())
+    }
+
+    /// [`Conn::round_trips`] on a cluster: the crate's cluster connection has no way to send without
+    /// reading, so with `depth` 2 round trips i and i + 1 run at once, on this connection and on a second
+    /// one on its own thread ([`Twin`]); their replies are read in order.
+    fn cluster_round_trips(
+        &mut self,
+        count: usize,
+        depth: usize,
+        mut encode: impl FnMut(usize) -> Vec<Cmd>,
+        mut read: impl FnMut(usize, Vec<Value>) -> Result<()>,
+    ) -> Result<()> {
+        if depth < 2 || count < 2 {
+            for i in 0..count {
+                let replies = self.pipeline(encode(i))?;
+                read(i, replies)?;
+            }
+            return Ok(());
+        }
+        if self.twin.is_none() {
+            self.twin = Some(Twin::start(Conn::connect_retrying(
+                &self.endpoint,
+                self.retry_for,
+            )?));
+        }
+        let mut outcome = Ok(());
+        for i in (0..count).step_by(2) {
+            let first = encode(i);
+            let second = (i + 1 < count).then(|| encode(i + 1));
+            let beside = match (second, self.twin.as_ref()) {
+                (Some(cmds), Some(twin)) => Some(twin.send(cmds)),
+                _ => None,
+            };
+            let first = self.pipeline(first);
+            let second = match (beside, self.twin.as_ref()) {
+                (Some(Ok(())), Some(twin)) => Some(twin.receive()),
+                (Some(Err(e)), _) => Some(Err(e)),
+                _ => None,
+            };
+            outcome = first
+                .and_then(|replies| read(i, replies))
+                .and_then(|()| match second {
+                    None => Ok(()),
+                    Some(replies) => replies.and_then(|r| read(i + 1, r)),
+                });
+            if outcome.is_err() {
+                // The twin's connection may be in any state: the next call starts a fresh one.
+                self.twin = None;
+                break;
+            }
+        }
+        outcome
+    }
+
+    /// After `e` lost the server: reconnects and sends every round trip not yet read again, in order,
+    /// until one attempt goes through or [`Conn::retry_for`] has passed.
+    fn resend(
+        &mut self,
+        e: RedisError,
+        in_flight: &VecDeque<(usize, Vec<u8>, usize, String)>,
+    ) -> Result<()> {
+        let what = in_flight.front().map(|f| f.3.clone()).unwrap_or_default();
+        if !server_away(&e) {
+            return Err(self.error(format!("{what}: {e}")));
+        }
+        let started = Instant::now();
+        let mut pause = Duration::from_millis(20);
+        let mut last = e;
+        loop {
+            self.inner = None;
+            if started.elapsed() >= self.retry_for {
+                return Err(self.gone(&what, &last, started.elapsed()));
+            }
+            std::thread::sleep(pause);
+            pause = (pause * 2).min(Duration::from_millis(500));
+            let sent = self.open().and_then(|mut inner| {
+                if let Inner::Server(c) = &mut inner {
+                    for (_, packed, _, _) in in_flight {
+                        c.send_packed_command(packed)?;
+                    }
+                }
+                self.inner = Some(inner);
+                Ok(())
+            });
+            match sent {
+                Ok(()) => {
+                    self.resent += 1;
+                    return Ok(());
+                }
+                Err(e) if server_away(&e) => last = e,
+                Err(e) => return Err(self.error(format!("{what}: {e}"))),
+            }
+        }
     }
 
     /// A command on one node (a cluster's master by address; one server: the server).
@@ -453,6 +529,53 @@ fn server_away(e: &RedisError) -> bool {
                         | ServerErrorKind::MasterDown
                 )
         )
+}
+
+/// A second cluster connection on its own thread: round trips go in through one channel, their replies
+/// come out of another, so it runs beside the caller's own round trip.
+struct Twin {
+    commands: std::sync::mpsc::Sender<Vec<Cmd>>,
+    replies: std::sync::mpsc::Receiver<Result<Vec<Value>>>,
+}
+
+impl Twin {
+    fn start(mut conn: Conn) -> Twin {
+        let (commands, work) = std::sync::mpsc::channel::<Vec<Cmd>>();
+        let (done, replies) = std::sync::mpsc::channel();
+        // Ends when the sender is dropped (with the owning `Conn`).
+        std::thread::spawn(move || {
+            for cmds in work {
+                if done.send(conn.pipeline(cmds)).is_err() {
+                    break;
+                }
+            }
+        });
+        Twin { commands, replies }
+    }
+
+    fn send(&self, cmds: Vec<Cmd>) -> Result<()> {
+        self.commands.send(cmds).map_err(|_| Error::Remote {
+            addr: String::new(),
+            message: "the second connection's thread ended".into(),
+        })
+    }
+
+    fn receive(&self) -> Result<Vec<Value>> {
+        self.replies.recv().unwrap_or_else(|_| {
+            Err(Error::Remote {
+                addr: String::new(),
+                message: "the second connection's thread ended".into(),
+            })
+        })
+    }
+}
+
+/// The error of a round trip whose connection is gone.
+fn lost() -> RedisError {
+    RedisError::from(std::io::Error::new(
+        std::io::ErrorKind::NotConnected,
+        "the connection was lost",
+    ))
 }
 
 /// Whether `e` is a MOVED or ASK redirection (slots moving between masters).

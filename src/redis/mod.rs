@@ -10,6 +10,7 @@
 pub mod cluster;
 pub mod config;
 pub mod conn;
+pub mod endpoint;
 pub mod raw;
 pub mod server;
 pub mod url;

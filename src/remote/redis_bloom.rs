@@ -20,7 +20,7 @@
 //! `BF.DEBUG` (its actual load), since a non-member goes to each shard with probability 1/S.
 
 use super::link::{self, Link};
-use super::shards::Shards;
+use super::shards::{InFlight, Shards};
 use crate::hash::KeyHash;
 use crate::keys::KeyBatch;
 use crate::redis::{Conn, RemoteConfig};
@@ -225,6 +225,7 @@ impl RedisBloom {
         c: &mut Conn,
         command: &str,
         batch: &KeyBatch,
+        in_flight: InFlight,
         each: impl FnMut(usize, i64) -> bool,
     ) -> Result<()> {
         let head = |s: usize| {
@@ -235,7 +236,16 @@ impl RedisBloom {
         let member = |cmd: &mut redis::Cmd, i: usize| {
             cmd.arg(batch.key(i));
         };
-        super::shards::per_key(c, &self.shards, batch, self.batch_keys, head, member, each)
+        super::shards::per_key(
+            c,
+            &self.shards,
+            batch,
+            self.batch_keys,
+            in_flight,
+            head,
+            member,
+            each,
+        )
     }
 
     /// Keys held by each shard (`BF.DEBUG`'s item count, summed over its links).
@@ -307,7 +317,7 @@ impl Membership for RedisBloom {
     fn insert_batch(&mut self, batch: &KeyBatch) -> u64 {
         let new = self.link.run(|c| {
             let mut new = 0u64;
-            self.answers(c, "BF.MADD", batch, |_, v| {
+            self.answers(c, "BF.MADD", batch, InFlight::Two, |_, v| {
                 new += (v == 1) as u64;
                 true
             })?;
@@ -323,7 +333,7 @@ impl Membership for RedisBloom {
     ) -> u64 {
         let new = self.link.run(|c| {
             let mut new = 0u64;
-            self.answers(c, "BF.MADD", batch, |i, v| {
+            self.answers(c, "BF.MADD", batch, InFlight::One, |i, v| {
                 new += (v == 1) as u64;
                 each(i, v == 1)
             })?;
@@ -335,7 +345,7 @@ impl Membership for RedisBloom {
     fn contains_batch(&self, batch: &KeyBatch) -> u64 {
         self.link.run(|c| {
             let mut found = 0u64;
-            self.answers(c, "BF.MEXISTS", batch, |_, v| {
+            self.answers(c, "BF.MEXISTS", batch, InFlight::Two, |_, v| {
                 found += (v == 1) as u64;
                 true
             })?;

@@ -10,7 +10,7 @@
 
 use super::link::{self, Link};
 use super::redis_bloom::{one_key, remote_of};
-use super::shards::Shards;
+use super::shards::{InFlight, Shards};
 use crate::hash::KeyHash;
 use crate::keys::KeyBatch;
 use crate::redis::Conn;
@@ -177,32 +177,43 @@ impl RedisSet {
         }
     }
 
-    /// `SADD` per shard and round trip; returns how many members were new.
+    /// `SADD` per shard and round trip (two round trips in flight); returns how many members were new.
     fn add(&self, c: &mut Conn, batch: &KeyBatch) -> Result<u64> {
+        let per = self.batch_keys;
         let mut new = 0u64;
-        for start in (0..batch.len()).step_by(self.batch_keys) {
-            let end = (start + self.batch_keys).min(batch.len());
-            let groups = self.shards.group(batch, start..end);
-            let cmds: Vec<redis::Cmd> = groups
+        let encode = |i: usize| -> Vec<redis::Cmd> {
+            let end = ((i + 1) * per).min(batch.len());
+            let groups = self.shards.group(batch, i * per..end);
+            groups
                 .iter()
                 .enumerate()
                 .filter(|(_, k)| !k.is_empty())
                 .map(|(s, keys)| {
                     let mut cmd = redis::cmd("SADD");
                     cmd.arg(self.shards.prefix(s));
-                    for &i in keys {
-                        self.member(&mut cmd, batch, i as usize);
+                    for &k in keys {
+                        self.member(&mut cmd, batch, k as usize);
                     }
                     cmd
                 })
-                .collect();
-            for reply in c.pipeline(cmds)? {
+                .collect()
+        };
+        let endpoint = c.endpoint().addr();
+        let read = |_: usize, replies: Vec<redis::Value>| -> Result<()> {
+            for reply in replies {
                 match reply {
                     redis::Value::Int(n) => new += n.max(0) as u64,
-                    other => return Err(c.error(format!("SADD answered {other:?}"))),
+                    other => {
+                        return Err(crate::Error::Remote {
+                            addr: endpoint.clone(),
+                            message: format!("SADD answered {other:?}"),
+                        })
+                    }
                 }
             }
-        }
+            Ok(())
+        };
+        c.round_trips(batch.len().div_ceil(per), 2, encode, read)?;
         Ok(new)
     }
 
@@ -226,7 +237,17 @@ impl RedisSet {
             cmd
         };
         let member = |cmd: &mut redis::Cmd, i: usize| self.member(cmd, batch, i);
-        super::shards::per_key(c, &self.shards, batch, self.batch_keys, head, member, each)
+        let in_flight = if write { InFlight::One } else { InFlight::Two };
+        super::shards::per_key(
+            c,
+            &self.shards,
+            batch,
+            self.batch_keys,
+            in_flight,
+            head,
+            member,
+            each,
+        )
     }
 }
 

@@ -107,69 +107,117 @@ impl Shards {
     }
 }
 
+/// How many round trips may be on the wire at once ([`Conn::round_trips`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InFlight {
+    /// One: nothing is sent past a round trip whose answers stop the batch (`dedup`: a line is inserted
+    /// only once the lines before it were written).
+    One,
+    /// Two: the next round trip is encoded and sent while the server works on this one.
+    Two,
+}
+
 /// Sends a batch, `per` keys per round trip, as one command per shard the round trip touches (`head(s)`
 /// then `member(cmd, i)` for each of its keys), all in one pipeline; each command must answer one integer
 /// per key. `each(i, answer)` sees the answers in batch order and stops the batch by returning false
-/// (after the round trip in progress).
+/// (after the round trips in flight, see [`InFlight`]).
+#[allow(clippy::too_many_arguments)]
 pub fn per_key(
     c: &mut Conn,
     shards: &Shards,
     batch: &KeyBatch,
     per: usize,
+    in_flight: InFlight,
     head: impl Fn(usize) -> Cmd,
     member: impl Fn(&mut Cmd, usize),
     mut each: impl FnMut(usize, i64) -> bool,
 ) -> Result<()> {
     let per = per.max(1);
     let mut answer = vec![0i64; per.min(batch.len())];
-    for start in (0..batch.len()).step_by(per) {
-        let end = (start + per).min(batch.len());
-        let groups = shards.group(batch, start..end);
-        let touched = || groups.iter().enumerate().filter(|(_, k)| !k.is_empty());
-        let cmds: Vec<Cmd> = touched()
+    let count = batch.len().div_ceil(per);
+    let range = |i: usize| i * per..((i + 1) * per).min(batch.len());
+    // The shard groups of the round trips sent and not yet read, oldest first.
+    let sent: std::cell::RefCell<std::collections::VecDeque<Vec<Vec<u32>>>> = Default::default();
+    let stopped = std::cell::Cell::new(false);
+    let what = head(0)
+        .args_iter()
+        .next()
+        .map(|a| match a {
+            redis::Arg::Simple(b) => String::from_utf8_lossy(b).into_owned(),
+            _ => String::new(),
+        })
+        .unwrap_or_default();
+    let encode = |i: usize| {
+        let groups = shards.group(batch, range(i));
+        let cmds = groups
+            .iter()
+            .enumerate()
+            .filter(|(_, k)| !k.is_empty())
             .map(|(s, keys)| {
                 let mut cmd = head(s);
-                for &i in keys {
-                    member(&mut cmd, i as usize);
+                for &k in keys {
+                    member(&mut cmd, k as usize);
                 }
                 cmd
             })
             .collect();
-        let what = cmds
-            .first()
-            .and_then(|c| c.args_iter().next())
-            .map(|a| match a {
-                redis::Arg::Simple(b) => String::from_utf8_lossy(b).into_owned(),
-                _ => String::new(),
-            })
-            .unwrap_or_default();
-        let replies = c.pipeline(cmds)?;
-        for ((_, keys), reply) in touched().zip(replies) {
+        sent.borrow_mut().push_back(groups);
+        cmds
+    };
+    let endpoint = c.endpoint().addr();
+    let fail = |message: String| crate::Error::Remote {
+        addr: endpoint.clone(),
+        message,
+    };
+    let read = |i: usize, replies: Vec<Value>| -> Result<()> {
+        let groups = sent.borrow_mut().pop_front().unwrap_or_default();
+        if stopped.get() {
+            return Ok(());
+        }
+        let start = range(i).start;
+        let touched = groups.iter().filter(|k| !k.is_empty());
+        for (keys, reply) in touched.zip(replies) {
             let Value::Array(values) = reply else {
-                return Err(c.error(format!("{what} answered {reply:?}, not an array")));
+                return Err(fail(format!("{what} answered {reply:?}, not an array")));
             };
             if values.len() != keys.len() {
-                return Err(c.error(format!(
+                return Err(fail(format!(
                     "{what} answered {} of {} keys",
                     values.len(),
                     keys.len()
                 )));
             }
-            for (&i, v) in keys.iter().zip(values) {
-                answer[i as usize - start] = match v {
+            for (&k, v) in keys.iter().zip(values) {
+                answer[k as usize - start] = match v {
                     Value::Int(v) => v,
                     Value::Boolean(b) => b as i64,
-                    other => return Err(c.error(format!("{what} answered {other:?}"))),
+                    other => return Err(fail(format!("{what} answered {other:?}"))),
                 };
             }
         }
-        for (j, &a) in answer[..end - start].iter().enumerate() {
+        for (j, &a) in answer[..range(i).len()].iter().enumerate() {
             if !each(start + j, a) {
-                return Ok(());
+                stopped.set(true);
+                break;
             }
         }
+        Ok(())
+    };
+    match in_flight {
+        InFlight::Two => c.round_trips(count, 2, encode, read),
+        // Round trip i + 1 is not encoded before i's answers were seen: stop means stop.
+        InFlight::One => {
+            let mut read = read;
+            for i in 0..count {
+                let replies = c.pipeline(encode(i))?;
+                read(i, replies)?;
+                if stopped.get() {
+                    break;
+                }
+            }
+            Ok(())
+        }
     }
-    Ok(())
 }
 
 /// `reduce(fmix64(h1 ⊕ rotl(h2, 32)), count)`.

@@ -15,6 +15,7 @@ mod panels;
 pub mod regime_map;
 pub mod screenshot;
 mod sweep;
+mod sweep_cluster;
 
 use crate::atomic_file::write_atomic;
 use crate::results::Results;

@@ -243,6 +243,9 @@ pub fn verdict(r: &Results) -> String {
             ours.geometry.slices.unwrap_or(1)
         ));
     }
+    if let Some(text) = super::sweep_cluster::verdict(r, top) {
+        parts.push(text);
+    }
     let (bitmap, client) = target_ratios(r, top);
     if let (Some(ratio), Some(best)) = (bitmap, best_bitmap(r, top)) {
         parts.push(format!(
@@ -360,6 +363,7 @@ pub fn section(s: &mut String, r: &Results, figure_html: &str) {
         );
     }
     let _ = writeln!(s, "</table>");
+    super::sweep_cluster::section(s, r);
     for k in &r.sweep_skipped {
         let _ = writeln!(
             s,
@@ -371,8 +375,9 @@ pub fn section(s: &mut String, r: &Results, figure_html: &str) {
     let _ = writeln!(
         s,
         "<p>\"Was it new?\" under concurrent workers: redis-bloom (BF.MADD) answers per key and atomically (at most \
-one worker is told a key is new; none when it was a false positive). redis-set and redis-set-fp (SADD) and \
-redis-bitmap in script mode are atomic per command, but a worker learns only how many keys of its batch were new. \
+one worker is told a key is new; none when it was a false positive). redis-set and redis-set-fp answer per key and atomically \
+to `dedup` (a script of SADDs), and as a count per command to `shared --insert`; redis-bitmap in script mode is \
+atomic per command, and a worker learns only how many keys of its batch were new. \
 redis-bitmap in bitfield mode is atomic per key while the filter is one Redis string (2³² bits: one BITFIELD per \
 string per round trip), not once it is split. redis-bitmap in setbit mode is not atomic: two workers inserting the \
 same key at once can both be told it is new. Keys/s include client-side hashing where the client hashes \

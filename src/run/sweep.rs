@@ -27,7 +27,7 @@ use std::time::{Duration, Instant};
 pub fn endpoint_series(series: &str, endpoint: &Endpoint) -> String {
     match endpoint {
         Endpoint::Server(_) => series.to_string(),
-        Endpoint::Cluster(_) => format!("{series}@cluster"),
+        Endpoint::Cluster(_) => crate::analysis::sweep::cluster_series(series),
     }
 }
 
@@ -302,8 +302,9 @@ impl Runner<'_> {
     }
 
     /// Inserts the same members into a fresh `BF.RESERVE … NONSCALING` filter through a bare socket, with
-    /// the same round trips as the client (one `BF.MADD` of `batch_keys` keys each): every command is
-    /// encoded before the clock starts and replies are skimmed (checked for errors, never parsed into
+    /// the same round trips as the client (one `BF.MADD` of `batch_keys` keys each, two on the wire at
+    /// once, drained at the end of each key batch): every command is encoded before the clock starts and
+    /// replies are skimmed (checked for errors, never parsed into
     /// values). What is left is the module's own cost plus the network. Returns keys per second.
     fn raw_bloom_inserts(&mut self, remote: &RemoteConfig, config: &BuildConfig) -> Result<f64> {
         let n = self
@@ -355,9 +356,16 @@ impl Runner<'_> {
                 commands.push((client.take_encoded(), stop - start));
                 start = stop;
             }
+            // Two round trips on the wire, as the client keeps them: command i + 1 is sent before i's
+            // reply is read, so the server never waits for the client.
             let t0 = Instant::now();
-            for (bytes, _) in &commands {
+            for (i, (bytes, _)) in commands.iter().enumerate() {
                 client.send_raw(bytes)?;
+                if i > 0 {
+                    client.skim_array("BF.MADD")?;
+                }
+            }
+            if !commands.is_empty() {
                 client.skim_array("BF.MADD")?;
             }
             timed_ns += t0.elapsed().as_nanos() as u64;
