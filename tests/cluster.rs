@@ -464,3 +464,64 @@ fn slots_resharded_while_inserting_leave_no_false_negative() {
         cluster.reshard(1, 0, 1800).unwrap();
     }
 }
+
+#[test]
+fn the_sweep_measures_the_cluster_beside_one_node() {
+    let Some(cluster) = cluster_for_test(3, true, false) else {
+        return;
+    };
+    let server = Server::start(true).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let n = 20_000u64;
+    let o = dedupbench()
+        .args(["bench", "--suite", "redis", "--quiet"])
+        .args(["--redis", &server.url().to_string()])
+        .args(["--redis-cluster", &cluster.flag()])
+        .args(["--structures", "redis-bloom,redis-bitmap,redis-set"])
+        .args(["--redis-keys", &n.to_string(), "--redis-batches", "1024"])
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r = dedupbench::results::read_results(&out).unwrap();
+    let on_cluster: Vec<_> = r.sweep.iter().filter(|p| p.masters > 1).collect();
+    let series: Vec<&str> = on_cluster.iter().map(|p| p.series.as_str()).collect();
+    assert_eq!(
+        series,
+        [
+            "redis-bloom@cluster",
+            "redis-bitmap/bitfield@cluster",
+            "redis-set@cluster"
+        ]
+    );
+    for p in on_cluster {
+        assert_eq!(p.masters, 3, "{}", p.series);
+        assert_eq!(p.shard_loads.len(), 9, "{}", p.series);
+        assert_eq!(p.false_negatives, 0, "{}", p.series);
+        if p.structure == "redis-set" {
+            assert_eq!(p.shard_loads.iter().sum::<u64>(), n);
+            assert_eq!(p.n_false_positives, 0);
+        } else {
+            assert_rate(
+                &p.series,
+                p.n_false_positives,
+                p.n_non_member_queries,
+                p.expected_fpr,
+            );
+        }
+        let one = r
+            .sweep
+            .iter()
+            .find(|q| q.series == p.series.trim_end_matches("@cluster"))
+            .expect("the same backend on one node");
+        assert_eq!(one.masters, 1);
+        assert!(p.insert_keys_per_s > 0.0 && one.insert_keys_per_s > 0.0);
+    }
+    let html = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(
+        html.contains("Over a Redis Cluster"),
+        "the report's cluster table"
+    );
+}

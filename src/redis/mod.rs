@@ -12,6 +12,7 @@ pub mod config;
 pub mod conn;
 pub mod endpoint;
 pub mod raw;
+mod round_trips;
 pub mod server;
 pub mod url;
 

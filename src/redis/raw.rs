@@ -29,24 +29,6 @@ pub enum Reply {
     Array(Option<Vec<Reply>>),
 }
 
-impl Reply {
-    /// The integer of an integer reply.
-    pub fn int(&self) -> Option<i64> {
-        match self {
-            Reply::Int(v) => Some(*v),
-            _ => None,
-        }
-    }
-    /// The bytes of a bulk or status reply.
-    pub fn bytes(&self) -> Option<&[u8]> {
-        match self {
-            Reply::Bulk(Some(b)) => Some(b),
-            Reply::Status(s) => Some(s.as_bytes()),
-            _ => None,
-        }
-    }
-}
-
 /// One connection.
 pub struct Client {
     addr: String,
@@ -114,11 +96,6 @@ impl Client {
         Ok(client)
     }
 
-    /// `host:port` of the server.
-    pub fn addr(&self) -> &str {
-        &self.addr
-    }
-
     /// An error about this server.
     pub fn error(&self, message: impl Into<String>) -> Error {
         Error::Remote {
@@ -167,14 +144,6 @@ impl Client {
         self.out.extend_from_slice(b"\r\n");
     }
 
-    /// Appends an unsigned integer argument.
-    #[inline]
-    pub fn arg_u64(&mut self, value: u64) {
-        let mut digits = [0u8; 20];
-        let len = decimal(value, &mut digits);
-        self.arg(&digits[20 - len..]);
-    }
-
     /// Writes a whole command into the buffer (not sent yet).
     pub fn command(&mut self, args: &[&[u8]]) {
         self.begin(args.len());
@@ -183,38 +152,11 @@ impl Client {
         }
     }
 
-    /// Bytes waiting to be sent.
-    pub fn pending_bytes(&self) -> usize {
-        self.out.len()
-    }
-
     /// Sends the buffered commands in one write.
     pub fn send(&mut self) -> Result<()> {
         let result = self.stream.write_all(&self.out);
         self.out.clear();
         result.map_err(|e| self.error(format!("sending a command failed: {e}")))
-    }
-
-    /// Runs `count` round trips of one command each, keeping one command in flight: command i + 1 is
-    /// encoded while the server works on command i, then sent once i's reply is read. The batching is the
-    /// caller's; only the client's encoding time is hidden.
-    pub fn round_trips(
-        &mut self,
-        count: usize,
-        mut encode: impl FnMut(&mut Client, usize),
-        mut read: impl FnMut(&mut Client, usize) -> Result<()>,
-    ) -> Result<()> {
-        if count == 0 {
-            return Ok(());
-        }
-        encode(self, 0);
-        self.send()?;
-        for i in 1..count {
-            encode(self, i);
-            read(self, i - 1)?;
-            self.send()?;
-        }
-        read(self, count - 1)
     }
 
     /// Sends raw, already encoded bytes (the baseline "raw pipeline").
@@ -311,51 +253,6 @@ impl Client {
         }
     }
 
-    /// Reads an integer reply; an error reply becomes an error naming `what`.
-    pub fn read_int(&mut self, what: &str) -> Result<i64> {
-        self.read_line()?;
-        match self.line[0] {
-            b':' => self.line_int(),
-            b'-' => Err(self.error(format!("{what} failed: {}", self.line_error()))),
-            _ => Err(self.error(format!(
-                "{what}: expected an integer, got '{}'",
-                String::from_utf8_lossy(&self.line)
-            ))),
-        }
-    }
-
-    /// Reads an array of integers, calling `each` on every element in order; returns the count. Nil
-    /// elements (BITFIELD's overflow answer) are not expected and are an error.
-    pub fn read_int_array(&mut self, what: &str, mut each: impl FnMut(i64)) -> Result<usize> {
-        self.read_line()?;
-        match self.line[0] {
-            b'*' => {
-                let len = self.line_int()?.max(0) as usize;
-                for _ in 0..len {
-                    self.read_line()?;
-                    match self.line[0] {
-                        b':' => each(self.line_int()?),
-                        b'-' => {
-                            return Err(self.error(format!("{what} failed: {}", self.line_error())))
-                        }
-                        _ => {
-                            return Err(self.error(format!(
-                                "{what}: expected integers, got '{}'",
-                                String::from_utf8_lossy(&self.line)
-                            )))
-                        }
-                    }
-                }
-                Ok(len)
-            }
-            b'-' => Err(self.error(format!("{what} failed: {}", self.line_error()))),
-            _ => Err(self.error(format!(
-                "{what}: expected an array, got '{}'",
-                String::from_utf8_lossy(&self.line)
-            ))),
-        }
-    }
-
     /// Reads one reply to a multi-key command (`*N` then N integers) without building anything, failing
     /// on an error reply at the top or inside the array (the raw-pipeline baseline's reader).
     pub fn skim_array(&mut self, what: &str) -> Result<()> {
@@ -377,39 +274,6 @@ impl Client {
     /// Takes the encoded commands out of the buffer without sending them (to send later, raw).
     pub fn take_encoded(&mut self) -> Vec<u8> {
         std::mem::take(&mut self.out)
-    }
-
-    /// A field of `INFO <section>` (e.g. `used_memory`), as an integer.
-    pub fn info_field(&mut self, section: &str, field: &str) -> Result<u64> {
-        let reply = self.call(&[b"INFO", section.as_bytes()])?;
-        let text = String::from_utf8_lossy(reply.bytes().unwrap_or_default()).into_owned();
-        text.lines()
-            .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))
-            .and_then(|v| v.trim().parse::<u64>().ok())
-            .ok_or_else(|| self.error(format!("INFO {section} has no field {field}")))
-    }
-
-    /// `MEMORY USAGE key SAMPLES 0` (every element counted); 0 for a missing key.
-    pub fn memory_usage(&mut self, key: &[u8]) -> Result<u64> {
-        match self.call(&[b"MEMORY", b"USAGE", key, b"SAMPLES", b"0"])? {
-            Reply::Int(v) => Ok(v.max(0) as u64),
-            _ => Ok(0),
-        }
-    }
-
-    /// Whether the server has a module named `name` (`MODULE LIST`).
-    pub fn has_module(&mut self, name: &str) -> Result<bool> {
-        let reply = self.call(&[b"MODULE", b"LIST"])?;
-        let Reply::Array(Some(modules)) = reply else {
-            return Ok(false);
-        };
-        Ok(modules.iter().any(|m| match m {
-            Reply::Array(Some(fields)) => fields.chunks(2).any(|kv| {
-                kv[0].bytes() == Some(b"name")
-                    && kv.get(1).and_then(Reply::bytes) == Some(name.as_bytes())
-            }),
-            _ => false,
-        }))
     }
 }
 

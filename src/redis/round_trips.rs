@@ -1,0 +1,216 @@
+//! Many round trips with the next one on the wire while this one's replies are read ([`Conn::round_trips`]),
+//! and their resend after a lost server. On one server this uses the crate's `send_packed_command` and
+//! `recv_response`; on a cluster, whose connection only sends and reads together, a second connection on
+//! its own thread ([`Twin`]) runs the round trip beside this one's.
+//!
+//! Invariant: replies are handed to the caller in round-trip order, and a round trip whose replies were
+//! not read is sent again (it is idempotent) before anything after it is read.
+
+use super::conn::{command_name, server_away, Conn, Inner};
+use crate::{Error, Result};
+use redis::{Cmd, RedisError, Value};
+use std::collections::VecDeque;
+use std::time::{Duration, Instant};
+
+impl Conn {
+    /// `count` round trips of idempotent commands: `encode(i)` gives round trip i's commands and
+    /// `read(i, replies)` takes its replies, in order. On one server, with `depth` 2, round trip i + 1 is
+    /// encoded and sent before i's replies are read, so the client's encoding and parsing overlap the server's work (one
+    /// round trip waits in the socket while the server runs the other); on a cluster each round trip is
+    /// one [`Conn::pipeline`]. A lost server is reconnected and every round trip not yet read is sent
+    /// again, in order, for [`Conn::retry_for`].
+    pub fn round_trips(
+        &mut self,
+        count: usize,
+        depth: usize,
+        mut encode: impl FnMut(usize) -> Vec<Cmd>,
+        mut read: impl FnMut(usize, Vec<Value>) -> Result<()>,
+    ) -> Result<()> {
+        if self.endpoint.is_cluster() {
+            return self.cluster_round_trips(count, depth, encode, read);
+        }
+        // (index, packed commands, command count, name) of each round trip sent and not yet read.
+        let mut in_flight: VecDeque<(usize, Vec<u8>, usize, String)> = VecDeque::new();
+        let mut next = 0;
+        while next < count || !in_flight.is_empty() {
+            while next < count && in_flight.len() < depth.max(1) {
+                let cmds = encode(next);
+                let what = cmds.first().map(command_name).unwrap_or_default();
+                let mut packed = Vec::new();
+                for cmd in &cmds {
+                    cmd.write_packed_command(&mut packed);
+                }
+                let sent = match self.inner.as_mut() {
+                    Some(Inner::Server(c)) => c.send_packed_command(&packed),
+                    _ => Err(lost()),
+                };
+                in_flight.push_back((next, packed, cmds.len(), what));
+                next += 1;
+                if let Err(e) = sent {
+                    self.resend(e, &in_flight)?;
+                }
+            }
+            let Some((i, _, commands, what)) = in_flight.front() else {
+                break;
+            };
+            let (i, commands, what) = (*i, *commands, what.clone());
+            let received: redis::RedisResult<Vec<Value>> = match self.inner.as_mut() {
+                Some(Inner::Server(c)) => (0..commands)
+                    .map(|_| c.recv_response().and_then(|v| v.extract_error()))
+                    .collect(),
+                _ => Err(lost()),
+            };
+            match received {
+                Ok(replies) => {
+                    in_flight.pop_front();
+                    read(i, replies)?;
+                }
+                Err(e) if server_away(&e) => self.resend(e, &in_flight)?,
+                Err(e) => return Err(self.error(format!("{what}: {e}"))),
+            }
+        }
+        Ok(())
+    }
+
+    /// [`Conn::round_trips`] on a cluster: the crate's cluster connection has no way to send without
+    /// reading, so with `depth` 2 round trips i and i + 1 run at once, on this connection and on a second
+    /// one on its own thread ([`Twin`]); their replies are read in order.
+    fn cluster_round_trips(
+        &mut self,
+        count: usize,
+        depth: usize,
+        mut encode: impl FnMut(usize) -> Vec<Cmd>,
+        mut read: impl FnMut(usize, Vec<Value>) -> Result<()>,
+    ) -> Result<()> {
+        if depth < 2 || count < 2 {
+            for i in 0..count {
+                let replies = self.pipeline(encode(i))?;
+                read(i, replies)?;
+            }
+            return Ok(());
+        }
+        if self.twin.is_none() {
+            self.twin = Some(Twin::start(Conn::connect_retrying(
+                &self.endpoint,
+                self.retry_for,
+            )?));
+        }
+        let mut outcome = Ok(());
+        for i in (0..count).step_by(2) {
+            let first = encode(i);
+            let second = (i + 1 < count).then(|| encode(i + 1));
+            let beside = match (second, self.twin.as_ref()) {
+                (Some(cmds), Some(twin)) => Some(twin.send(cmds)),
+                _ => None,
+            };
+            let first = self.pipeline(first);
+            let second = match (beside, self.twin.as_ref()) {
+                (Some(Ok(())), Some(twin)) => Some(twin.receive()),
+                (Some(Err(e)), _) => Some(Err(e)),
+                _ => None,
+            };
+            outcome = first
+                .and_then(|replies| read(i, replies))
+                .and_then(|()| match second {
+                    None => Ok(()),
+                    Some(replies) => replies.and_then(|r| read(i + 1, r)),
+                });
+            if outcome.is_err() {
+                // The twin's connection may be in any state: the next call starts a fresh one.
+                self.twin = None;
+                break;
+            }
+        }
+        outcome
+    }
+
+    /// After `e` lost the server: reconnects and sends every round trip not yet read again, in order,
+    /// until one attempt goes through or [`Conn::retry_for`] has passed.
+    fn resend(
+        &mut self,
+        e: RedisError,
+        in_flight: &VecDeque<(usize, Vec<u8>, usize, String)>,
+    ) -> Result<()> {
+        let what = in_flight.front().map(|f| f.3.clone()).unwrap_or_default();
+        if !server_away(&e) {
+            return Err(self.error(format!("{what}: {e}")));
+        }
+        let started = Instant::now();
+        let mut pause = Duration::from_millis(20);
+        let mut last = e;
+        loop {
+            self.inner = None;
+            if started.elapsed() >= self.retry_for {
+                return Err(self.gone(&what, &last, started.elapsed()));
+            }
+            std::thread::sleep(pause);
+            pause = (pause * 2).min(Duration::from_millis(500));
+            let sent = self.open().and_then(|mut inner| {
+                if let Inner::Server(c) = &mut inner {
+                    for (_, packed, _, _) in in_flight {
+                        c.send_packed_command(packed)?;
+                    }
+                }
+                self.inner = Some(inner);
+                Ok(())
+            });
+            match sent {
+                Ok(()) => {
+                    self.resent += 1;
+                    return Ok(());
+                }
+                Err(e) if server_away(&e) => last = e,
+                Err(e) => return Err(self.error(format!("{what}: {e}"))),
+            }
+        }
+    }
+
+}
+
+/// A second cluster connection on its own thread: round trips go in through one channel, their replies
+/// come out of another, so it runs beside the caller's own round trip.
+pub(super) struct Twin {
+    commands: std::sync::mpsc::Sender<Vec<Cmd>>,
+    replies: std::sync::mpsc::Receiver<Result<Vec<Value>>>,
+}
+
+impl Twin {
+    fn start(mut conn: Conn) -> Twin {
+        let (commands, work) = std::sync::mpsc::channel::<Vec<Cmd>>();
+        let (done, replies) = std::sync::mpsc::channel();
+        // Ends when the sender is dropped (with the owning `Conn`).
+        std::thread::spawn(move || {
+            for cmds in work {
+                if done.send(conn.pipeline(cmds)).is_err() {
+                    break;
+                }
+            }
+        });
+        Twin { commands, replies }
+    }
+
+    fn send(&self, cmds: Vec<Cmd>) -> Result<()> {
+        self.commands.send(cmds).map_err(|_| Error::Remote {
+            addr: String::new(),
+            message: "the second connection's thread ended".into(),
+        })
+    }
+
+    fn receive(&self) -> Result<Vec<Value>> {
+        self.replies.recv().unwrap_or_else(|_| {
+            Err(Error::Remote {
+                addr: String::new(),
+                message: "the second connection's thread ended".into(),
+            })
+        })
+    }
+}
+
+/// The error of a round trip whose connection is gone.
+fn lost() -> RedisError {
+    RedisError::from(std::io::Error::new(
+        std::io::ErrorKind::NotConnected,
+        "the connection was lost",
+    ))
+}
+
