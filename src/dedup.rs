@@ -102,6 +102,12 @@ fn check_save_path(save: &Path) -> Result<()> {
 
 fn build(options: &DedupOptions) -> Result<Box<dyn Membership>> {
     let windowed = crate::structures::windowed::ID;
+    if options.window.is_some() && options.remote.is_some() {
+        return Err(Error::invalid(
+            "--window",
+            "forgets URLs in this process's windowed filter; a shared filter on Redis keeps them for ever",
+        ));
+    }
     if let (Some(_), Some(id)) = (options.window, options.structure.as_deref()) {
         if id != windowed {
             return Err(Error::invalid(
@@ -198,6 +204,9 @@ pub struct DedupCounts {
     pub passed: u64,
     /// Whether the output was closed before the input ended (a pipe's reader left).
     pub output_closed: bool,
+    /// Whether a shared filter's server was lost (after its retries): the stream stopped at the batch it
+    /// failed on, and [`Membership::failure`] says why.
+    pub server_lost: bool,
 }
 
 /// Reads `input` to its end, writing each line new to `structure` to `out` (one per line) and inserting
@@ -218,8 +227,9 @@ pub fn pass_new_lines(
                 return Ok(());
             }
             // Through the structure's batch path, each new line written right after its insert: every
-            // line written has been inserted, and a failed write stops the batch at its line (the only
-            // line inserted but not written, as key by key).
+            // line written has been inserted, and a failed write stops the batch at its line (in process
+            // the only line inserted but not written, as key by key; on a shared filter the rest of that
+            // round trip too, at most --batch lines).
             let mut failed = None;
             let mut read = 0u64;
             counts.passed += structure.insert_batch_if_new(&batch, &mut |i, was_new| {
@@ -235,6 +245,10 @@ pub fn pass_new_lines(
             counts.read += read;
             if let Some(e) = failed {
                 return Err(e);
+            }
+            if structure.failure().is_some() {
+                counts.server_lost = true;
+                return Ok(());
             }
         }
     })();
@@ -332,7 +346,8 @@ mod tests {
             DedupCounts {
                 read: 5,
                 passed: 3,
-                output_closed: false
+                output_closed: false,
+                server_lost: false,
             }
         );
     }

@@ -61,6 +61,19 @@ fn non_members(from: u64, to: u64) -> KeyBatch {
     batch
 }
 
+/// Waits until `acked` reaches `keys`, failing if the inserting thread ended first or 60 s pass.
+fn wait_for(acked: &AtomicU64, keys: u64, handle: &std::thread::JoinHandle<Option<String>>) {
+    let started = std::time::Instant::now();
+    while acked.load(Ordering::SeqCst) < keys {
+        assert!(!handle.is_finished(), "the inserting thread ended early");
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "{keys} keys were not acknowledged within 60 s"
+        );
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
 fn endpoint(cluster: &Cluster) -> Endpoint {
     Endpoint::Cluster(cluster.urls())
 }
@@ -208,9 +221,20 @@ fn overlapping_streams(workers: usize) -> (Vec<String>, Vec<Vec<String>>) {
     (urls, streams)
 }
 
+/// The false positives a filter is expected to give while `n` distinct keys go in, spread evenly over its
+/// shards: Σ over each shard's i-th key of the rate with i keys in it, `bits` and `hashes` per shard.
+fn expected_first_time_false_positives(n: u64, shards: u64, bits: u64, hashes: u32) -> f64 {
+    let per_shard = n / shards;
+    (0..per_shard)
+        .map(|i| dedupbench::theory::bloom_fpr(bits, hashes, i))
+        .sum::<f64>()
+        * shards as f64
+}
+
 /// Every URL reaches at most one worker's output; the ones no worker passed are false positives of the
-/// filter (none for the exact set), within the binomial bound of its final rate.
-fn check_workers(structure: &str, target: &[&str], name: &str, workers: usize, fpr_bound: f64) {
+/// filter on their first arrival (none for the exact set): a count inside the 99.9% interval (Poisson,
+/// normal approximation) of what the filter's geometry predicts.
+fn check_workers(structure: &str, target: &[&str], name: &str, workers: usize) {
     let (urls, streams) = overlapping_streams(workers);
     let outputs = dedup_workers(target, structure, name, &streams);
     let mut seen = std::collections::HashMap::new();
@@ -221,23 +245,37 @@ fn check_workers(structure: &str, target: &[&str], name: &str, workers: usize, f
             }
         }
     }
-    let lost = urls.iter().filter(|u| !seen.contains_key(*u)).count() as u64;
+    let input: std::collections::HashSet<&String> = urls.iter().collect();
     assert!(
-        seen.keys().all(|u| urls.contains(u)),
+        seen.keys().all(|u| input.contains(u)),
         "a line that was not input"
     );
-    if fpr_bound == 0.0 {
+    let lost = urls.iter().filter(|u| !seen.contains_key(*u)).count() as u64;
+    if structure == "redis-set" {
         assert_eq!(lost, 0, "{structure} ×{workers}: {lost} URLs lost");
-    } else {
-        // A URL is dropped unseen only as a false positive, at most at the final rate: the count is below
-        // the 99.9% upper bound of binomial(n, p_final).
-        let n = urls.len() as f64;
-        let upper = n * fpr_bound + 3.1 * (n * fpr_bound * (1.0 - fpr_bound)).sqrt() + 1.0;
-        assert!(
-            (lost as f64) <= upper,
-            "{structure} ×{workers}: {lost} URLs lost, more than {upper:.0} false positives"
-        );
+        return;
     }
+    // The filter's geometry, read by joining it with the workers' parameters.
+    let cluster = target[0] == "--redis-cluster";
+    let endpoint = if cluster {
+        Endpoint::cluster(target[1]).unwrap()
+    } else {
+        Endpoint::Server(dedupbench::redis::RedisUrl::parse(target[1]).unwrap())
+    };
+    let mut remote = RemoteConfig::new(endpoint, name);
+    remote.join_existing = true;
+    let mut config = BuildConfig::new(40_000, 0.01, 7);
+    config.remote = Some(remote);
+    let filter = find(structure).unwrap().build(&config).unwrap();
+    let g = filter.geometry();
+    let shards = filter.shard_loads().map(|l| l.len() as u64).unwrap_or(1);
+    let (bits, hashes) = (g.bits.unwrap() / shards, g.hashes.unwrap());
+    let mean = expected_first_time_false_positives(urls.len() as u64, shards, bits, hashes);
+    let half = 3.29 * mean.sqrt() + 1.0;
+    assert!(
+        (lost as f64 - mean).abs() <= half,
+        "{structure} ×{workers}: {lost} URLs lost, expected {mean:.1} ± {half:.1} false positives"
+    );
 }
 
 #[test]
@@ -254,13 +292,9 @@ fn dedup_workers_on_one_server_and_on_a_cluster_pass_each_url_once() {
     ];
     for (where_, target) in &targets {
         for workers in [2, 4] {
-            for (structure, bound) in [
-                ("redis-bloom", 0.011),
-                ("redis-set", 0.0),
-                ("redis-bitmap", 0.011),
-            ] {
+            for structure in ["redis-bloom", "redis-set", "redis-bitmap"] {
                 let name = format!("dedup-{where_}-{structure}-{workers}");
-                check_workers(structure, target, &name, workers, bound);
+                check_workers(structure, target, &name, workers);
             }
         }
     }
@@ -309,9 +343,7 @@ fn a_node_killed_mid_insert_and_restarted_loses_no_acknowledged_key() {
         return;
     };
     let (handle, acked) = inserting("redis-bloom", endpoint(&cluster), "restart", 60, 2000);
-    while acked.load(Ordering::SeqCst) < 20_000 {
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    wait_for(&acked, 20_000, &handle);
     cluster.kill(1);
     std::thread::sleep(Duration::from_secs(3));
     let during = acked.load(Ordering::SeqCst);
@@ -334,9 +366,7 @@ fn a_node_killed_mid_insert_and_restarted_loses_no_acknowledged_key() {
     .unwrap();
     let single = Endpoint::Server(server.url());
     let (handle, acked) = inserting("redis-set", single.clone(), "restart-one", 60, 2000);
-    while acked.load(Ordering::SeqCst) < 20_000 {
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    wait_for(&acked, 20_000, &handle);
     server.kill();
     std::thread::sleep(Duration::from_secs(1));
     server.restart().unwrap();
@@ -377,8 +407,21 @@ fn a_node_that_stays_down_is_named_with_its_slots_and_exit_1() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    // Inserting takes several seconds; the node goes away once the worker is under way.
-    std::thread::sleep(Duration::from_millis(800));
+    // The node goes away once the worker is under way: some shard holds keys.
+    let mut conn = Conn::connect(&endpoint(&cluster)).unwrap();
+    let shards = dedupbench::remote::shards::Shards::spread("down", 9).unwrap();
+    let started = std::time::Instant::now();
+    while shards
+        .prefixes()
+        .iter()
+        .all(|p| conn.query::<u64>(redis::cmd("BF.CARD").arg(p)).unwrap_or(0) == 0)
+    {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the worker never inserted"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
     cluster.kill(2);
     let o = child.wait_with_output().unwrap();
     let e = stderr(&o);
@@ -441,9 +484,7 @@ fn slots_resharded_while_inserting_leave_no_false_negative() {
         let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
         let (handle, acked) =
             inserting_until(structure, endpoint(&cluster), name, 1000, stop.clone());
-        while acked.load(Ordering::SeqCst) < 10_000 {
-            std::thread::sleep(Duration::from_millis(2));
-        }
+        wait_for(&acked, 10_000, &handle);
         // Move a third of node 0's slots (shard 0's among them) to node 1, keys and all, while the
         // worker writes.
         cluster.reshard(0, 1, 1800).unwrap();
@@ -523,5 +564,66 @@ fn the_sweep_measures_the_cluster_beside_one_node() {
     assert!(
         html.contains("Over a Redis Cluster"),
         "the report's cluster table"
+    );
+}
+
+#[test]
+fn a_dedup_worker_whose_node_stays_down_stops_with_exit_1_naming_it() {
+    let Some(mut cluster) = cluster_for_test(3, true, false) else {
+        return;
+    };
+    let port = cluster.node(0).port();
+    let mut child = dedupbench()
+        .args([
+            "dedup",
+            "--redis-cluster",
+            &cluster.flag(),
+            "--name",
+            "down-dedup",
+        ])
+        .args(["--expected", "2000000", "--seed", "7", "--retry-secs", "3"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let feeder = std::thread::spawn(move || {
+        use std::io::Write;
+        let generator = generator();
+        let mut buf = Vec::new();
+        for i in 0..2_000_000u64 {
+            buf.clear();
+            generator.member(i, &mut buf);
+            buf.push(b'\n');
+            if stdin.write_all(&buf).is_err() {
+                return; // the worker stopped reading
+            }
+        }
+    });
+    // Kill node 0 once the worker is under way: some shard holds keys.
+    let mut conn = Conn::connect(&endpoint(&cluster)).unwrap();
+    let shards = dedupbench::remote::shards::Shards::spread("down-dedup", 9).unwrap();
+    let started = std::time::Instant::now();
+    while shards
+        .prefixes()
+        .iter()
+        .all(|p| conn.query::<u64>(redis::cmd("BF.CARD").arg(p)).unwrap_or(0) == 0)
+    {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the worker never inserted"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    cluster.kill(0);
+    let o = child.wait_with_output().unwrap();
+    feeder.join().unwrap();
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{e}");
+    assert!(
+        e.contains(&format!("127.0.0.1:{port} (slots 0-5460)"))
+            && e.contains("dedup stopped after"),
+        "{e}"
     );
 }

@@ -554,3 +554,42 @@ fn the_test_server_starts_and_leaves_nothing_behind() {
     );
     let _ = Server::start; // the handle type is public for benches and tools
 }
+
+#[test]
+fn answers_kept_on_the_server_are_given_again_to_a_resent_command() {
+    let Some(server) = server_for_test(true) else {
+        return;
+    };
+    let mut c = connect(&server.url());
+    redis::cmd("BF.RESERVE")
+        .arg("once-bf")
+        .arg(0.01)
+        .arg(1000)
+        .query::<()>(&mut c)
+        .unwrap();
+    for (script, filter) in [
+        (&*dedupbench::remote::once::BLOOM_ADD, "once-bf"),
+        (&*dedupbench::remote::once::SET_ADD, "once-set"),
+    ] {
+        let ack = format!("{filter}:ack:w1");
+        let add = |c: &mut redis::Connection, token: u64, keys: &[&str]| -> Vec<i64> {
+            redis::cmd("EVAL")
+                .arg(script)
+                .arg(2)
+                .arg(filter)
+                .arg(&ack)
+                .arg(token)
+                .arg(keys)
+                .query(c)
+                .unwrap()
+        };
+        assert_eq!(add(&mut c, 5, &["a", "b"]), [1, 1], "{filter}");
+        // The same command again (a resend after a lost reply): the first answers, not [0, 0].
+        assert_eq!(add(&mut c, 5, &["a", "b"]), [1, 1], "{filter}");
+        // The next command answers afresh.
+        assert_eq!(add(&mut c, 6, &["a", "c"]), [0, 1], "{filter}");
+        assert_eq!(add(&mut c, 6, &["a", "c"]), [0, 1], "{filter}");
+        let ttl: i64 = redis::cmd("TTL").arg(&ack).query(&mut c).unwrap();
+        assert!(ttl > 0 && ttl <= 3600, "{filter}: ttl {ttl}");
+    }
+}

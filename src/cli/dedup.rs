@@ -114,8 +114,28 @@ pub fn run(args: DedupArgs) -> Result<i32> {
             .with_context(|| format!("--save {}", path.display()))?;
     }
     let counts = passed?;
+    let resent = structure.resent_round_trips();
+    if counts.server_lost {
+        return Err(super::RunFailed(format!(
+            "dedup stopped after {} lines ({} passed): {}",
+            counts.read,
+            counts.passed,
+            structure.failure().unwrap_or_default()
+        ))
+        .into());
+    }
     let g = structure.geometry();
     let now = dedup::RateNow::of(structure.as_ref());
+    if resent > 0 {
+        eprintln!(
+            "dedup: {resent} round trips were sent again after a server was lost{}",
+            if structure.id() == dedupbench::remote::redis_bitmap::ID {
+                " (redis-bitmap keeps no answers for a resend: up to --batch lines of each may have been dropped as seen)"
+            } else {
+                " (their first answers were kept on the server and given again: no line was dropped for it)"
+            }
+        );
+    }
     eprintln!(
         "dedup: {} lines read in {elapsed_s:.2} s ({:.2}M lines/s), {} passed, {} dropped as seen ({}{}; {} inserted in all, a new line is now dropped with rate {:.3e}{})",
         counts.read,

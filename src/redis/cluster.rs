@@ -170,6 +170,17 @@ pub fn cluster_for_test(masters: usize, with_module: bool, durable: bool) -> Opt
     // The same checks as for one server (binary, module), and redis-cli for `--cluster create`.
     let probe = super::server::server_for_test(with_module)?;
     drop(probe);
+    if Command::new("redis-cli").arg("--version").output().is_err() {
+        let why = "redis-cli is not installed (apt-get install -y redis-tools)";
+        if super::server::required() {
+            panic!("{} is set but {why}", super::server::REQUIRE_VAR);
+        }
+        eprintln!(
+            "\n*** SKIPPED: {why}; set {}=1 to make this a failure ***\n",
+            super::server::REQUIRE_VAR
+        );
+        return None;
+    }
     match Cluster::start(
         masters,
         0,

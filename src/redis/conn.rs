@@ -11,16 +11,19 @@
 //! cluster, the slots it served.
 
 pub use super::endpoint::{Endpoint, Master};
+use super::round_trips::Twin;
 use crate::{Error, Result};
 use redis::cluster::{ClusterClient, ClusterConnection};
 use redis::{Cmd, ConnectionLike, ErrorKind, FromRedisValue, RedisError, ServerErrorKind, Value};
-use super::round_trips::Twin;
 use std::time::{Duration, Instant};
 
 /// How long a connect attempt may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
-/// How long one reply may take before the server is declared gone.
-const REPLY_TIMEOUT: Duration = Duration::from_secs(60);
+/// How long one reply may take before the server is declared gone: the retry time, within 1–60 s (a
+/// stopped server must not outlast `--retry-secs` by a minute).
+fn reply_timeout(retry_for: Duration) -> Duration {
+    retry_for.clamp(Duration::from_secs(1), Duration::from_secs(60))
+}
 /// The default time a round trip is retried for while its server is away.
 pub const DEFAULT_RETRY_FOR: Duration = Duration::from_secs(30);
 
@@ -185,11 +188,30 @@ impl Conn {
         })
     }
 
-    /// Whether every master has the module `name` loaded (`MODULE LIST`).
+    /// Whether every master has the module `name` loaded (`MODULE LIST`: one map or flat list of
+    /// field/value pairs per module, `name` among them).
     pub fn has_module(&mut self, name: &str) -> Result<bool> {
+        let text = |v: &Value| match v {
+            Value::BulkString(b) => Some(String::from_utf8_lossy(b).into_owned()),
+            Value::SimpleString(s) => Some(s.clone()),
+            _ => None,
+        };
         for node in self.masters.clone() {
-            let modules: Value = self.on_node(&node, redis::cmd("MODULE").arg("LIST"))?;
-            if !format!("{modules:?}").contains(&format!("\"{name}\"")) {
+            let modules: Vec<Value> = self.on_node(&node, redis::cmd("MODULE").arg("LIST"))?;
+            let loaded = modules.iter().any(|m| {
+                let pairs: Vec<(&Value, &Value)> = match m {
+                    Value::Array(fields) => fields
+                        .chunks(2)
+                        .filter_map(|kv| Some((kv.first()?, kv.get(1)?)))
+                        .collect(),
+                    Value::Map(fields) => fields.iter().map(|(k, v)| (k, v)).collect(),
+                    _ => Vec::new(),
+                };
+                pairs.iter().any(|(k, v)| {
+                    text(k).as_deref() == Some("name") && text(v).as_deref() == Some(name)
+                })
+            });
+            if !loaded {
                 return Ok(false);
             }
         }
@@ -217,7 +239,14 @@ impl Conn {
 
     /// `MEMORY USAGE key` (0 for a missing key).
     pub fn memory_usage(&mut self, key: &[u8]) -> Result<u64> {
-        let bytes: Option<u64> = self.query(redis::cmd("MEMORY").arg("USAGE").arg(key))?;
+        // SAMPLES 0: every element counted (the default samples 5 of a set's members).
+        let bytes: Option<u64> = self.query(
+            redis::cmd("MEMORY")
+                .arg("USAGE")
+                .arg(key)
+                .arg("SAMPLES")
+                .arg(0),
+        )?;
         Ok(bytes.unwrap_or(0))
     }
 
@@ -342,8 +371,8 @@ impl Conn {
             Endpoint::Server(url) => {
                 let client = redis::Client::open(url.connection_text())?;
                 let c = client.get_connection_with_timeout(CONNECT_TIMEOUT)?;
-                c.set_read_timeout(Some(REPLY_TIMEOUT))?;
-                c.set_write_timeout(Some(REPLY_TIMEOUT))?;
+                c.set_read_timeout(Some(reply_timeout(self.retry_for)))?;
+                c.set_write_timeout(Some(reply_timeout(self.retry_for)))?;
                 // A server still loading its data answers LOADING; wait here, as for any away server.
                 let mut c = c;
                 redis::cmd("PING").query::<()>(&mut c)?;
@@ -352,7 +381,7 @@ impl Conn {
             Endpoint::Cluster(nodes) => {
                 let client = ClusterClient::builder(nodes.iter().map(|n| n.connection_text()))
                     .connection_timeout(CONNECT_TIMEOUT)
-                    .response_timeout(REPLY_TIMEOUT)
+                    .response_timeout(reply_timeout(self.retry_for))
                     .retries(8)
                     .build()?;
                 Ok(Inner::Cluster(Box::new(client.get_connection()?)))

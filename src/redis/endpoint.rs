@@ -22,6 +22,15 @@ impl Endpoint {
             .filter(|t| !t.is_empty())
             .map(|t| RedisUrl::parse_for("--redis-cluster", t))
             .collect::<Result<Vec<_>>>()?;
+        if let Some(url) = nodes.iter().find(|u| u.db != 0) {
+            return Err(Error::invalid(
+                "--redis-cluster",
+                format!(
+                    "{url} names database {}; a cluster has only database 0",
+                    url.db
+                ),
+            ));
+        }
         if nodes.is_empty() {
             return Err(Error::invalid(
                 "--redis-cluster",

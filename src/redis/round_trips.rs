@@ -66,7 +66,11 @@ impl Conn {
                     read(i, replies)?;
                 }
                 Err(e) if server_away(&e) => self.resend(e, &in_flight)?,
-                Err(e) => return Err(self.error(format!("{what}: {e}"))),
+                Err(e) => {
+                    // Replies may still wait in the socket: the next call starts on a fresh connection.
+                    self.inner = None;
+                    return Err(self.error(format!("{what}: {e}")));
+                }
             }
         }
         Ok(())
@@ -105,7 +109,11 @@ impl Conn {
             };
             let first = self.pipeline(first);
             let second = match (beside, self.twin.as_ref()) {
-                (Some(Ok(())), Some(twin)) => Some(twin.receive()),
+                (Some(Ok(())), Some(twin)) => {
+                    let (replies, resent) = twin.receive();
+                    self.resent += resent;
+                    Some(replies)
+                }
                 (Some(Err(e)), _) => Some(Err(e)),
                 _ => None,
             };
@@ -164,14 +172,14 @@ impl Conn {
             }
         }
     }
-
 }
 
 /// A second cluster connection on its own thread: round trips go in through one channel, their replies
 /// come out of another, so it runs beside the caller's own round trip.
 pub(super) struct Twin {
     commands: std::sync::mpsc::Sender<Vec<Cmd>>,
-    replies: std::sync::mpsc::Receiver<Result<Vec<Value>>>,
+    /// Each round trip's replies, and how many times it was sent again.
+    replies: std::sync::mpsc::Receiver<(Result<Vec<Value>>, u64)>,
 }
 
 impl Twin {
@@ -181,7 +189,9 @@ impl Twin {
         // Ends when the sender is dropped (with the owning `Conn`).
         std::thread::spawn(move || {
             for cmds in work {
-                if done.send(conn.pipeline(cmds)).is_err() {
+                let before = conn.resent;
+                let replies = conn.pipeline(cmds);
+                if done.send((replies, conn.resent - before)).is_err() {
                     break;
                 }
             }
@@ -196,12 +206,15 @@ impl Twin {
         })
     }
 
-    fn receive(&self) -> Result<Vec<Value>> {
+    fn receive(&self) -> (Result<Vec<Value>>, u64) {
         self.replies.recv().unwrap_or_else(|_| {
-            Err(Error::Remote {
-                addr: String::new(),
-                message: "the second connection's thread ended".into(),
-            })
+            (
+                Err(Error::Remote {
+                    addr: String::new(),
+                    message: "the second connection's thread ended".into(),
+                }),
+                0,
+            )
         })
     }
 }
@@ -213,4 +226,3 @@ fn lost() -> RedisError {
         "the connection was lost",
     ))
 }
-

@@ -18,8 +18,19 @@ pub fn connect(remote: &RemoteConfig) -> Result<Conn> {
     Conn::connect_retrying(&remote.endpoint, remote.retry_for)
 }
 
-/// The shards of the structure: one on a server, `--shards` (default 3 per master) on a cluster.
-pub fn plan_shards(conn: &Conn, remote: &RemoteConfig) -> Result<Shards> {
+/// Where a split structure's shard count lives: `NAME:shards` (no hash tag; any slot).
+pub fn shard_count_key(name: &str) -> String {
+    format!("{name}:shards")
+}
+
+/// Redis strings stop at 2³² bits: no sub-filter may hold more.
+pub const MAX_SHARD_BITS: u64 = 1 << 32;
+
+/// The shards of the structure: one on a server; on a cluster the count the structure was created with
+/// (`NAME:shards`), or for a new one `--shards`, by default max(3 per master, ⌈bits / 2³²⌉) so that no
+/// sub-filter passes 2³² bits. A worker joining with another `--shards` is refused: it would split keys
+/// differently and miss the others' keys.
+pub fn plan_shards(conn: &mut Conn, remote: &RemoteConfig, bits: u64) -> Result<Shards> {
     if !remote.endpoint.is_cluster() {
         return match remote.shards {
             None | Some(1) => Ok(Shards::single(&remote.key)),
@@ -29,8 +40,49 @@ pub fn plan_shards(conn: &Conn, remote: &RemoteConfig) -> Result<Shards> {
             )),
         };
     }
-    let count = remote.shards.unwrap_or(3 * conn.masters().len());
+    let least = bits.div_ceil(MAX_SHARD_BITS) as usize;
+    let wanted = remote
+        .shards
+        .unwrap_or((3 * conn.masters().len()).max(least));
+    if wanted < least {
+        return Err(crate::Error::invalid(
+            "--shards",
+            format!(
+                "{wanted} shards of a {bits}-bit filter pass 2^32 bits each; give at least {least}"
+            ),
+        ));
+    }
+    let key = shard_count_key(&remote.key);
+    let count = if !remote.join_existing {
+        conn.query::<()>(redis::cmd("SET").arg(&key).arg(wanted))?;
+        wanted
+    } else {
+        // Only a worker that may create the structure writes its shard count.
+        let created: Option<String> = if remote.create {
+            conn.query(redis::cmd("SET").arg(&key).arg(wanted).arg("NX"))?
+        } else {
+            None
+        };
+        let stored: usize = match created {
+            Some(_) => wanted,
+            None => conn
+                .query::<Option<usize>>(redis::cmd("GET").arg(&key))?
+                .unwrap_or(wanted),
+        };
+        if remote.shards.is_some_and(|s| s != stored) {
+            return Err(conn.error(format!(
+                "filter '{}' is split into {stored} shards; this worker asks for {wanted} (--shards)",
+                remote.key
+            )));
+        }
+        stored
+    };
     Shards::spread(&remote.key, count)
+}
+
+/// Every key of a split structure's bookkeeping beside its shards (the shard count on a cluster).
+pub fn root_keys(remote_key: &str) -> Vec<Vec<u8>> {
+    vec![shard_count_key(remote_key).into_bytes()]
 }
 
 /// Stores a structure's (or shard's) parameters under `PREFIX:params` unless they are there (`SET NX`);
@@ -66,7 +118,7 @@ pub fn require_existing(conn: &mut Conn, name: &str, shards: &Shards) -> Result<
 }
 
 /// Deletes every key given (one `DEL` per key: on a cluster the keys of different shards live in
-/// different slots).
+/// different slots). `DEL`, not `UNLINK`: the sweep reads `used_memory` next.
 pub fn delete_all(conn: &mut Conn, keys: &[Vec<u8>]) -> Result<()> {
     let cmds: Vec<redis::Cmd> = keys
         .iter()

@@ -3,6 +3,7 @@
 //! [`crate::redis`]'s client; a lost server is latched ([`link::Link`]) and reported, never measured.
 
 pub mod link;
+pub mod once;
 pub mod redis_bitmap;
 pub mod redis_bloom;
 pub mod redis_set;

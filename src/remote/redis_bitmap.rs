@@ -19,9 +19,10 @@
 //!
 //! On a Redis Cluster the filter is S sub-filters ([`Shards`]) of ⌈m/S⌉ bits each, with the same k; a key's
 //! shard comes from [`super::shards::shard_of`], its probes inside the shard from h1 + i·h2 as above. A
-//! shard's strings share its hash tag, so `BITFIELD` and the script stay within one slot. A shard's load is
-//! not stored; it is estimated from its fill (n̂ = −(m/k)·ln(1 − ones/m), Swamidass & Baldi 2007), and
-//! the logical rate is the mean of the shards' rates at those loads.
+//! shard's strings share its hash tag, so `BITFIELD` and the script stay within one slot. Each worker
+//! counts the keys each shard told it were new and adds them to the shard's `PREFIX:keys` after every
+//! batch (as RedisBloom counts its items); the logical rate is the mean of the shards' rates at those
+//! loads. The fill-based rate ([`Membership::fill_fpr`]) stays a separate figure.
 
 use super::link::{self, Link};
 use super::redis_bloom::remote_of;
@@ -93,6 +94,13 @@ pub struct RedisBitmap {
     seed: u64,
     owned: bool,
     inserted: u64,
+    /// Keys each shard was told were new since the last [`RedisBitmap::flush_loads`] (a cluster only).
+    unflushed: std::sync::Mutex<Vec<u64>>,
+}
+
+/// Where a shard's load (the keys it was told were new, by every worker) is counted: `PREFIX:keys`.
+fn load_key(prefix: &str) -> String {
+    format!("{prefix}:keys")
 }
 
 impl RedisBitmap {
@@ -102,7 +110,7 @@ impl RedisBitmap {
         let sizing = bloom::sizing(config);
         let bits_per_string = remote.bitmap.bits_per_string.clamp(64, 1 << 32);
         let mut conn = link::connect(remote)?;
-        let shards = link::plan_shards(&conn, remote)?;
+        let shards = link::plan_shards(&mut conn, remote, sizing.bits)?;
         let count = shards.count();
         let shard_bits = sizing.bits.div_ceil(count as u64);
         let per_shard = shard_bits.div_ceil(bits_per_string);
@@ -172,6 +180,7 @@ impl RedisBitmap {
             seed: config.seed,
             owned: !remote.join_existing,
             inserted: 0,
+            unflushed: std::sync::Mutex::new(vec![0; count]),
         })
     }
 
@@ -224,9 +233,12 @@ impl RedisBitmap {
                 }
                 let replies = c.pipeline(cmds)?;
                 let mut count = 0;
-                for key in replies.chunks(k) {
+                for (j, key) in replies.chunks(k).enumerate() {
                     let clear = key.iter().any(|v| matches!(v, Value::Int(0)));
                     count += (clear == write) as u64;
+                    if write && clear {
+                        self.count_new(shard[j], 1);
+                    }
                     if let Some(a) = answers.as_deref_mut() {
                         a.push(clear == write);
                     }
@@ -277,6 +289,11 @@ impl RedisBitmap {
                         clear[*j] |= matches!(v, Value::Int(0));
                     }
                 }
+                if write {
+                    for (j, _) in clear.iter().enumerate().filter(|(_, c)| **c) {
+                        self.count_new(shard[j], 1);
+                    }
+                }
                 if let Some(a) = answers {
                     a.extend(clear.iter().map(|c| *c == write));
                 }
@@ -285,6 +302,7 @@ impl RedisBitmap {
             BitmapMode::Script => {
                 let script = if write { INSERT_SCRIPT } else { QUERY_SCRIPT };
                 let mut cmds = Vec::new();
+                let mut sent_to = Vec::new();
                 for (sh, strings) in self.strings.iter().enumerate() {
                     let mine: Vec<&KeyHash> = hashes
                         .iter()
@@ -308,11 +326,17 @@ impl RedisBitmap {
                         }
                     }
                     cmds.push(cmd);
+                    sent_to.push(sh);
                 }
                 let mut total = 0;
-                for reply in c.pipeline(cmds)? {
+                for (reply, sh) in c.pipeline(cmds)?.into_iter().zip(sent_to) {
                     match reply {
-                        Value::Int(n) => total += n.max(0) as u64,
+                        Value::Int(n) => {
+                            total += n.max(0) as u64;
+                            if write {
+                                self.count_new(sh, n.max(0) as u64);
+                            }
+                        }
                         other => return Err(c.error(format!("EVAL answered {other:?}"))),
                     }
                 }
@@ -359,10 +383,44 @@ impl RedisBitmap {
         self.shard_ones().iter().sum()
     }
 
-    /// The keys a shard with `ones` bits set holds, estimated from its fill (Swamidass & Baldi 2007).
-    fn estimated_load(&self, ones: u64) -> f64 {
-        let fill = (ones as f64 / self.shard_bits as f64).min(1.0 - 1e-12);
-        -(self.shard_bits as f64 / self.hashes as f64) * (1.0 - fill).ln()
+    /// Counts `n` keys new to shard `s` (on a cluster; one server's load is the caller's n).
+    fn count_new(&self, s: usize, n: u64) {
+        if self.shards.count() > 1 {
+            self.unflushed.lock().unwrap_or_else(|p| p.into_inner())[s] += n;
+        }
+    }
+
+    /// Adds the counted keys to each shard's `PREFIX:keys` (`INCRBY`, one pipeline).
+    fn flush_loads(&self) {
+        let counts = std::mem::take(&mut *self.unflushed.lock().unwrap_or_else(|p| p.into_inner()));
+        let cmds: Vec<redis::Cmd> = counts
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| **n > 0)
+            .map(|(s, n)| {
+                let mut cmd = redis::cmd("INCRBY");
+                cmd.arg(load_key(self.shards.prefix(s))).arg(*n);
+                cmd
+            })
+            .collect();
+        *self.unflushed.lock().unwrap_or_else(|p| p.into_inner()) = vec![0; self.shards.count()];
+        if !cmds.is_empty() {
+            self.link.run(|c| c.pipeline(cmds).map(|_| ()));
+        }
+    }
+
+    /// Keys each shard was told were new, by every worker (`PREFIX:keys`).
+    fn loads(&self) -> Vec<u64> {
+        self.link.run(|c| {
+            let mut loads = Vec::with_capacity(self.shards.count());
+            for p in self.shards.prefixes() {
+                loads.push(
+                    c.query::<Option<u64>>(redis::cmd("GET").arg(load_key(p)))?
+                        .unwrap_or(0),
+                );
+            }
+            Ok(loads)
+        })
     }
 
     /// The Redis key prefix.
@@ -380,6 +438,7 @@ impl Membership for RedisBitmap {
     }
     fn insert_hashed(&mut self, _key: &[u8], hash: KeyHash) -> bool {
         let new = self.link.run(|c| self.round_trip(c, &[hash], true)) == 1;
+        self.flush_loads();
         self.inserted += new as u64;
         new
     }
@@ -395,6 +454,7 @@ impl Membership for RedisBitmap {
     }
     fn insert_batch(&mut self, batch: &KeyBatch) -> u64 {
         let new = self.link.run(|c| self.over_batch(c, batch.hashes(), true));
+        self.flush_loads();
         self.inserted += new;
         new
     }
@@ -432,6 +492,7 @@ impl Membership for RedisBitmap {
                 }
             }
         }
+        self.flush_loads();
         self.inserted += new;
         new
     }
@@ -457,14 +518,13 @@ impl Membership for RedisBitmap {
         if self.shards.count() == 1 {
             return theory::bloom_fpr(self.bits, self.hashes, n_distinct);
         }
-        let ones = self.shard_ones();
-        ones.iter()
-            .map(|&o| {
-                let load = self.estimated_load(o).round() as u64;
-                theory::bloom_fpr(self.shard_bits, self.hashes, load)
-            })
+        // A non-member goes to each shard with probability 1/S; each shard at its counted load.
+        let loads = self.loads();
+        loads
+            .iter()
+            .map(|&load| theory::bloom_fpr(self.shard_bits, self.hashes, load))
             .sum::<f64>()
-            / ones.len().max(1) as f64
+            / loads.len().max(1) as f64
     }
     fn fill_fpr(&self) -> Option<f64> {
         let ones = self.shard_ones();
@@ -484,15 +544,13 @@ impl Membership for RedisBitmap {
         }
     }
     fn shard_loads(&self) -> Option<Vec<u64>> {
-        (self.shards.count() > 1).then(|| {
-            self.shard_ones()
-                .iter()
-                .map(|&o| self.estimated_load(o).round() as u64)
-                .collect()
-        })
+        (self.shards.count() > 1).then(|| self.loads())
     }
     fn failure(&self) -> Option<String> {
         self.link.failure()
+    }
+    fn resent_round_trips(&self) -> u64 {
+        self.link.resent()
     }
 }
 
@@ -506,6 +564,13 @@ impl Drop for RedisBitmap {
                     .iter()
                     .map(|p| link::params_key(p).into_bytes()),
             );
+            keys.extend(
+                self.shards
+                    .prefixes()
+                    .iter()
+                    .map(|p| load_key(p).into_bytes()),
+            );
+            keys.extend(link::root_keys(self.shards.name()));
             self.link.run(|c| link::delete_all(c, &keys));
         }
     }

@@ -9,7 +9,8 @@
 //! the observed rate is checked against the filter the module actually built. The module is detected at
 //! connect time (`MODULE LIST`); without it the build fails with that reason and the cell is skipped.
 //! `BF.MADD` answers per key and is atomic per command: under concurrent workers, at most one of them is
-//! told a key is new (none, when the key was a false positive). The parameters (rate, capacity, mode)
+//! told a key is new (none, when the key was a false positive); `dedup`'s adds keep their answers for a
+//! resend ([`super::once`]). The parameters (rate, capacity, mode)
 //! are stored in `NAME:params` and checked by every worker that joins.
 //!
 //! On a Redis Cluster the logical filter is S sub-filters ([`Shards`]), each reserved for
@@ -127,6 +128,8 @@ pub struct RedisBloom {
     seed: u64,
     owned: bool,
     inserted: u64,
+    /// Answers kept for a resend (`dedup`'s adds).
+    once: super::once::Once,
 }
 
 /// The capacity each of `count` shards is reserved for, for `keys` keys in all.
@@ -149,7 +152,11 @@ impl RedisBloom {
                  --loadmodule redisbloom.so (scripts/fetch-redisbloom.sh fetches it)",
             ));
         }
-        let shards = link::plan_shards(&conn, remote)?;
+        let shards = link::plan_shards(
+            &mut conn,
+            remote,
+            (config.expected_keys as f64 * module_bits_per_key(config.fpr)) as u64,
+        )?;
         let count = shards.count();
         if !remote.join_existing {
             let mut keys = Vec::new();
@@ -203,6 +210,7 @@ impl RedisBloom {
             seed: config.seed,
             owned: !remote.join_existing,
             inserted: 0,
+            once: Default::default(),
         })
     }
 
@@ -228,10 +236,16 @@ impl RedisBloom {
         in_flight: InFlight,
         each: impl FnMut(usize, i64) -> bool,
     ) -> Result<()> {
-        let head = |s: usize| {
-            let mut cmd = redis::cmd(command);
-            cmd.arg(self.shards.prefix(s));
-            cmd
+        // `dedup` (one round trip in flight) needs each key's answer even after a resend.
+        let head = |s: usize| match (command, in_flight) {
+            ("BF.MADD", InFlight::One) => self
+                .once
+                .head(&super::once::BLOOM_ADD, self.shards.prefix(s)),
+            _ => {
+                let mut cmd = redis::cmd(command);
+                cmd.arg(self.shards.prefix(s));
+                cmd
+            }
         };
         let member = |cmd: &mut redis::Cmd, i: usize| {
             cmd.arg(batch.key(i));
@@ -384,6 +398,9 @@ impl Membership for RedisBloom {
     fn failure(&self) -> Option<String> {
         self.link.failure()
     }
+    fn resent_round_trips(&self) -> u64 {
+        self.link.resent()
+    }
 }
 
 impl Drop for RedisBloom {
@@ -394,6 +411,7 @@ impl Drop for RedisBloom {
                 keys.push(p.as_bytes().to_vec());
                 keys.push(link::params_key(p).into_bytes());
             }
+            keys.extend(link::root_keys(self.shards.name()));
             self.link.run(|c| link::delete_all(c, &keys));
         }
     }

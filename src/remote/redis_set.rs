@@ -3,7 +3,8 @@
 //! `SADD` of `batch_keys` members per round trip (atomic per command: a member new to the set is counted by
 //! exactly one worker), lookups `SMISMEMBER` (Redis ≥ 6.2). A worker that needs to know which of its keys
 //! were new (`dedup`) sends a small Lua script per shard that answers `SADD`'s 0/1 per member: atomic per
-//! key, so under concurrent workers exactly one of them is told a URL is new. The server's bytes come from
+//! key, so under concurrent workers exactly one of them is told a URL is new, and kept for a resend
+//! ([`super::once`]). The server's bytes come from
 //! `MEMORY USAGE`. On a Redis Cluster the set is one set per shard ([`super::shards::Shards`]); the
 //! shard is picked by our hash of the URL, so every worker must use the same `--seed`, which the
 //! parameters record.
@@ -101,10 +102,6 @@ kind!(
     true
 );
 
-/// Adds every member and answers `SADD`'s 0 or 1 for each, in order.
-const ADD_EACH_SCRIPT: &str =
-    "local r = {} for i = 1, #ARGV do r[i] = redis.call('SADD', KEYS[1], ARGV[i]) end return r";
-
 /// A Redis set (one per shard).
 pub struct RedisSet {
     id: &'static str,
@@ -115,6 +112,8 @@ pub struct RedisSet {
     seed: u64,
     owned: bool,
     inserted: u64,
+    /// Answers kept for a resend (`dedup`'s adds).
+    once: super::once::Once,
 }
 
 /// The member stored for a key.
@@ -131,7 +130,7 @@ impl RedisSet {
     pub fn open(id: &'static str, config: &BuildConfig, fingerprint: bool) -> Result<Self> {
         let remote = remote_of(id, config)?;
         let mut conn = link::connect(remote)?;
-        let shards = link::plan_shards(&conn, remote)?;
+        let shards = link::plan_shards(&mut conn, remote, 0)?;
         if !remote.join_existing {
             let mut keys = Vec::new();
             for p in shards.prefixes() {
@@ -166,6 +165,7 @@ impl RedisSet {
             seed: config.seed,
             owned: !remote.join_existing,
             inserted: 0,
+            once: Default::default(),
         })
     }
 
@@ -226,15 +226,13 @@ impl RedisSet {
         each: impl FnMut(usize, i64) -> bool,
     ) -> Result<()> {
         let head = |s: usize| {
-            let mut cmd = if write {
-                let mut cmd = redis::cmd("EVAL");
-                cmd.arg(ADD_EACH_SCRIPT).arg(1);
-                cmd
+            if write {
+                self.once.head(&super::once::SET_ADD, self.shards.prefix(s))
             } else {
-                redis::cmd("SMISMEMBER")
-            };
-            cmd.arg(self.shards.prefix(s));
-            cmd
+                let mut cmd = redis::cmd("SMISMEMBER");
+                cmd.arg(self.shards.prefix(s));
+                cmd
+            }
         };
         let member = |cmd: &mut redis::Cmd, i: usize| self.member(cmd, batch, i);
         let in_flight = if write { InFlight::One } else { InFlight::Two };
@@ -334,6 +332,9 @@ impl Membership for RedisSet {
     fn failure(&self) -> Option<String> {
         self.link.failure()
     }
+    fn resent_round_trips(&self) -> u64 {
+        self.link.resent()
+    }
 }
 
 impl Drop for RedisSet {
@@ -345,6 +346,7 @@ impl Drop for RedisSet {
                 keys.push(p.as_bytes().to_vec());
                 keys.push(link::params_key(p).into_bytes());
             }
+            keys.extend(link::root_keys(self.shards.name()));
             self.link.run(|c| link::delete_all(c, &keys));
         }
     }

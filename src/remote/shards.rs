@@ -5,7 +5,7 @@
 //! Invariants:
 //! - On one server there is one shard, and its keys are the structure's name itself (as before sharding).
 //! - On a cluster, shard s's tag is the first `NAME/s/j` (j = 0, 1, …) whose slot (CRC16-XMODEM of the tag,
-//!   mod 16384, as Redis Cluster computes it) falls in the s-th of S equal slot ranges. A cluster created
+//!   mod 16384, as Redis Cluster computes it) falls in the middle half of the s-th of S equal slot ranges. A cluster created
 //!   with `redis-cli --cluster create` gives each master equal contiguous ranges, so S = 3 × masters puts 3
 //!   shards on each master; after a reshard the tags stay, and the cluster moves them.
 //! - A key's shard is `reduce(fmix64(h1 ⊕ rotl(h2, 32)), S)`: a mix of both halves of the key's 128-bit
@@ -26,9 +26,20 @@ pub fn slot_of(tag: &[u8]) -> u16 {
     (crc16::State::<crc16::XMODEM>::calculate(tag) as u32 % SLOTS) as u16
 }
 
+/// The middle half of shard s's equal share of the slots.
+fn middle_half(s: usize, count: usize) -> (u16, u16) {
+    let start = s as f64 * SLOTS as f64 / count as f64;
+    let width = SLOTS as f64 / count as f64;
+    let lo = (start + width / 4.0).ceil() as u16;
+    let hi = ((start + 3.0 * width / 4.0).floor() as u16).max(lo + 1);
+    (lo, hi)
+}
+
 /// The shards of one logical structure.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Shards {
+    /// The structure's name.
+    name: String,
     /// Every shard's key prefix: `NAME` on one server, `{NAME/s/j}` on a cluster.
     prefixes: Vec<String>,
 }
@@ -37,6 +48,7 @@ impl Shards {
     /// One shard named `name` (one server).
     pub fn single(name: &str) -> Shards {
         Shards {
+            name: name.to_string(),
             prefixes: vec![name.to_string()],
         }
     }
@@ -58,10 +70,10 @@ impl Shards {
         }
         let prefixes = (0..count)
             .map(|s| {
-                // [⌈s·16384/S⌉, ⌈(s+1)·16384/S⌉): `--cluster create` gives master i the slots from
-                // ⌈i·16384/M⌉ on, so with S a multiple of M no shard straddles two masters' ranges.
-                let lo = (s as u64 * SLOTS as u64).div_ceil(count as u64) as u16;
-                let hi = ((s as u64 + 1) * SLOTS as u64).div_ceil(count as u64) as u16;
+                // The middle half of [s·16384/S, (s+1)·16384/S): `--cluster create` splits the slots
+                // into equal ranges up to rounding, so with S a multiple of the masters a shard's slot is
+                // never at a boundary between two masters.
+                let (lo, hi) = middle_half(s, count);
                 (0u64..)
                     .map(|j| format!("{name}/{s}/{j}"))
                     .find(|tag| (lo..hi).contains(&slot_of(tag.as_bytes())))
@@ -69,7 +81,15 @@ impl Shards {
                     .unwrap_or_default()
             })
             .collect();
-        Ok(Shards { prefixes })
+        Ok(Shards {
+            name: name.to_string(),
+            prefixes,
+        })
+    }
+
+    /// The structure's name.
+    pub fn name(&self) -> &str {
+        &self.name
     }
 
     /// How many shards.
@@ -176,6 +196,13 @@ pub fn per_key(
         }
         let start = range(i).start;
         let touched = groups.iter().filter(|k| !k.is_empty());
+        if touched.clone().count() != replies.len() {
+            return Err(fail(format!(
+                "{what}: {} replies to {} commands",
+                replies.len(),
+                touched.count()
+            )));
+        }
         for (keys, reply) in touched.zip(replies) {
             let Value::Array(values) = reply else {
                 return Err(fail(format!("{what} answered {reply:?}, not an array")));
@@ -251,9 +278,12 @@ mod tests {
         for (s, prefix) in shards.prefixes().iter().enumerate() {
             let tag = prefix.trim_start_matches('{').trim_end_matches('}');
             let slot = slot_of(tag.as_bytes()) as u64;
-            let lo = (s as u64 * 16384).div_ceil(9);
-            let hi = ((s as u64 + 1) * 16384).div_ceil(9);
-            assert!((lo..hi).contains(&slot), "shard {s}: slot {slot}");
+            let share = 16384.0 / 9.0;
+            let (lo, hi) = (
+                s as f64 * share + share / 4.0,
+                s as f64 * share + 3.0 * share / 4.0,
+            );
+            assert!((lo..hi).contains(&(slot as f64)), "shard {s}: slot {slot}");
         }
         assert!(Shards::spread("a{b}", 3).is_err());
         assert!(Shards::spread("a", 0).is_err());

@@ -240,6 +240,7 @@ impl Runner<'_> {
         let fill_fpr = s.fill_fpr();
         let geometry = s.geometry();
         let shard_loads = s.shard_loads().unwrap_or_default();
+        let resent_round_trips = s.resent_round_trips();
         phase_check(s.as_ref(), "reading its size")?;
         let used_after = used_memory(&url)?;
         drop(s);
@@ -273,7 +274,7 @@ impl Runner<'_> {
                 Some(e) => Conn::connect(e)?.masters().len() as u32,
             },
             shard_loads,
-            resent_round_trips: 0,
+            resent_round_trips,
             n,
             n_reported_new: build.hits,
             geometry,

@@ -59,6 +59,10 @@ pub trait Membership: Send + Sync {
     fn fill_fpr(&self) -> Option<f64> {
         None
     }
+    /// Round trips a structure on a server sent again after the server was lost.
+    fn resent_round_trips(&self) -> u64 {
+        0
+    }
     /// Keys held by each shard of a structure split over a Redis Cluster (`None`: not split).
     fn shard_loads(&self) -> Option<Vec<u64>> {
         None
