@@ -53,3 +53,30 @@ pub fn load_spread(loads: &[u64]) -> Option<(u64, u64, f64)> {
         / loads.len() as f64;
     Some((min, max, var.sqrt() / mean.max(1.0)))
 }
+
+/// Bytes on the wire per inserted key (request and reply), from RESP framing: a model, not a capture.
+/// A key argument is `$L\r\n…\r\n` (L + 5 + digits of L) and its reply `:0\r\n` (4); a client-hashed
+/// bitmap sends k field operations `SET u1 OFFSET 1` (≈ 35 bytes with a 9-digit offset) and reads k
+/// replies instead. A command's own name and key, shared by the keys of a round trip, are left out.
+pub fn network_bytes_per_key(structure: &str, mean_key_bytes: f64, hashes: Option<u32>) -> f64 {
+    let argument = |len: f64| len + 5.0 + (len.max(1.0).log10().floor() + 1.0);
+    match structure {
+        redis_bitmap::ID => hashes.unwrap_or(1) as f64 * (35.0 + 4.0),
+        crate::remote::redis_set::FINGERPRINT_ID => argument(16.0) + 4.0,
+        _ => argument(mean_key_bytes) + 4.0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn network_bytes_follow_the_framing() {
+        // "$77\r\n" + 77 bytes + "\r\n" out, ":1\r\n" back.
+        assert_eq!(network_bytes_per_key("redis-bloom", 77.0, Some(7)), 88.0);
+        assert_eq!(network_bytes_per_key("redis-set-fp", 77.0, None), 27.0);
+        assert_eq!(network_bytes_per_key("redis-bitmap", 77.0, Some(7)), 273.0);
+        assert_eq!(load_spread(&[90, 110]), Some((90, 110, 0.1)));
+    }
+}

@@ -229,10 +229,18 @@ pub fn section(s: &mut String, r: &Results) {
             .last()
             .is_some_and(|r| r.to_n.is_none() && node_n > r.from_n)
         {
+            let measured = match crate::analysis::sweep::cluster_ratio(r, 1024) {
+                Some(ratio) => format!(
+                    "this run measured redis-bloom split over a loopback cluster at {:.0}% of one node's inserts",
+                    100.0 * ratio
+                ),
+                None => "`bench --suite redis --redis-cluster URLS` measures it".to_string(),
+            };
             let _ = writeln!(
                 s,
-                "<li><span class=\"range\">n > {}</span> <b>a sharded cluster</b>: past one node, the filter split over several (not measured by dedupbench yet)</li>",
-                mark(node_n)
+                "<li><span class=\"range\">n > {}</span> <b>a sharded cluster</b>: past one node, the filter split over the masters of a Redis Cluster (--redis-cluster; {})</li>",
+                mark(node_n),
+                esc(&measured)
             );
         }
         let _ = writeln!(s, "</ol>");
