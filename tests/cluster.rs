@@ -7,59 +7,19 @@
 //! (`appendfsync always`), a node that stays down, slots resharded with `redis-cli --cluster reshard`
 //! while a worker inserts.
 
-use dedupbench::keys::{KeyBatch, Profile, UrlGenerator};
+mod common;
+use common::*;
+
 use dedupbench::redis::cluster::{cluster_for_test, Cluster};
 use dedupbench::redis::server::{Server, ServerOptions};
 use dedupbench::redis::{Conn, Endpoint, RemoteConfig};
 use dedupbench::registry::find;
 use dedupbench::remote::shards::slot_of;
-use dedupbench::stats::wilson;
 use dedupbench::structures::{BuildConfig, Membership};
-use std::process::{Command, Output, Stdio};
+use std::process::Stdio;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
-
-const SEED: u64 = 42;
-
-fn dedupbench() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_dedupbench"))
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-/// The expected rate lies in the 99.9% Wilson interval of what was observed.
-fn assert_rate(what: &str, hits: u64, trials: u64, expected: f64) {
-    let interval = wilson(hits, trials, 0.999);
-    assert!(
-        interval.contains(expected),
-        "{what}: {hits} of {trials} ({:.4}%) vs theory {:.4}%, 99.9% interval {:.4}–{:.4}%",
-        100.0 * hits as f64 / trials as f64,
-        100.0 * expected,
-        100.0 * interval.low,
-        100.0 * interval.high
-    );
-}
-
-fn generator() -> UrlGenerator {
-    UrlGenerator::new(Profile::load("crawl-frontier").unwrap(), SEED)
-}
-
-fn members(from: u64, to: u64) -> KeyBatch {
-    let mut batch = KeyBatch::with_capacity((to - from) as usize, 96);
-    generator().fill_members(from..to, &mut batch);
-    batch.hash_all(SEED);
-    batch
-}
-
-fn non_members(from: u64, to: u64) -> KeyBatch {
-    let mut batch = KeyBatch::with_capacity((to - from) as usize, 96);
-    generator().fill_non_members(from..to, &mut batch);
-    batch.hash_all(SEED);
-    batch
-}
 
 /// Waits until `acked` reaches `keys`, failing if the inserting thread ended first or 60 s pass.
 fn wait_for(acked: &AtomicU64, keys: u64, handle: &std::thread::JoinHandle<Option<String>>) {
@@ -71,6 +31,26 @@ fn wait_for(acked: &AtomicU64, keys: u64, handle: &std::thread::JoinHandle<Optio
             "{keys} keys were not acknowledged within 60 s"
         );
         std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+/// Waits until some shard of the 9-shard `redis-bloom` filter `name` holds keys (a worker is under way).
+fn wait_until_inserting(cluster: &Cluster, name: &str) {
+    let mut conn = Conn::connect(&endpoint(cluster)).unwrap();
+    let shards = dedupbench::remote::shards::Shards::spread(name, 9).unwrap();
+    let started = std::time::Instant::now();
+    let empty = |conn: &mut Conn| {
+        shards
+            .prefixes()
+            .iter()
+            .all(|p| conn.query::<u64>(redis::cmd("BF.CARD").arg(p)).unwrap_or(0) == 0)
+    };
+    while empty(&mut conn) {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the worker never inserted"
+        );
+        std::thread::sleep(Duration::from_millis(20));
     }
 }
 
@@ -407,21 +387,8 @@ fn a_node_that_stays_down_is_named_with_its_slots_and_exit_1() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    // The node goes away once the worker is under way: some shard holds keys.
-    let mut conn = Conn::connect(&endpoint(&cluster)).unwrap();
-    let shards = dedupbench::remote::shards::Shards::spread("down", 9).unwrap();
-    let started = std::time::Instant::now();
-    while shards
-        .prefixes()
-        .iter()
-        .all(|p| conn.query::<u64>(redis::cmd("BF.CARD").arg(p)).unwrap_or(0) == 0)
-    {
-        assert!(
-            started.elapsed() < Duration::from_secs(30),
-            "the worker never inserted"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    // The node goes away once the worker is under way.
+    wait_until_inserting(&cluster, "down");
     cluster.kill(2);
     let o = child.wait_with_output().unwrap();
     let e = stderr(&o);
@@ -601,21 +568,8 @@ fn a_dedup_worker_whose_node_stays_down_stops_with_exit_1_naming_it() {
             }
         }
     });
-    // Kill node 0 once the worker is under way: some shard holds keys.
-    let mut conn = Conn::connect(&endpoint(&cluster)).unwrap();
-    let shards = dedupbench::remote::shards::Shards::spread("down-dedup", 9).unwrap();
-    let started = std::time::Instant::now();
-    while shards
-        .prefixes()
-        .iter()
-        .all(|p| conn.query::<u64>(redis::cmd("BF.CARD").arg(p)).unwrap_or(0) == 0)
-    {
-        assert!(
-            started.elapsed() < Duration::from_secs(30),
-            "the worker never inserted"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    // The node goes away once the worker is under way.
+    wait_until_inserting(&cluster, "down-dedup");
     cluster.kill(0);
     let o = child.wait_with_output().unwrap();
     feeder.join().unwrap();

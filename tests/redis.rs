@@ -2,43 +2,21 @@
 //! temporary directory, killed at the end). Without `redis-server` (or the RedisBloom module) the tests
 //! say so loudly and skip; CI sets `DEDUPBENCH_REQUIRE_REDIS=1`, which turns a skip into a failure.
 
-use dedupbench::keys::{KeyBatch, Profile, UrlGenerator};
+mod common;
+use common::*;
+
 use dedupbench::redis::server::{server_for_test, RefusingPort, Server};
 use dedupbench::redis::BitmapMode;
 use dedupbench::redis::{Endpoint, RedisUrl, RemoteConfig};
 use dedupbench::registry::find;
 use dedupbench::results::{read_results, SweepRecord};
-use dedupbench::stats::wilson;
 use dedupbench::structures::BuildConfig;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 use std::time::{Duration, Instant};
-
-const SEED: u64 = 42;
-
-fn dedupbench() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_dedupbench"))
-}
 
 fn run(args: &[&str]) -> Output {
     dedupbench().args(args).output().unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-/// The expected rate lies in the 99.9% Wilson interval of what was observed.
-fn assert_rate(what: &str, hits: u64, trials: u64, expected: f64) {
-    let interval = wilson(hits, trials, 0.999);
-    assert!(
-        interval.contains(expected),
-        "{what}: {hits} of {trials} ({:.4}%) vs theory {:.4}%, 99.9% interval {:.4}–{:.4}%",
-        100.0 * hits as f64 / trials as f64,
-        100.0 * expected,
-        100.0 * interval.low,
-        100.0 * interval.high
-    );
 }
 
 /// A plain connection for reading what the server holds.
@@ -47,17 +25,6 @@ fn connect(url: &RedisUrl) -> redis::Connection {
         .unwrap()
         .get_connection()
         .unwrap()
-}
-
-fn generator() -> UrlGenerator {
-    UrlGenerator::new(Profile::load("crawl-frontier").unwrap(), SEED)
-}
-
-fn members(from: u64, to: u64) -> KeyBatch {
-    let mut batch = KeyBatch::with_capacity((to - from) as usize, 96);
-    generator().fill_members(from..to, &mut batch);
-    batch.hash_all(SEED);
-    batch
 }
 
 #[test]

@@ -1,0 +1,50 @@
+//! Helpers shared by the tests on real Redis servers (`tests/redis.rs`, `tests/cluster.rs`): the binary,
+//! the generated keys, and the rate check against theory.
+#![allow(dead_code)]
+
+use dedupbench::keys::{KeyBatch, Profile, UrlGenerator};
+use dedupbench::stats::wilson;
+use std::process::{Command, Output};
+
+pub const SEED: u64 = 42;
+
+pub fn dedupbench() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_dedupbench"))
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// The expected rate lies in the 99.9% Wilson interval of what was observed.
+pub fn assert_rate(what: &str, hits: u64, trials: u64, expected: f64) {
+    let interval = wilson(hits, trials, 0.999);
+    assert!(
+        interval.contains(expected),
+        "{what}: {hits} of {trials} ({:.4}%) vs theory {:.4}%, 99.9% interval {:.4}–{:.4}%",
+        100.0 * hits as f64 / trials as f64,
+        100.0 * expected,
+        100.0 * interval.low,
+        100.0 * interval.high
+    );
+}
+
+pub fn generator() -> UrlGenerator {
+    UrlGenerator::new(Profile::load("crawl-frontier").unwrap(), SEED)
+}
+
+/// Members `from..to`, hashed with [`SEED`].
+pub fn members(from: u64, to: u64) -> KeyBatch {
+    let mut batch = KeyBatch::with_capacity((to - from) as usize, 96);
+    generator().fill_members(from..to, &mut batch);
+    batch.hash_all(SEED);
+    batch
+}
+
+/// Non-members `from..to`, hashed with [`SEED`].
+pub fn non_members(from: u64, to: u64) -> KeyBatch {
+    let mut batch = KeyBatch::with_capacity((to - from) as usize, 96);
+    generator().fill_non_members(from..to, &mut batch);
+    batch.hash_all(SEED);
+    batch
+}
