@@ -581,3 +581,64 @@ fn a_dedup_worker_whose_node_stays_down_stops_with_exit_1_naming_it() {
         "{e}"
     );
 }
+
+#[test]
+fn a_sweep_whose_node_stays_down_fails_that_point_and_keeps_the_completed_ones() {
+    let Some(mut cluster) = cluster_for_test(3, true, false) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let child = dedupbench()
+        .args(["bench", "--suite", "redis", "--quiet"])
+        .args(["--redis-cluster", &cluster.flag()])
+        .args(["--structures", "redis-set", "--redis-keys", "3000000"])
+        .args(["--redis-batches", "16", "--redis-retry-secs", "3"])
+        .arg("--out")
+        .arg(&out)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait until the in-process references are recorded and the cluster's inserts have begun.
+    let results = out.join("results.jsonl");
+    let started = std::time::Instant::now();
+    while !std::fs::read_to_string(&results)
+        .unwrap_or_default()
+        .contains("\"series\":\"scalable (in-process)\"")
+    {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "the reference points never completed"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    let port = cluster.node(1).port();
+    cluster.kill(1);
+    let o = child.wait_with_output().unwrap();
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{e}");
+    let node = format!("127.0.0.1:{port} (slots 5461-10922)");
+    assert!(
+        e.contains(&node) && e.contains("redis-set@cluster batch=16"),
+        "{e}"
+    );
+    let r = dedupbench::results::read_results(&out).unwrap();
+    let kept: Vec<&str> = r.sweep.iter().map(|p| p.series.as_str()).collect();
+    assert_eq!(
+        kept,
+        ["bloom (in-process)", "scalable (in-process)"],
+        "only the completed points are kept"
+    );
+    let failed = r
+        .sweep_skipped
+        .iter()
+        .find(|s| s.structure == "redis-set@cluster batch=16")
+        .expect("a failed record");
+    assert!(failed.reason.contains(&node), "{}", failed.reason);
+    assert!(
+        out.join("index.html").is_file(),
+        "the report of what completed"
+    );
+}

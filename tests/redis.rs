@@ -369,6 +369,8 @@ fn a_server_killed_mid_insert_fails_that_point_and_keeps_the_completed_ones() {
             "3000000",
             "--redis-batches",
             "16",
+            "--redis-retry-secs",
+            "3",
             "--quiet",
             "--out",
             out.to_str().unwrap(),

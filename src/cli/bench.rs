@@ -69,8 +69,12 @@ pub struct BenchArgs {
     /// Keys per round trip the sweep tries (comma-separated).
     #[arg(long, value_delimiter = ',')]
     redis_batches: Option<Vec<usize>>,
+    /// Seconds a sweep round trip is retried (on a fresh connection) while a server is away; past it the
+    /// point fails and the run exits 1.
+    #[arg(long)]
+    redis_retry_secs: Option<u64>,
     /// Continue an interrupted run in DIR with its own parameters: completed cells are kept, the rest run.
-    #[arg(long, conflicts_with_all = ["suite", "scales", "structures", "fpr", "memory_budget", "seed", "reps", "profile", "input", "non_members", "out", "no_experiments", "redis", "redis_cluster", "redis_keys", "redis_batches"])]
+    #[arg(long, conflicts_with_all = ["suite", "scales", "structures", "fpr", "memory_budget", "seed", "reps", "profile", "input", "non_members", "out", "no_experiments", "redis", "redis_cluster", "redis_keys", "redis_batches", "redis_retry_secs"])]
     resume: Option<PathBuf>,
 }
 
@@ -93,6 +97,7 @@ impl BenchArgs {
             redis_cluster: self.redis_cluster.clone(),
             redis_keys: self.redis_keys,
             redis_batches: self.redis_batches.clone(),
+            redis_retry_secs: self.redis_retry_secs,
         }
     }
 }

@@ -261,38 +261,7 @@ impl Conn {
             }]);
         };
         let slots: Vec<Value> = self.query(redis::cmd("CLUSTER").arg("SLOTS"))?;
-        let mut masters: Vec<Master> = Vec::new();
-        for range in slots {
-            let Value::Array(parts) = range else { continue };
-            let (Some(Value::Int(a)), Some(Value::Int(b)), Some(Value::Array(node))) =
-                (parts.first(), parts.get(1), parts.get(2))
-            else {
-                continue;
-            };
-            let host = match node.first() {
-                Some(Value::BulkString(h)) => String::from_utf8_lossy(h).into_owned(),
-                _ => continue,
-            };
-            let Some(Value::Int(port)) = node.get(1) else {
-                continue;
-            };
-            let (port, range) = (*port as u16, (*a as u16, *b as u16));
-            match masters
-                .iter_mut()
-                .find(|m| m.host == host && m.port == port)
-            {
-                Some(m) => m.slots.push(range),
-                None => masters.push(Master {
-                    host,
-                    port,
-                    slots: vec![range],
-                }),
-            }
-        }
-        for m in &mut masters {
-            m.slots.sort_unstable();
-        }
-        masters.sort_by(|a, b| a.slots.cmp(&b.slots));
+        let masters = parse_slots(slots);
         if masters.is_empty() {
             return Err(self.error("CLUSTER SLOTS lists no master"));
         }
@@ -339,8 +308,8 @@ impl Conn {
 
     /// The error for a server that stayed away: which nodes do not answer, and their slots.
     pub(super) fn gone(&self, what: &str, e: &RedisError, waited: Duration) -> Error {
-        let down: Vec<&Master> = self
-            .masters
+        let masters = self.current_masters();
+        let down: Vec<&Master> = masters
             .iter()
             .filter(|m| !answers(&m.host, m.port))
             .collect();
@@ -364,6 +333,36 @@ impl Conn {
             }
             (Endpoint::Server(_), _) => self.error(format!("{what}: {e} (retried for {waited})")),
         }
+    }
+
+    /// The masters as a node that answers sees them now (slots may have moved since connecting; a
+    /// master that is down keeps its slots in the map), else as last read.
+    fn current_masters(&self) -> Vec<Master> {
+        let Endpoint::Cluster(nodes) = &self.endpoint else {
+            return self.masters.clone();
+        };
+        let known = nodes
+            .iter()
+            .map(|u| (u.host.clone(), u.port))
+            .chain(self.masters.iter().map(|m| (m.host.clone(), m.port)));
+        for (host, port) in known {
+            let Ok(client) = redis::Client::open(format!("redis://{host}:{port}")) else {
+                continue;
+            };
+            let Ok(mut c) = client.get_connection_with_timeout(Duration::from_millis(500)) else {
+                continue;
+            };
+            if let Ok(slots) = redis::cmd("CLUSTER")
+                .arg("SLOTS")
+                .query::<Vec<Value>>(&mut c)
+            {
+                let masters = parse_slots(slots);
+                if !masters.is_empty() {
+                    return masters;
+                }
+            }
+        }
+        self.masters.clone()
     }
 
     pub(super) fn open(&self) -> redis::RedisResult<Inner> {
@@ -424,6 +423,43 @@ fn starting(e: &RedisError) -> bool {
             ServerErrorKind::ClusterDown | ServerErrorKind::TryAgain | ServerErrorKind::BusyLoading
         )
     )
+}
+
+/// The masters of a `CLUSTER SLOTS` reply (each range's first node), their ranges sorted, in slot order.
+fn parse_slots(slots: Vec<Value>) -> Vec<Master> {
+    let mut masters: Vec<Master> = Vec::new();
+    for range in slots {
+        let Value::Array(parts) = range else { continue };
+        let (Some(Value::Int(a)), Some(Value::Int(b)), Some(Value::Array(node))) =
+            (parts.first(), parts.get(1), parts.get(2))
+        else {
+            continue;
+        };
+        let host = match node.first() {
+            Some(Value::BulkString(h)) => String::from_utf8_lossy(h).into_owned(),
+            _ => continue,
+        };
+        let Some(Value::Int(port)) = node.get(1) else {
+            continue;
+        };
+        let (port, range) = (*port as u16, (*a as u16, *b as u16));
+        match masters
+            .iter_mut()
+            .find(|m| m.host == host && m.port == port)
+        {
+            Some(m) => m.slots.push(range),
+            None => masters.push(Master {
+                host,
+                port,
+                slots: vec![range],
+            }),
+        }
+    }
+    for m in &mut masters {
+        m.slots.sort_unstable();
+    }
+    masters.sort_by(|a, b| a.slots.cmp(&b.slots));
+    masters
 }
 
 /// Whether a TCP connect to `host:port` succeeds now.

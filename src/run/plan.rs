@@ -344,6 +344,8 @@ pub struct SweepPlan {
     pub keys: u64,
     /// Keys per round trip.
     pub batches: Vec<usize>,
+    /// How long a round trip is retried while a server is away.
+    pub retry_for: std::time::Duration,
 }
 
 impl SweepPlan {

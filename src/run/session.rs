@@ -140,6 +140,7 @@ fn plan(spec: &RunSpec) -> Result<(RunPlan, KeySource, String)> {
             kinds: spec.remote_kinds.clone(),
             keys: spec.redis_keys,
             batches: spec.redis_batches.clone(),
+            retry_for: spec.redis_retry,
         });
     }
     let members = match &spec.input {

@@ -40,6 +40,8 @@ pub struct RunOptions {
     pub redis_cluster: Option<String>,
     pub redis_keys: Option<u64>,
     pub redis_batches: Option<Vec<usize>>,
+    /// Seconds a sweep round trip is retried while a server is away (default 30).
+    pub redis_retry_secs: Option<u64>,
 }
 
 /// What a run is asked to do: from the command line, or from a results header when resuming.
@@ -61,6 +63,8 @@ pub struct RunSpec {
     pub remote_kinds: Vec<&'static dyn Kind>,
     pub redis_keys: u64,
     pub redis_batches: Vec<usize>,
+    /// How long a sweep round trip is retried while a server is away.
+    pub redis_retry: std::time::Duration,
     /// The cap on external rows' n for this run ([`super::RunPlan::external_max_keys`]).
     pub external_max_keys: Option<u64>,
 }
@@ -164,6 +168,22 @@ impl RunSpec {
             .clone()
             .unwrap_or_else(|| SweepPlan::DEFAULT_BATCHES.to_vec());
         check_batches(&redis_batches)?;
+        let redis_retry = match options.redis_retry_secs {
+            Some(s) if redis.is_empty() => {
+                return Err(Error::invalid(
+                    "--redis-retry-secs",
+                    format!("{s} s applies to a sweep; give --redis or --redis-cluster"),
+                ))
+            }
+            Some(s) if s > 3600 => {
+                return Err(Error::invalid(
+                    "--redis-retry-secs",
+                    format!("must be at most 3600, got {s}"),
+                ))
+            }
+            Some(s) => std::time::Duration::from_secs(s),
+            None => crate::redis::conn::DEFAULT_RETRY_FOR,
+        };
         if options.non_members.is_some() && matches!(suite, Suite::Article6e9 | Suite::Redis) {
             return Err(Error::invalid(
                 "--non-members",
@@ -180,6 +200,7 @@ impl RunSpec {
             remote_kinds,
             redis_keys,
             redis_batches,
+            redis_retry,
             external_max_keys: (listed_all && suite == Suite::Quick)
                 .then_some(super::RunPlan::QUICK_EXTERNAL_MAX_KEYS),
             fpr: options.fpr,
@@ -229,6 +250,7 @@ impl RunSpec {
                 .redis_batches
                 .clone()
                 .unwrap_or_else(|| SweepPlan::DEFAULT_BATCHES.to_vec()),
+            redis_retry: crate::redis::conn::DEFAULT_RETRY_FOR,
             external_max_keys: h.external_max_keys,
             fpr: h.fpr,
             memory_budget_bytes: h.memory_budget_bytes,

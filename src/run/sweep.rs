@@ -91,11 +91,12 @@ impl Runner<'_> {
         let n = plan.keys;
         // A server lost before the sweep's first point fails every point, with the reason; the grid's
         // results and the report stay.
-        let (has_module, lost) =
-            match Conn::connect(endpoint).and_then(|mut c| c.has_module(redis_bloom::MODULE)) {
-                Ok(m) => (m, None),
-                Err(e) => (true, Some(e.to_string())),
-            };
+        let (has_module, lost) = match Conn::connect_retrying(endpoint, plan.retry_for)
+            .and_then(|mut c| c.has_module(redis_bloom::MODULE))
+        {
+            Ok(m) => (m, None),
+            Err(e) => (true, Some(e.to_string())),
+        };
         for kind in &plan.kinds {
             // On a cluster the bitmap runs in its atomic mode only: the other two are measured on one
             // server, and the cluster adds routing, not a new way to move bits.
@@ -131,6 +132,7 @@ impl Runner<'_> {
                     let mut remote =
                         RemoteConfig::new(endpoint.clone(), format!("dedupbench:sweep:{series}"));
                     remote.batch_keys = batch;
+                    remote.retry_for = plan.retry_for;
                     remote.bitmap.mode = *mode;
                     config.remote = Some(remote);
                     match self.sweep_point(&series, *kind, &config, Some(batch)) {
@@ -183,9 +185,14 @@ impl Runner<'_> {
             .unwrap_or(config.expected_keys);
         let remote = config.remote.clone();
         let url = remote.as_ref().map(|r| r.endpoint.clone());
+        let retry_for = remote
+            .as_ref()
+            .map(|r| r.retry_for)
+            .unwrap_or(crate::redis::conn::DEFAULT_RETRY_FOR);
         let used_memory = |url: &Option<Endpoint>| -> Result<i64> {
             match url {
-                Some(u) => Ok(Conn::connect(u)?.info_field("memory", "used_memory")? as i64),
+                Some(u) => Ok(Conn::connect_retrying(u, retry_for)?
+                    .info_field("memory", "used_memory")? as i64),
                 None => Ok(0),
             }
         };
@@ -271,7 +278,7 @@ impl Runner<'_> {
             server: url.as_ref().map(|u| u.addr()).unwrap_or_default(),
             masters: match &url {
                 None => 0,
-                Some(e) => Conn::connect(e)?.masters().len() as u32,
+                Some(e) => Conn::connect_retrying(e, retry_for)?.masters().len() as u32,
             },
             shard_loads,
             resent_round_trips,
