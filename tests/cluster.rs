@@ -137,6 +137,7 @@ fn a_filter_split_over_a_cluster_answers_as_its_theory_from_each_shards_load() {
 
 /// Runs `dedup` workers at once on overlapping slices of one stream; returns each one's output lines.
 fn dedup_workers(
+    batch: &str,
     target: &[&str],
     structure: &str,
     name: &str,
@@ -147,7 +148,7 @@ fn dedup_workers(
         .map(|lines| {
             let mut child = dedupbench()
                 .args(["dedup", "--structure", structure, "--name", name])
-                .args(["--expected", "40000", "--seed", "7", "--batch", "256"])
+                .args(["--expected", "40000", "--seed", "7", "--batch", batch])
                 .args(target)
                 .stdin(Stdio::piped())
                 .stdout(Stdio::piped())
@@ -163,10 +164,15 @@ fn dedup_workers(
             child
         })
         .collect();
-    children
+    // Each worker's output drained on its own thread: all of them run to the end at once.
+    let waiting: Vec<_> = children
         .into_iter()
-        .map(|c| {
-            let o = c.wait_with_output().unwrap();
+        .map(|c| std::thread::spawn(move || c.wait_with_output().unwrap()))
+        .collect();
+    waiting
+        .into_iter()
+        .map(|w| {
+            let o = w.join().unwrap();
             assert!(o.status.success(), "worker failed: {}", stderr(&o));
             String::from_utf8(o.stdout)
                 .unwrap()
@@ -212,11 +218,14 @@ fn expected_first_time_false_positives(n: u64, shards: u64, bits: u64, hashes: u
 }
 
 /// Every URL reaches at most one worker's output; the ones no worker passed are false positives of the
-/// filter on their first arrival (none for the exact set): a count inside the 99.9% interval (Poisson,
-/// normal approximation) of what the filter's geometry predicts.
+/// filter on their first arrival (none for the exact set): a count inside the 99.99% interval (Poisson,
+/// normal approximation) of what the filter's geometry predicts. 99.99%, not 99.9%: the workers' order is
+/// not seeded, and the test makes eight such checks.
 fn check_workers(structure: &str, target: &[&str], name: &str, workers: usize) {
     let (urls, streams) = overlapping_streams(workers);
-    let outputs = dedup_workers(target, structure, name, &streams);
+    // 2 workers send 10 000 lines per round trip (past the script's 4000-member chunks), 4 workers 256.
+    let batch = if workers == 2 { "10000" } else { "256" };
+    let outputs = dedup_workers(batch, target, structure, name, &streams);
     let mut seen = std::collections::HashMap::new();
     for (w, out) in outputs.iter().enumerate() {
         for line in out {
@@ -251,7 +260,7 @@ fn check_workers(structure: &str, target: &[&str], name: &str, workers: usize) {
     let shards = filter.shard_loads().map(|l| l.len() as u64).unwrap_or(1);
     let (bits, hashes) = (g.bits.unwrap() / shards, g.hashes.unwrap());
     let mean = expected_first_time_false_positives(urls.len() as u64, shards, bits, hashes);
-    let half = 3.29 * mean.sqrt() + 1.0;
+    let half = 3.89 * mean.sqrt() + 1.0;
     assert!(
         (lost as f64 - mean).abs() <= half,
         "{structure} ×{workers}: {lost} URLs lost, expected {mean:.1} ± {half:.1} false positives"
@@ -600,20 +609,8 @@ fn a_sweep_whose_node_stays_down_fails_that_point_and_keeps_the_completed_ones()
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    // Wait until the in-process references are recorded and the cluster's inserts have begun.
-    let results = out.join("results.jsonl");
-    let started = std::time::Instant::now();
-    while !std::fs::read_to_string(&results)
-        .unwrap_or_default()
-        .contains("\"series\":\"scalable (in-process)\"")
-    {
-        assert!(
-            started.elapsed() < Duration::from_secs(60),
-            "the reference points never completed"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    std::thread::sleep(Duration::from_millis(500));
+    // The in-process references are recorded and the Redis inserts have begun.
+    wait_for_reference_points(&out);
     let port = cluster.node(1).port();
     cluster.kill(1);
     let o = child.wait_with_output().unwrap();
@@ -641,4 +638,168 @@ fn a_sweep_whose_node_stays_down_fails_that_point_and_keeps_the_completed_ones()
         out.join("index.html").is_file(),
         "the report of what completed"
     );
+}
+
+#[test]
+fn a_dedup_worker_whose_server_restarts_passes_every_url_exactly_once() {
+    let Some(probe) = dedupbench::redis::server::server_for_test(true) else {
+        return;
+    };
+    drop(probe);
+    let mut server = Server::start_with(ServerOptions {
+        module: true,
+        durable: true,
+        cluster: false,
+    })
+    .unwrap();
+    let n = 300_000u64;
+    let mut child = dedupbench()
+        .args(["dedup", "--redis", &server.url().to_string()])
+        .args(["--structure", "redis-set", "--name", "restarting"])
+        .args(["--expected", "400000", "--seed", "7", "--batch", "1024"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let feeder = std::thread::spawn(move || {
+        use std::io::Write;
+        let generator = generator();
+        let mut buf = Vec::new();
+        for i in 0..n {
+            buf.clear();
+            generator.member(i, &mut buf);
+            buf.push(b'\n');
+            stdin.write_all(&buf).unwrap();
+        }
+    });
+    // The output is read as it comes, or the worker would block on a full pipe.
+    let mut stdout = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut out = String::new();
+        std::io::Read::read_to_string(&mut stdout, &mut out).unwrap();
+        out
+    });
+    // Kill the server once a sixth of the URLs are in, restart it from its append-only file a second
+    // later; the worker resends what was not acknowledged.
+    let started = std::time::Instant::now();
+    loop {
+        let held = redis::Client::open(server.url().connection_text())
+            .and_then(|c| c.get_connection())
+            .and_then(|mut c| redis::cmd("SCARD").arg("restarting").query::<u64>(&mut c))
+            .unwrap_or(0);
+        if held >= n / 6 {
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "the worker never inserted"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    server.kill();
+    std::thread::sleep(Duration::from_secs(1));
+    server.restart().unwrap();
+    feeder.join().unwrap();
+    let o = child.wait_with_output().unwrap();
+    let e = stderr(&o);
+    assert!(o.status.success(), "{e}");
+    assert!(e.contains("sent again"), "no round trip was resent: {e}");
+    // The exact set and answers kept for a resend: every URL once, none lost, none twice.
+    let out = reader.join().unwrap();
+    let lines: Vec<&str> = out.lines().collect();
+    let distinct: std::collections::HashSet<&str> = lines.iter().copied().collect();
+    assert_eq!(distinct.len(), lines.len(), "a URL passed twice");
+    assert_eq!(lines.len() as u64, n, "URLs lost across the restart: {e}");
+}
+
+/// A loopback proxy to the server on `target` whose first connection is cut once `cut_after` bytes of
+/// replies have passed: the server has run the command whose reply is lost. Later connections pass.
+fn cutting_proxy(target: u16, cut_after: usize) -> u16 {
+    use std::io::{Read, Write};
+    use std::net::{Shutdown, TcpListener, TcpStream};
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for (n, client) in listener.incoming().enumerate() {
+            let Ok(client) = client else { break };
+            let Ok(server) = TcpStream::connect(("127.0.0.1", target)) else {
+                continue;
+            };
+            let cut = (n == 0).then_some(cut_after);
+            let (mut from_client, mut to_server) =
+                (client.try_clone().unwrap(), server.try_clone().unwrap());
+            std::thread::spawn(move || {
+                let _ = std::io::copy(&mut from_client, &mut to_server);
+            });
+            std::thread::spawn(move || {
+                let (mut from_server, mut to_client) = (server, client);
+                let mut buf = [0u8; 4096];
+                let mut passed = 0;
+                while let Ok(got) = from_server.read(&mut buf) {
+                    if got == 0 || cut.is_some_and(|limit| passed + got > limit) {
+                        let _ = to_client.shutdown(Shutdown::Both);
+                        let _ = from_server.shutdown(Shutdown::Both);
+                        break;
+                    }
+                    passed += got;
+                    if to_client.write_all(&buf[..got]).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+    });
+    port
+}
+
+#[test]
+fn a_reply_lost_after_the_server_ran_the_command_drops_no_url() {
+    let Some(server) = dedupbench::redis::server::server_for_test(true) else {
+        return;
+    };
+    let n = 100_000u64;
+    let mut input = String::new();
+    let generator = generator();
+    let mut buf = Vec::new();
+    for i in 0..n {
+        buf.clear();
+        generator.member(i, &mut buf);
+        input.push_str(std::str::from_utf8(&buf).unwrap());
+        input.push('\n');
+    }
+    // redis-bloom sized for 10⁷ holds 10⁵ keys at a rate near 10⁻¹⁵: a lost URL is a lost answer.
+    for (structure, expected) in [("redis-set", "200000"), ("redis-bloom", "10000000")] {
+        let proxy = cutting_proxy(server.port(), 60_000);
+        let mut child = dedupbench()
+            .args(["dedup", "--redis", &format!("redis://127.0.0.1:{proxy}")])
+            .args(["--structure", structure, "--name", structure])
+            .args(["--expected", expected, "--seed", "7"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        let text = input.clone();
+        let feeder = std::thread::spawn(move || {
+            use std::io::Write;
+            stdin.write_all(text.as_bytes()).unwrap();
+        });
+        let o = child.wait_with_output().unwrap();
+        feeder.join().unwrap();
+        let e = stderr(&o);
+        assert!(o.status.success(), "{structure}: {e}");
+        assert!(
+            e.contains("sent again"),
+            "{structure}: the cut was not seen: {e}"
+        );
+        let out = String::from_utf8(o.stdout).unwrap();
+        assert_eq!(
+            out.lines().count() as u64,
+            n,
+            "{structure}: URLs lost with the lost reply: {e}"
+        );
+    }
 }

@@ -13,7 +13,6 @@ use dedupbench::results::{read_results, SweepRecord};
 use dedupbench::structures::BuildConfig;
 use std::path::Path;
 use std::process::{Output, Stdio};
-use std::time::{Duration, Instant};
 
 fn run(args: &[&str]) -> Output {
     dedupbench().args(args).output().unwrap()
@@ -379,20 +378,8 @@ fn a_server_killed_mid_insert_fails_that_point_and_keeps_the_completed_ones() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    // Wait until the in-process reference is recorded and the Redis inserts have begun.
-    let results = out.join("results.jsonl");
-    let started = Instant::now();
-    while !std::fs::read_to_string(&results)
-        .unwrap_or_default()
-        .contains("\"series\":\"scalable (in-process)\"")
-    {
-        assert!(
-            started.elapsed() < Duration::from_secs(60),
-            "the reference point never completed"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    std::thread::sleep(Duration::from_millis(500));
+    // The in-process references are recorded and the Redis inserts have begun.
+    wait_for_reference_points(&out);
     server.kill();
     let o = child.wait_with_output().unwrap();
     let e = stderr(&o);
@@ -558,7 +545,27 @@ fn answers_kept_on_the_server_are_given_again_to_a_resent_command() {
         // The next command answers afresh.
         assert_eq!(add(&mut c, 6, &["a", "c"]), [0, 1], "{filter}");
         assert_eq!(add(&mut c, 6, &["a", "c"]), [0, 1], "{filter}");
+        // Kept longer than the longest --retry-secs (an hour) plus a reply timeout.
         let ttl: i64 = redis::cmd("TTL").arg(&ack).query(&mut c).unwrap();
-        assert!(ttl > 0 && ttl <= 3600, "{filter}: ttl {ttl}");
+        assert!(ttl > 3600 && ttl <= 10800, "{filter}: ttl {ttl}");
     }
+    // A full NONSCALING filter's per-key error is the script's error, not a broken answer.
+    redis::cmd("BF.RESERVE")
+        .arg("once-full")
+        .arg(0.01)
+        .arg(2)
+        .arg("NONSCALING")
+        .query::<()>(&mut c)
+        .unwrap();
+    let full = redis::cmd("EVAL")
+        .arg(&*dedupbench::remote::once::BLOOM_ADD)
+        .arg(2)
+        .arg("once-full")
+        .arg("once-full:ack:w1")
+        .arg(1)
+        .arg(&["a", "b", "c", "d", "e"])
+        .query::<Vec<i64>>(&mut c)
+        .unwrap_err()
+        .to_string();
+    assert!(full.contains("full"), "{full}");
 }

@@ -19,10 +19,11 @@ use std::time::{Duration, Instant};
 
 /// How long a connect attempt may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
-/// How long one reply may take before the server is declared gone: the retry time, within 1–60 s (a
-/// stopped server must not outlast `--retry-secs` by a minute).
+/// How long one reply may take before the server is declared gone: the retry time, within 10–60 s (a
+/// stopped server must not outlast `--retry-secs` by a minute; a slow command, a `DEL` of a large set, must
+/// not pass for a lost server).
 fn reply_timeout(retry_for: Duration) -> Duration {
-    retry_for.clamp(Duration::from_secs(1), Duration::from_secs(60))
+    retry_for.clamp(Duration::from_secs(10), Duration::from_secs(60))
 }
 /// The default time a round trip is retried for while its server is away.
 pub const DEFAULT_RETRY_FOR: Duration = Duration::from_secs(30);
@@ -270,7 +271,7 @@ impl Conn {
 
     /// Runs `work` on a live connection; a lost server is reconnected and `work` run again until
     /// `retry_for` has passed.
-    fn with_retry<T>(
+    pub(super) fn with_retry<T>(
         &mut self,
         what: &str,
         mut work: impl FnMut(&mut Inner) -> redis::RedisResult<T>,

@@ -29,6 +29,10 @@ impl Conn {
         if self.endpoint.is_cluster() {
             return self.cluster_round_trips(count, depth, encode, read);
         }
+        if self.inner.is_none() {
+            // A connection lost by an earlier call: open one (this is no resend).
+            self.with_retry("connecting", |_| Ok(()))?;
+        }
         // (index, packed commands, command count, name) of each round trip sent and not yet read.
         let mut in_flight: VecDeque<(usize, Vec<u8>, usize, String)> = VecDeque::new();
         let mut next = 0;
@@ -63,7 +67,13 @@ impl Conn {
             match received {
                 Ok(replies) => {
                     in_flight.pop_front();
-                    read(i, replies)?;
+                    if let Err(e) = read(i, replies) {
+                        // Round trips still on the wire would be read by the next call.
+                        if !in_flight.is_empty() {
+                            self.inner = None;
+                        }
+                        return Err(e);
+                    }
                 }
                 Err(e) if server_away(&e) => self.resend(e, &in_flight)?,
                 Err(e) => {

@@ -54,8 +54,15 @@ pub fn plan_shards(conn: &mut Conn, remote: &RemoteConfig, bits: u64) -> Result<
     }
     let key = shard_count_key(&remote.key);
     let count = if !remote.join_existing {
-        conn.query::<()>(redis::cmd("SET").arg(&key).arg(wanted))?;
-        wanted
+        // A fresh structure (or a delete) takes the layout already under the name unless --shards says
+        // otherwise, so it replaces (or removes) those very keys.
+        let stored: Option<usize> = conn.query(redis::cmd("GET").arg(&key))?;
+        let count = match (remote.shards, stored) {
+            (None, Some(stored)) if stored >= least => stored,
+            _ => wanted,
+        };
+        conn.query::<()>(redis::cmd("SET").arg(&key).arg(count))?;
+        count
     } else {
         // Only a worker that may create the structure writes its shard count.
         let created: Option<String> = if remote.create {

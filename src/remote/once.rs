@@ -8,7 +8,9 @@
 //! token unique to the worker; sent again with the same token, the script returns the stored answers
 //! instead of adding again. The script runs atomically, and an append-only file records its effects (the
 //! adds and the stored answers) together. One key per worker and shard, overwritten by the next command
-//! (a worker has one such command per shard in flight) and expiring after an hour.
+//! (a worker has one such command per shard in flight) and expiring after three hours (a resend comes
+//! within `--retry-secs`, at most an hour, plus a reply timeout). A per-key error of `BF.MADD` (a full
+//! `NONSCALING` filter) is returned as the script's error, answers not stored.
 
 use redis::Cmd;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -26,7 +28,7 @@ fn script(apply: &str) -> String {
          end \
          local out = {{}} \
          {apply} \
-         redis.call('SET', KEYS[2], tag .. table.concat(out), 'EX', 3600) \
+         redis.call('SET', KEYS[2], tag .. table.concat(out), 'EX', 10800) \
          return out"
     )
 }
@@ -36,7 +38,10 @@ pub static BLOOM_ADD: LazyLock<String> = LazyLock::new(|| {
     script(
         "for i = 2, #ARGV, 4000 do \
            local r = redis.call('BF.MADD', KEYS[1], unpack(ARGV, i, math.min(i + 3999, #ARGV))) \
-           for j = 1, #r do out[#out + 1] = r[j] end \
+           for j = 1, #r do \
+             if type(r[j]) == 'table' then return r[j] end \
+             out[#out + 1] = r[j] \
+           end \
          end",
     )
 });

@@ -94,11 +94,14 @@ pub struct RedisBitmap {
     seed: u64,
     owned: bool,
     inserted: u64,
-    /// Keys each shard was told were new since the last [`RedisBitmap::flush_loads`] (a cluster only).
-    unflushed: std::sync::Mutex<Vec<u64>>,
+    /// Keys each shard told this worker were new, since it opened the filter (a cluster only).
+    told_new: std::sync::Mutex<Vec<u64>>,
+    /// This worker's field in each shard's `PREFIX:keys` hash.
+    worker: String,
 }
 
-/// Where a shard's load (the keys it was told were new, by every worker) is counted: `PREFIX:keys`.
+/// Where a shard's load is counted: `PREFIX:keys`, a hash of each worker's total of keys the shard told
+/// it were new. A total, not an increment, so sending it again after a lost reply counts nothing twice.
 fn load_key(prefix: &str) -> String {
     format!("{prefix}:keys")
 }
@@ -131,6 +134,7 @@ impl RedisBitmap {
                     .iter()
                     .map(|p| link::params_key(p).into_bytes()),
             );
+            keys.extend(shards.prefixes().iter().map(|p| load_key(p).into_bytes()));
             link::delete_all(&mut conn, &keys)?;
         } else if !remote.create {
             link::require_existing(&mut conn, &remote.key, &shards)?;
@@ -180,7 +184,8 @@ impl RedisBitmap {
             seed: config.seed,
             owned: !remote.join_existing,
             inserted: 0,
-            unflushed: std::sync::Mutex::new(vec![0; count]),
+            told_new: std::sync::Mutex::new(vec![0; count]),
+            worker: format!("{:016x}", rand::random::<u64>()),
         })
     }
 
@@ -386,38 +391,44 @@ impl RedisBitmap {
     /// Counts `n` keys new to shard `s` (on a cluster; one server's load is the caller's n).
     fn count_new(&self, s: usize, n: u64) {
         if self.shards.count() > 1 {
-            self.unflushed.lock().unwrap_or_else(|p| p.into_inner())[s] += n;
+            self.told_new.lock().unwrap_or_else(|p| p.into_inner())[s] += n;
         }
     }
 
-    /// Adds the counted keys to each shard's `PREFIX:keys` (`INCRBY`, one pipeline).
+    /// Stores this worker's totals in each shard's `PREFIX:keys` (`HSET`, one pipeline).
     fn flush_loads(&self) {
-        let counts = std::mem::take(&mut *self.unflushed.lock().unwrap_or_else(|p| p.into_inner()));
-        let cmds: Vec<redis::Cmd> = counts
+        if self.shards.count() == 1 {
+            return;
+        }
+        let totals = self
+            .told_new
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        let cmds: Vec<redis::Cmd> = totals
             .iter()
             .enumerate()
             .filter(|(_, n)| **n > 0)
             .map(|(s, n)| {
-                let mut cmd = redis::cmd("INCRBY");
-                cmd.arg(load_key(self.shards.prefix(s))).arg(*n);
+                let mut cmd = redis::cmd("HSET");
+                cmd.arg(load_key(self.shards.prefix(s)))
+                    .arg(&self.worker)
+                    .arg(*n);
                 cmd
             })
             .collect();
-        *self.unflushed.lock().unwrap_or_else(|p| p.into_inner()) = vec![0; self.shards.count()];
         if !cmds.is_empty() {
             self.link.run(|c| c.pipeline(cmds).map(|_| ()));
         }
     }
 
-    /// Keys each shard was told were new, by every worker (`PREFIX:keys`).
+    /// Keys each shard told the workers were new, summed over the workers (`PREFIX:keys`).
     fn loads(&self) -> Vec<u64> {
         self.link.run(|c| {
             let mut loads = Vec::with_capacity(self.shards.count());
             for p in self.shards.prefixes() {
-                loads.push(
-                    c.query::<Option<u64>>(redis::cmd("GET").arg(load_key(p)))?
-                        .unwrap_or(0),
-                );
+                let totals: Vec<u64> = c.query(redis::cmd("HVALS").arg(load_key(p)))?;
+                loads.push(totals.iter().sum());
             }
             Ok(loads)
         })

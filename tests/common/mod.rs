@@ -4,7 +4,9 @@
 
 use dedupbench::keys::{KeyBatch, Profile, UrlGenerator};
 use dedupbench::stats::wilson;
+use std::path::Path;
 use std::process::{Command, Output};
+use std::time::{Duration, Instant};
 
 pub const SEED: u64 = 42;
 
@@ -47,4 +49,22 @@ pub fn non_members(from: u64, to: u64) -> KeyBatch {
     generator().fill_non_members(from..to, &mut batch);
     batch.hash_all(SEED);
     batch
+}
+
+/// Waits until a sweep in `out` has recorded its in-process reference points (its Redis inserts begin
+/// next), then half a second more.
+pub fn wait_for_reference_points(out: &Path) {
+    let results = out.join("results.jsonl");
+    let started = Instant::now();
+    while !std::fs::read_to_string(&results)
+        .unwrap_or_default()
+        .contains("\"series\":\"scalable (in-process)\"")
+    {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "the reference points never completed"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(500));
 }
