@@ -30,9 +30,17 @@ pub fn target_ratios(r: &Results, batch: u64) -> (Option<f64>, Option<f64>) {
     (bitmap, client)
 }
 
+/// What a backend's series carries when it is split over a cluster.
+const CLUSTER_SUFFIX: &str = "@cluster";
+
 /// The series of a backend split over a cluster (`bench --redis-cluster`).
 pub fn cluster_series(series: &str) -> String {
-    format!("{series}@cluster")
+    format!("{series}{CLUSTER_SUFFIX}")
+}
+
+/// The one-node series a cluster series is measured beside (`None` for a one-node series).
+pub fn one_node_series(series: &str) -> Option<&str> {
+    series.strip_suffix(CLUSTER_SUFFIX)
 }
 
 /// `redis-bloom` split over the cluster against one node: inserts per second at one batch size.

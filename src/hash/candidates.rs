@@ -10,6 +10,7 @@
 //! without `-C target-feature=+aes` and this project builds for the baseline x86-64 target. ahash runs its
 //! portable fallback here for the same reason (no AES instructions enabled at compile time).
 
+use super::fmix64;
 use super::KeyHash;
 use std::hash::{BuildHasher, Hasher};
 
@@ -110,16 +111,6 @@ impl HashFn {
         };
         KeyHash { h1, h2: fmix64(h1) }
     }
-}
-
-/// murmur3's 64-bit finaliser: a bijection that spreads every input bit over the output.
-#[inline(always)]
-fn fmix64(mut x: u64) -> u64 {
-    x ^= x >> 33;
-    x = x.wrapping_mul(0xFF51_AFD7_ED55_8CCD);
-    x ^= x >> 33;
-    x = x.wrapping_mul(0xC4CE_B9FE_1A85_EC53);
-    x ^ (x >> 33)
 }
 
 #[cfg(test)]

@@ -43,6 +43,16 @@ pub fn hash_key(seed: u64, key: &[u8]) -> KeyHash {
     }
 }
 
+/// murmur3's 64-bit finaliser: a bijection that spreads every input bit over the output.
+#[inline(always)]
+pub fn fmix64(mut x: u64) -> u64 {
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xFF51_AFD7_ED55_8CCD);
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xC4CE_B9FE_1A85_EC53);
+    x ^ (x >> 33)
+}
+
 /// Maps a uniform 64-bit value to `[0, range)` by taking the high half of the 128-bit product.
 #[inline(always)]
 pub fn reduce(x: u64, range: u64) -> u64 {

@@ -473,7 +473,7 @@ fn answers(host: &str, port: u16) -> bool {
 }
 
 /// The command's name, for errors.
-pub(super) fn command_name(cmd: &Cmd) -> String {
+pub(crate) fn command_name(cmd: &Cmd) -> String {
     cmd.args_iter()
         .next()
         .map(|a| match a {

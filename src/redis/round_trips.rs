@@ -190,12 +190,15 @@ pub(super) struct Twin {
     commands: std::sync::mpsc::Sender<Vec<Cmd>>,
     /// Each round trip's replies, and how many times it was sent again.
     replies: std::sync::mpsc::Receiver<(Result<Vec<Value>>, u64)>,
+    /// The endpoint, for the error of a thread that ended.
+    addr: String,
 }
 
 impl Twin {
     fn start(mut conn: Conn) -> Twin {
         let (commands, work) = std::sync::mpsc::channel::<Vec<Cmd>>();
         let (done, replies) = std::sync::mpsc::channel();
+        let addr = conn.endpoint().addr();
         // Ends when the sender is dropped (with the owning `Conn`).
         std::thread::spawn(move || {
             for cmds in work {
@@ -206,26 +209,28 @@ impl Twin {
                 }
             }
         });
-        Twin { commands, replies }
+        Twin {
+            commands,
+            replies,
+            addr,
+        }
+    }
+
+    fn ended(&self) -> Error {
+        Error::Remote {
+            addr: self.addr.clone(),
+            message: "the second connection's thread ended".into(),
+        }
     }
 
     fn send(&self, cmds: Vec<Cmd>) -> Result<()> {
-        self.commands.send(cmds).map_err(|_| Error::Remote {
-            addr: String::new(),
-            message: "the second connection's thread ended".into(),
-        })
+        self.commands.send(cmds).map_err(|_| self.ended())
     }
 
     fn receive(&self) -> (Result<Vec<Value>>, u64) {
-        self.replies.recv().unwrap_or_else(|_| {
-            (
-                Err(Error::Remote {
-                    addr: String::new(),
-                    message: "the second connection's thread ended".into(),
-                }),
-                0,
-            )
-        })
+        self.replies
+            .recv()
+            .unwrap_or_else(|_| (Err(self.ended()), 0))
     }
 }
 

@@ -87,9 +87,31 @@ pub fn plan_shards(conn: &mut Conn, remote: &RemoteConfig, bits: u64) -> Result<
     Shards::spread(&remote.key, count)
 }
 
-/// Every key of a split structure's bookkeeping beside its shards (the shard count on a cluster).
-pub fn root_keys(remote_key: &str) -> Vec<Vec<u8>> {
-    vec![shard_count_key(remote_key).into_bytes()]
+/// Each shard's own key (the structure's data) and its parameters key: what a fresh structure deletes.
+pub fn shard_keys(shards: &Shards) -> Vec<Vec<u8>> {
+    shards
+        .prefixes()
+        .iter()
+        .flat_map(|p| [p.as_bytes().to_vec(), params_key(p).into_bytes()])
+        .collect()
+}
+
+/// Deletes an owned structure when it is dropped: `keys` and the shard count under its name. Nothing is
+/// sent once the link has failed.
+pub fn delete_on_drop(link: &Link, shards: &Shards, mut keys: Vec<Vec<u8>>) {
+    keys.push(shard_count_key(shards.name()).into_bytes());
+    link.run(|c| delete_all(c, &keys));
+}
+
+/// `MEMORY USAGE` summed over the shards' own keys.
+pub fn shard_bytes(link: &Link, shards: &Shards) -> u64 {
+    link.run(|c| {
+        let mut bytes = 0;
+        for p in shards.prefixes() {
+            bytes += c.memory_usage(p.as_bytes())?;
+        }
+        Ok(bytes)
+    })
 }
 
 /// Stores a structure's (or shard's) parameters under `PREFIX:params` unless they are there (`SET NX`);

@@ -79,7 +79,6 @@ impl Kind for RedisBitmapKind {
 /// A Bloom filter in Redis strings (per shard, on a cluster).
 pub struct RedisBitmap {
     link: Link,
-    key: String,
     shards: Shards,
     /// Each shard's strings.
     strings: Vec<Vec<Vec<u8>>>,
@@ -98,6 +97,16 @@ pub struct RedisBitmap {
     told_new: std::sync::Mutex<Vec<u64>>,
     /// This worker's field in each shard's `PREFIX:keys` hash.
     worker: String,
+}
+
+/// Every key of the filter: each shard's strings, parameters and load counts.
+fn own_keys(shards: &Shards, strings: &[Vec<Vec<u8>>]) -> Vec<Vec<u8>> {
+    let mut keys: Vec<Vec<u8>> = strings.iter().flatten().cloned().collect();
+    for p in shards.prefixes() {
+        keys.push(link::params_key(p).into_bytes());
+        keys.push(load_key(p).into_bytes());
+    }
+    keys
 }
 
 /// Where a shard's load is counted: `PREFIX:keys`, a hash of each worker's total of keys the shard told
@@ -127,15 +136,7 @@ impl RedisBitmap {
             })
             .collect();
         if !remote.join_existing {
-            let mut keys: Vec<Vec<u8>> = strings.iter().flatten().cloned().collect();
-            keys.extend(
-                shards
-                    .prefixes()
-                    .iter()
-                    .map(|p| link::params_key(p).into_bytes()),
-            );
-            keys.extend(shards.prefixes().iter().map(|p| load_key(p).into_bytes()));
-            link::delete_all(&mut conn, &keys)?;
+            link::delete_all(&mut conn, &own_keys(&shards, &strings))?;
         } else if !remote.create {
             link::require_existing(&mut conn, &remote.key, &shards)?;
         }
@@ -172,7 +173,6 @@ impl RedisBitmap {
         }
         Ok(RedisBitmap {
             link: Link::new(conn),
-            key: remote.key.clone(),
             shards,
             strings,
             bits: sizing.bits,
@@ -433,11 +433,6 @@ impl RedisBitmap {
             Ok(loads)
         })
     }
-
-    /// The Redis key prefix.
-    pub fn key(&self) -> &str {
-        &self.key
-    }
 }
 
 impl Membership for RedisBitmap {
@@ -568,21 +563,11 @@ impl Membership for RedisBitmap {
 impl Drop for RedisBitmap {
     fn drop(&mut self) {
         if self.owned {
-            let mut keys: Vec<Vec<u8>> = self.strings.iter().flatten().cloned().collect();
-            keys.extend(
-                self.shards
-                    .prefixes()
-                    .iter()
-                    .map(|p| link::params_key(p).into_bytes()),
+            link::delete_on_drop(
+                &self.link,
+                &self.shards,
+                own_keys(&self.shards, &self.strings),
             );
-            keys.extend(
-                self.shards
-                    .prefixes()
-                    .iter()
-                    .map(|p| load_key(p).into_bytes()),
-            );
-            keys.extend(link::root_keys(self.shards.name()));
-            self.link.run(|c| link::delete_all(c, &keys));
         }
     }
 }

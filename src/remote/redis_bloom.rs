@@ -159,12 +159,7 @@ impl RedisBloom {
         )?;
         let count = shards.count();
         if !remote.join_existing {
-            let mut keys = Vec::new();
-            for p in shards.prefixes() {
-                keys.push(p.as_bytes().to_vec());
-                keys.push(link::params_key(p).into_bytes());
-            }
-            link::delete_all(&mut conn, &keys)?;
+            link::delete_all(&mut conn, &link::shard_keys(&shards))?;
         } else if !remote.create {
             link::require_existing(&mut conn, &remote.key, &shards)?;
         }
@@ -234,8 +229,8 @@ impl RedisBloom {
         command: &str,
         batch: &KeyBatch,
         in_flight: InFlight,
-        each: impl FnMut(usize, i64) -> bool,
-    ) -> Result<()> {
+        each: impl FnMut(usize, bool) -> bool,
+    ) -> Result<u64> {
         // `dedup` (one round trip in flight) needs each key's answer even after a resend.
         let head = |s: usize| match (command, in_flight) {
             ("BF.MADD", InFlight::One) => self
@@ -329,14 +324,9 @@ impl Membership for RedisBloom {
         true
     }
     fn insert_batch(&mut self, batch: &KeyBatch) -> u64 {
-        let new = self.link.run(|c| {
-            let mut new = 0u64;
-            self.answers(c, "BF.MADD", batch, InFlight::Two, |_, v| {
-                new += (v == 1) as u64;
-                true
-            })?;
-            Ok(new)
-        });
+        let new = self
+            .link
+            .run(|c| self.answers(c, "BF.MADD", batch, InFlight::Two, |_, _| true));
         self.inserted += new;
         new
     }
@@ -345,35 +335,18 @@ impl Membership for RedisBloom {
         batch: &KeyBatch,
         each: &mut dyn FnMut(usize, bool) -> bool,
     ) -> u64 {
-        let new = self.link.run(|c| {
-            let mut new = 0u64;
-            self.answers(c, "BF.MADD", batch, InFlight::One, |i, v| {
-                new += (v == 1) as u64;
-                each(i, v == 1)
-            })?;
-            Ok(new)
-        });
+        let new = self
+            .link
+            .run(|c| self.answers(c, "BF.MADD", batch, InFlight::One, &mut *each));
         self.inserted += new;
         new
     }
     fn contains_batch(&self, batch: &KeyBatch) -> u64 {
-        self.link.run(|c| {
-            let mut found = 0u64;
-            self.answers(c, "BF.MEXISTS", batch, InFlight::Two, |_, v| {
-                found += (v == 1) as u64;
-                true
-            })?;
-            Ok(found)
-        })
+        self.link
+            .run(|c| self.answers(c, "BF.MEXISTS", batch, InFlight::Two, |_, _| true))
     }
     fn bytes_held(&self) -> u64 {
-        self.link.run(|c| {
-            let mut bytes = 0;
-            for p in self.shards.prefixes() {
-                bytes += c.memory_usage(p.as_bytes())?;
-            }
-            Ok(bytes)
-        })
+        link::shard_bytes(&self.link, &self.shards)
     }
     fn n_inserted(&self) -> u64 {
         self.inserted
@@ -406,13 +379,7 @@ impl Membership for RedisBloom {
 impl Drop for RedisBloom {
     fn drop(&mut self) {
         if self.owned {
-            let mut keys = Vec::new();
-            for p in self.shards.prefixes() {
-                keys.push(p.as_bytes().to_vec());
-                keys.push(link::params_key(p).into_bytes());
-            }
-            keys.extend(link::root_keys(self.shards.name()));
-            self.link.run(|c| link::delete_all(c, &keys));
+            link::delete_on_drop(&self.link, &self.shards, link::shard_keys(&self.shards));
         }
     }
 }

@@ -132,12 +132,7 @@ impl RedisSet {
         let mut conn = link::connect(remote)?;
         let shards = link::plan_shards(&mut conn, remote, 0)?;
         if !remote.join_existing {
-            let mut keys = Vec::new();
-            for p in shards.prefixes() {
-                keys.push(p.as_bytes().to_vec());
-                keys.push(link::params_key(p).into_bytes());
-            }
-            link::delete_all(&mut conn, &keys)?;
+            link::delete_all(&mut conn, &link::shard_keys(&shards))?;
         } else if !remote.create {
             link::require_existing(&mut conn, &remote.key, &shards)?;
         }
@@ -223,8 +218,8 @@ impl RedisSet {
         c: &mut Conn,
         batch: &KeyBatch,
         write: bool,
-        each: impl FnMut(usize, i64) -> bool,
-    ) -> Result<()> {
+        each: impl FnMut(usize, bool) -> bool,
+    ) -> Result<u64> {
         let head = |s: usize| {
             if write {
                 self.once.head(&super::once::SET_ADD, self.shards.prefix(s))
@@ -275,35 +270,16 @@ impl Membership for RedisSet {
         batch: &KeyBatch,
         each: &mut dyn FnMut(usize, bool) -> bool,
     ) -> u64 {
-        let new = self.link.run(|c| {
-            let mut new = 0u64;
-            self.answers(c, batch, true, |i, v| {
-                new += (v == 1) as u64;
-                each(i, v == 1)
-            })?;
-            Ok(new)
-        });
+        let new = self.link.run(|c| self.answers(c, batch, true, &mut *each));
         self.inserted += new;
         new
     }
     fn contains_batch(&self, batch: &KeyBatch) -> u64 {
-        self.link.run(|c| {
-            let mut found = 0u64;
-            self.answers(c, batch, false, |_, v| {
-                found += (v == 1) as u64;
-                true
-            })?;
-            Ok(found)
-        })
+        self.link
+            .run(|c| self.answers(c, batch, false, |_, _| true))
     }
     fn bytes_held(&self) -> u64 {
-        self.link.run(|c| {
-            let mut bytes = 0;
-            for p in self.shards.prefixes() {
-                bytes += c.memory_usage(p.as_bytes())?;
-            }
-            Ok(bytes)
-        })
+        link::shard_bytes(&self.link, &self.shards)
     }
     fn n_inserted(&self) -> u64 {
         self.inserted
@@ -341,13 +317,7 @@ impl Drop for RedisSet {
     fn drop(&mut self) {
         if self.owned {
             // DEL, not UNLINK: the sweep reads used_memory next, and a lazy free would still hold the set.
-            let mut keys = Vec::new();
-            for p in self.shards.prefixes() {
-                keys.push(p.as_bytes().to_vec());
-                keys.push(link::params_key(p).into_bytes());
-            }
-            keys.extend(link::root_keys(self.shards.name()));
-            self.link.run(|c| link::delete_all(c, &keys));
+            link::delete_on_drop(&self.link, &self.shards, link::shard_keys(&self.shards));
         }
     }
 }

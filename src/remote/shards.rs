@@ -12,7 +12,7 @@
 //!   hash, not either probe value alone (the client-hashed bitmap probes with h1 + i·h2; RedisBloom hashes
 //!   keys itself with MurmurHash64A, which shares nothing with ours).
 
-use crate::hash::{reduce, KeyHash};
+use crate::hash::{fmix64, reduce, KeyHash};
 use crate::keys::KeyBatch;
 use crate::redis::Conn;
 use crate::{Error, Result};
@@ -139,8 +139,9 @@ pub enum InFlight {
 
 /// Sends a batch, `per` keys per round trip, as one command per shard the round trip touches (`head(s)`
 /// then `member(cmd, i)` for each of its keys), all in one pipeline; each command must answer one integer
-/// per key. `each(i, answer)` sees the answers in batch order and stops the batch by returning false
-/// (after the round trips in flight, see [`InFlight`]).
+/// per key (1: yes, 0: no). `each(i, yes)` sees the answers in batch order and stops the batch by
+/// returning false (after the round trips in flight, see [`InFlight`]). Returns how many of the answers
+/// `each` saw were yes.
 #[allow(clippy::too_many_arguments)]
 pub fn per_key(
     c: &mut Conn,
@@ -150,23 +151,18 @@ pub fn per_key(
     in_flight: InFlight,
     head: impl Fn(usize) -> Cmd,
     member: impl Fn(&mut Cmd, usize),
-    mut each: impl FnMut(usize, i64) -> bool,
-) -> Result<()> {
+    mut each: impl FnMut(usize, bool) -> bool,
+) -> Result<u64> {
     let per = per.max(1);
-    let mut answer = vec![0i64; per.min(batch.len())];
+    let mut answer = vec![false; per.min(batch.len())];
+    let mut yes = 0u64;
     let count = batch.len().div_ceil(per);
     let range = |i: usize| i * per..((i + 1) * per).min(batch.len());
     // The shard groups of the round trips sent and not yet read, oldest first.
     let sent: std::cell::RefCell<std::collections::VecDeque<Vec<Vec<u32>>>> = Default::default();
     let stopped = std::cell::Cell::new(false);
-    let what = head(0)
-        .args_iter()
-        .next()
-        .map(|a| match a {
-            redis::Arg::Simple(b) => String::from_utf8_lossy(b).into_owned(),
-            _ => String::new(),
-        })
-        .unwrap_or_default();
+    // The command's name, for errors: taken from the first command encoded (`head` may hand out tokens).
+    let what = std::cell::RefCell::new(String::new());
     let encode = |i: usize| {
         let groups = shards.group(batch, range(i));
         let cmds = groups
@@ -180,7 +176,10 @@ pub fn per_key(
                 }
                 cmd
             })
-            .collect();
+            .collect::<Vec<Cmd>>();
+        if let Some(first) = cmds.first().filter(|_| what.borrow().is_empty()) {
+            *what.borrow_mut() = crate::redis::conn::command_name(first);
+        }
         sent.borrow_mut().push_back(groups);
         cmds
     };
@@ -195,6 +194,7 @@ pub fn per_key(
             return Ok(());
         }
         let start = range(i).start;
+        let what = what.borrow();
         let touched = groups.iter().filter(|k| !k.is_empty());
         if touched.clone().count() != replies.len() {
             return Err(fail(format!(
@@ -216,13 +216,14 @@ pub fn per_key(
             }
             for (&k, v) in keys.iter().zip(values) {
                 answer[k as usize - start] = match v {
-                    Value::Int(v) => v,
-                    Value::Boolean(b) => b as i64,
+                    Value::Int(v) => v == 1,
+                    Value::Boolean(b) => b,
                     other => return Err(fail(format!("{what} answered {other:?}"))),
                 };
             }
         }
         for (j, &a) in answer[..range(i).len()].iter().enumerate() {
+            yes += a as u64;
             if !each(start + j, a) {
                 stopped.set(true);
                 break;
@@ -231,7 +232,7 @@ pub fn per_key(
         Ok(())
     };
     match in_flight {
-        InFlight::Two => c.round_trips(count, 2, encode, read),
+        InFlight::Two => c.round_trips(count, 2, encode, read)?,
         // Round trip i + 1 is not encoded before i's answers were seen: stop means stop.
         InFlight::One => {
             let mut read = read;
@@ -242,21 +243,15 @@ pub fn per_key(
                     break;
                 }
             }
-            Ok(())
         }
     }
+    Ok(yes)
 }
 
 /// `reduce(fmix64(h1 ⊕ rotl(h2, 32)), count)`.
 #[inline]
 pub fn shard_of(hash: KeyHash, count: usize) -> usize {
-    let mut x = hash.h1 ^ hash.h2.rotate_left(32);
-    x ^= x >> 33;
-    x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
-    x ^= x >> 33;
-    x = x.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
-    x ^= x >> 33;
-    reduce(x, count as u64) as usize
+    reduce(fmix64(hash.h1 ^ hash.h2.rotate_left(32)), count as u64) as usize
 }
 
 #[cfg(test)]

@@ -229,7 +229,7 @@ pub fn section(s: &mut String, r: &Results) {
             .last()
             .is_some_and(|r| r.to_n.is_none() && node_n > r.from_n)
         {
-            let measured = match crate::analysis::sweep::cluster_ratio(r, 1024) {
+            let measured = match crate::analysis::sweep::cluster_ratio(r, SHARED_BATCH_KEYS) {
                 Some(ratio) => format!(
                     "this run measured redis-bloom split over a loopback cluster at {:.0}% of one node's inserts",
                     100.0 * ratio

@@ -3,7 +3,10 @@
 //! machines (on this machine every node shares the same cores, so the cluster's own total says little).
 
 use super::markup::esc;
-use crate::analysis::sweep::{cluster_ratio, load_spread, network_bytes_per_key, point};
+use crate::analysis::sweep::{
+    cluster_ratio, cluster_series, load_spread, network_bytes_per_key, one_node_series, point,
+};
+use crate::remote::redis_bloom;
 use crate::results::Results;
 use crate::units::human_bytes;
 use std::fmt::Write;
@@ -14,7 +17,7 @@ pub const CLUSTER_TARGET: f64 = 0.8;
 /// One sentence for the verdict, if a cluster was measured.
 pub fn verdict(r: &Results, batch: u64) -> Option<String> {
     let ratio = cluster_ratio(r, batch)?;
-    let p = point(r, "redis-bloom@cluster", batch)?;
+    let p = point(r, &cluster_series(redis_bloom::ID), batch)?;
     Some(format!(
         "split over {} masters ({} shards), redis-bloom inserts at {:.0}% of one node's rate (target ≥ {:.0}%: {}); the servers share this machine's cores",
         p.masters,
@@ -43,7 +46,7 @@ pub fn section(s: &mut String, r: &Results) {
         .map(|h| h.key_lengths.mean_bytes)
         .unwrap_or(77.0);
     for p in points {
-        let one = point(r, p.series.trim_end_matches("@cluster"), p.batch_keys);
+        let one = one_node_series(&p.series).and_then(|s| point(r, s, p.batch_keys));
         let spread = load_spread(&p.shard_loads)
             .map(|(lo, hi, cv)| format!("{lo} – {hi} ({:.1}%)", 100.0 * cv))
             .unwrap_or_else(|| "–".into());

@@ -185,18 +185,18 @@ impl Runner<'_> {
             .unwrap_or(config.expected_keys);
         let remote = config.remote.clone();
         let url = remote.as_ref().map(|r| r.endpoint.clone());
-        let retry_for = remote
-            .as_ref()
-            .map(|r| r.retry_for)
-            .unwrap_or(crate::redis::conn::DEFAULT_RETRY_FOR);
-        let used_memory = |url: &Option<Endpoint>| -> Result<i64> {
-            match url {
-                Some(u) => Ok(Conn::connect_retrying(u, retry_for)?
-                    .info_field("memory", "used_memory")? as i64),
+        // One connection of our own for the server's used_memory before and after, and its masters.
+        let mut server = match &remote {
+            Some(r) => Some(Conn::connect_retrying(&r.endpoint, r.retry_for)?),
+            None => None,
+        };
+        let used_memory = |server: &mut Option<Conn>| -> Result<i64> {
+            match server {
+                Some(c) => Ok(c.info_field("memory", "used_memory")? as i64),
                 None => Ok(0),
             }
         };
-        let used_before = used_memory(&url)?;
+        let used_before = used_memory(&mut server)?;
         let label = sweep_cell_id(series, batch.unwrap_or(0) as u64);
         let mut s = kind.build(config)?;
         let phase_check = |s: &dyn Membership, phase: &str| match &url {
@@ -249,7 +249,7 @@ impl Runner<'_> {
         let shard_loads = s.shard_loads().unwrap_or_default();
         let resent_round_trips = s.resent_round_trips();
         phase_check(s.as_ref(), "reading its size")?;
-        let used_after = used_memory(&url)?;
+        let used_after = used_memory(&mut server)?;
         drop(s);
         let raw_insert_keys_per_s = match (&remote, kind.id()) {
             (Some(r), redis_bloom::ID) if !r.endpoint.is_cluster() => {
@@ -276,10 +276,7 @@ impl Runner<'_> {
             structure: kind.id().to_string(),
             batch_keys: batch.unwrap_or(0) as u64,
             server: url.as_ref().map(|u| u.addr()).unwrap_or_default(),
-            masters: match &url {
-                None => 0,
-                Some(e) => Conn::connect_retrying(e, retry_for)?.masters().len() as u32,
-            },
+            masters: server.as_ref().map_or(0, |c| c.masters().len() as u32),
             shard_loads,
             resent_round_trips,
             n,
