@@ -9,6 +9,7 @@
 #   scripts/redis-cluster.sh down
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/redis-common.sh
 dir=$PWD/target/redis-cluster
 free_pair() {
     python3 - <<'PY'
@@ -40,24 +41,13 @@ up)
         exit 2
     fi
     mkdir -p "$dir"
-    module=()
-    if [ -f target/redis-modules/redisbloom.so ]; then
-        module=(--loadmodule "$PWD/target/redis-modules/redisbloom.so")
-    else
-        echo "note: no RedisBloom module (scripts/fetch-redisbloom.sh fetches it); redis-bloom will be skipped" >&2
-    fi
+    redis_module_args
     nodes=()
     for _ in $(seq $((masters * (1 + replicas)))); do
         port=$(free_pair)
         mkdir -p "$dir/$port"
-        redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no --dir "$dir/$port" \
-            --cluster-enabled yes --cluster-config-file nodes.conf --cluster-node-timeout 2000 \
-            --daemonize yes --pidfile "$dir/$port/redis.pid" --logfile "$dir/$port/redis.log" "${module[@]}"
-        for _ in $(seq 100); do
-            redis-cli -p "$port" ping >/dev/null 2>&1 && break
-            sleep 0.1
-        done
-        redis-cli -p "$port" ping >/dev/null || { echo "error: redis-server on $port did not start; see $dir/$port/redis.log" >&2; exit 1; }
+        start_redis "$port" "$dir/$port" \
+            --cluster-enabled yes --cluster-config-file nodes.conf --cluster-node-timeout 2000
         nodes+=("127.0.0.1:$port")
     done
     redis-cli --cluster create "${nodes[@]}" --cluster-replicas "$replicas" --cluster-yes >"$dir/create.log" 2>&1 || {

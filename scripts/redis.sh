@@ -4,6 +4,7 @@
 # fetched it. `up` prints the server's URL and writes it to target/redis/url.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/redis-common.sh
 dir=$PWD/target/redis
 case "${1:-}" in
 up)
@@ -17,19 +18,8 @@ up)
     fi
     mkdir -p "$dir"
     port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-    module=()
-    if [ -f target/redis-modules/redisbloom.so ]; then
-        module=(--loadmodule "$PWD/target/redis-modules/redisbloom.so")
-    else
-        echo "note: no RedisBloom module (scripts/fetch-redisbloom.sh fetches it); redis-bloom will be skipped" >&2
-    fi
-    redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no --dir "$dir" \
-        --daemonize yes --pidfile "$dir/redis.pid" --logfile "$dir/redis.log" "${module[@]}"
-    for _ in $(seq 100); do
-        redis-cli -p "$port" ping >/dev/null 2>&1 && break
-        sleep 0.1
-    done
-    redis-cli -p "$port" ping >/dev/null || { echo "error: redis-server did not start; see $dir/redis.log" >&2; exit 1; }
+    redis_module_args
+    start_redis "$port" "$dir"
     echo "redis://127.0.0.1:$port" | tee "$dir/url"
     ;;
 down)

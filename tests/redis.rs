@@ -386,27 +386,7 @@ fn a_server_killed_mid_insert_fails_that_point_and_keeps_the_completed_ones() {
     assert_eq!(o.status.code(), Some(1), "{e}");
     let addr = server.url().addr();
     assert!(e.contains(&addr) && e.contains("redis-set batch=16"), "{e}");
-    let r = read_results(&out).unwrap();
-    let kept: Vec<&str> = r.sweep.iter().map(|p| p.series.as_str()).collect();
-    assert_eq!(
-        kept,
-        ["bloom (in-process)", "scalable (in-process)"],
-        "only the completed points are kept"
-    );
-    let failed = r
-        .sweep_skipped
-        .iter()
-        .find(|s| s.structure == "redis-set batch=16")
-        .expect("a failed record");
-    assert!(
-        failed.reason.contains("failed") && failed.reason.contains(&addr),
-        "{}",
-        failed.reason
-    );
-    assert!(
-        out.join("index.html").is_file(),
-        "the report of what completed is written"
-    );
+    assert_failed_point_and_references_kept(&out, "redis-set batch=16", &addr);
 }
 
 #[test]

@@ -286,14 +286,15 @@ mod tests {
 
     #[test]
     fn keys_spread_evenly_over_shards() {
-        // 9·10⁴ keys over 9 shards: each count is binomial(9·10⁴, 1/9), σ ≈ 94; 6σ bounds.
+        // 9·10⁴ keys over 9 shards: each count is binomial(9·10⁴, 1/9), σ = 94.3; 3.87σ bounds, the
+        // 99.9% level shared by the 9 counts.
         let mut counts = [0u64; 9];
         for i in 0..90_000u64 {
             let h = crate::hash::hash_key(7, format!("https://example.com/{i}").as_bytes());
             counts[shard_of(h, 9)] += 1;
         }
         for c in counts {
-            assert!((10_000 - 565..=10_000 + 565).contains(&c), "{counts:?}");
+            assert!((10_000 - 365..=10_000 + 365).contains(&c), "{counts:?}");
         }
     }
 }

@@ -68,3 +68,73 @@ pub fn wait_for_reference_points(out: &Path) {
     }
     std::thread::sleep(Duration::from_millis(500));
 }
+
+/// Members `0..n` as URL strings.
+pub fn member_urls(n: u64) -> Vec<String> {
+    let generator = generator();
+    let mut buf = Vec::new();
+    (0..n)
+        .map(|i| {
+            buf.clear();
+            generator.member(i, &mut buf);
+            String::from_utf8(buf.clone()).unwrap()
+        })
+        .collect()
+}
+
+/// `dedupbench dedup ARGS` with stdin, stdout and stderr piped.
+pub fn dedup_worker(args: &[&str]) -> std::process::Child {
+    dedupbench()
+        .arg("dedup")
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// Writes members `0..n` to the worker's stdin, one per line, from a thread; stops quietly when the
+/// worker stops reading (the test's assertions say whether it should have).
+pub fn feed_members(child: &mut std::process::Child, n: u64) -> std::thread::JoinHandle<()> {
+    use std::io::Write;
+    let mut stdin = child.stdin.take().unwrap();
+    std::thread::spawn(move || {
+        let generator = generator();
+        let mut buf = Vec::new();
+        for i in 0..n {
+            buf.clear();
+            generator.member(i, &mut buf);
+            buf.push(b'\n');
+            if stdin.write_all(&buf).is_err() {
+                return;
+            }
+        }
+    })
+}
+
+/// After a sweep whose server was lost at point `failed`: only the in-process reference points are kept,
+/// `failed` is recorded as failed with a reason naming `where_`, and the report of what completed exists.
+pub fn assert_failed_point_and_references_kept(out: &Path, failed: &str, where_: &str) {
+    let r = dedupbench::results::read_results(out).unwrap();
+    let kept: Vec<&str> = r.sweep.iter().map(|p| p.series.as_str()).collect();
+    assert_eq!(
+        kept,
+        ["bloom (in-process)", "scalable (in-process)"],
+        "only the completed points are kept"
+    );
+    let record = r
+        .sweep_skipped
+        .iter()
+        .find(|s| s.structure == failed)
+        .expect("a failed record");
+    assert!(
+        record.reason.contains("failed") && record.reason.contains(where_),
+        "{}",
+        record.reason
+    );
+    assert!(
+        out.join("index.html").is_file(),
+        "the report of what completed is written"
+    );
+}
