@@ -59,14 +59,7 @@ impl Runner<'_> {
                         .map(|p| (p != t).then(|| senders[p].clone()))
                         .collect();
                     scope.spawn(move || {
-                        let mut owner = Owner {
-                            inserters,
-                            part: t,
-                            inbox,
-                            outboxes,
-                            timings: Timings::default(),
-                            waiting_ns: 0,
-                        };
+                        let mut owner = Owner::new(inserters, t, inbox, outboxes);
                         let mut batch = KeyBatch::with_capacity(BATCH_KEYS, 96);
                         let range = t as u64 * n / threads..(t as u64 + 1) * n / threads;
                         let mut members = KeyPipeline::members(generator, range, seed)
@@ -120,21 +113,51 @@ pub(super) const PARCELS_IN_FLIGHT: usize = 16;
 /// Hashes of one structure's keys whose bits lie in the receiving thread's part.
 pub(super) type Parcel = (usize, Vec<KeyHash>);
 
+/// Emptied parcels a thread keeps for its next splits: enough for every parcel in flight to it.
+const SPARE_PARCELS: usize = 2 * PARCELS_IN_FLIGHT;
+
 /// One thread of the owner-writes build: it owns part `part` of every array.
+///
+/// Its invariant, which makes [`ConcurrentInsert::insert_owned`] sound here: it calls `insert_owned` only
+/// with hashes of its own part (split by [`ConcurrentInsert::split_by_part`], which every thread runs
+/// with the same structure and part count), and no thread reads the arrays until every thread is joined.
 pub(super) struct Owner<'a, 'b> {
-    pub(super) inserters: &'a [Box<dyn ConcurrentInsert + 'b>],
-    pub(super) part: usize,
-    pub(super) inbox: Receiver<Parcel>,
+    inserters: &'a [Box<dyn ConcurrentInsert + 'b>],
+    part: usize,
+    inbox: Receiver<Parcel>,
     /// A sender to every other thread (`None` at this thread's own index).
-    pub(super) outboxes: Vec<Option<SyncSender<Parcel>>>,
+    outboxes: Vec<Option<SyncSender<Parcel>>>,
     pub(super) timings: Timings,
     /// Time spent inside [`Owner::send`] waiting for room in a full inbox (yielding, or applying this
     /// thread's own parcels, which [`Owner::apply`] times itself): not part of the sending structure's
     /// routing time.
-    pub(super) waiting_ns: u64,
+    waiting_ns: u64,
+    /// Emptied parcels, reused: a fresh 33 KB vector per part and batch cost a page fault every 256 keys
+    /// once the allocator had returned the memory.
+    spare: Vec<Vec<KeyHash>>,
+    /// One split of a batch, a vector per part.
+    by_part: Vec<Vec<KeyHash>>,
 }
 
-impl Owner<'_, '_> {
+impl<'a, 'b> Owner<'a, 'b> {
+    pub(super) fn new(
+        inserters: &'a [Box<dyn ConcurrentInsert + 'b>],
+        part: usize,
+        inbox: Receiver<Parcel>,
+        outboxes: Vec<Option<SyncSender<Parcel>>>,
+    ) -> Self {
+        Owner {
+            inserters,
+            part,
+            inbox,
+            by_part: Vec::with_capacity(outboxes.len()),
+            outboxes,
+            timings: Timings::default(),
+            waiting_ns: 0,
+            spare: Vec::new(),
+        }
+    }
+
     /// Under owner-writes, inserts this thread's keys of its own part and sends the others to their
     /// owners; inserts with atomic ors for structures without parts.
     pub(super) fn route(&mut self, hashes: &[KeyHash]) {
@@ -142,21 +165,35 @@ impl Owner<'_, '_> {
         for (s, inserter) in self.inserters.iter().enumerate() {
             let t0 = Instant::now();
             let waiting_before = self.waiting_ns;
-            let mut by_part: Vec<Vec<KeyHash>> = (0..parts)
-                .map(|_| Vec::with_capacity(hashes.len() / parts + 64))
-                .collect();
+            let mut by_part = std::mem::take(&mut self.by_part);
+            by_part.extend((0..parts).map(|_| {
+                self.spare
+                    .pop()
+                    .unwrap_or_else(|| Vec::with_capacity(hashes.len() / parts + 64))
+            }));
             if !inserter.split_by_part(hashes, &mut by_part) {
                 self.timings.hits[s] += inserter.insert_hashes(hashes);
             } else {
-                self.timings.hits[s] += inserter.insert_owned(&by_part[self.part]);
-                for (p, keys) in by_part.into_iter().enumerate() {
-                    if p != self.part && !keys.is_empty() {
-                        self.send(p, (s, keys));
-                    }
+                // SAFETY: these hashes lie in this thread's own part (the struct's invariant).
+                self.timings.hits[s] += unsafe { inserter.insert_owned(&by_part[self.part]) };
+            }
+            for (p, keys) in by_part.drain(..).enumerate() {
+                if p != self.part && !keys.is_empty() {
+                    self.send(p, (s, keys));
+                } else {
+                    self.keep_spare(keys);
                 }
             }
+            self.by_part = by_part;
             let waited = self.waiting_ns - waiting_before;
             self.timings.probe_ns[s] += (t0.elapsed().as_nanos() as u64).saturating_sub(waited);
+        }
+    }
+
+    fn keep_spare(&mut self, mut parcel: Vec<KeyHash>) {
+        if self.spare.len() < SPARE_PARCELS {
+            parcel.clear();
+            self.spare.push(parcel);
         }
     }
 
@@ -199,8 +236,10 @@ impl Owner<'_, '_> {
 
     fn apply(&mut self, (s, keys): Parcel) {
         let t0 = Instant::now();
-        self.timings.hits[s] += self.inserters[s].insert_owned(&keys);
+        // SAFETY: a parcel holds hashes that its sender's split put in this thread's part.
+        self.timings.hits[s] += unsafe { self.inserters[s].insert_owned(&keys) };
         self.timings.probe_ns[s] += t0.elapsed().as_nanos() as u64;
+        self.keep_spare(keys);
     }
 
     /// After this thread's range: stops sending, then applies parcels until every other thread has too.

@@ -198,7 +198,7 @@ impl ConcurrentInsert for SharedBitmap<'_> {
         }
         true
     }
-    fn insert_owned(&self, hashes: &[KeyHash]) -> u64 {
+    unsafe fn insert_owned(&self, hashes: &[KeyHash]) -> u64 {
         self.insert_with(hashes, or_owned)
     }
 }

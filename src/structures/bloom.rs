@@ -296,7 +296,7 @@ impl ConcurrentInsert for SharedBloom<'_> {
         }
         true
     }
-    fn insert_owned(&self, hashes: &[KeyHash]) -> u64 {
+    unsafe fn insert_owned(&self, hashes: &[KeyHash]) -> u64 {
         if self.hashes == 1 {
             self.insert_with(hashes, or_owned)
         } else {

@@ -179,10 +179,15 @@ pub trait ConcurrentInsert: Sync {
         }
         true
     }
-    /// Inserts keys whose bits lie in a part only the calling thread writes, with plain loads and stores.
-    /// The caller's contract: breaking it can lose bits (never memory safety). Without parts, the same as
+    /// Inserts keys whose bits lie in a part only the calling thread touches, with plain loads and stores
+    /// (`blocked` writes each key's whole line with one vector store). Without parts, the same as
     /// [`ConcurrentInsert::insert_hashes`].
-    fn insert_owned(&self, hashes: &[KeyHash]) -> u64 {
+    ///
+    /// # Safety
+    /// While this runs, no other thread reads or writes the part (of [`ConcurrentInsert::part_of`]'s
+    /// split) that any of `hashes` falls in: a line written by a plain vector store and touched by another
+    /// thread at the same time is a data race.
+    unsafe fn insert_owned(&self, hashes: &[KeyHash]) -> u64 {
         self.insert_hashes(hashes)
     }
 }

@@ -55,7 +55,9 @@ fn owner_writes_builds_are_bit_identical_to_single_threaded_ones() {
                                     .iter()
                                     .all(|h| inserter.part_of(*h, parts) == Some(p)));
                             }
-                            inserter.insert_owned(&by_part[part])
+                            // SAFETY: each thread inserts only its own part, and nothing reads the
+                            // filter until every thread is joined.
+                            unsafe { inserter.insert_owned(&by_part[part]) }
                         })
                     })
                 })

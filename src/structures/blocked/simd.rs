@@ -106,16 +106,31 @@ pub fn contains_batch(body: &[u64], blocks: u64, hashes: u32, batch: &[KeyHash])
 #[target_feature(enable = "avx512f,avx512dq")]
 pub fn insert_batch(body: &mut [u64], blocks: u64, hashes: u32, batch: &[KeyHash]) -> u64 {
     check_body(body, blocks);
+    // SAFETY: `body` holds `blocks` blocks (checked) and is borrowed mutably, so nothing else touches it.
+    unsafe { insert_batch_raw(body.as_mut_ptr(), blocks, hashes, batch) }
+}
+
+/// [`insert_batch`] through a raw pointer, for the owner-writes build where other threads hold the same
+/// array but never touch the blocks these hashes fall in.
+///
+/// # Safety
+/// `body` is 64-byte aligned and valid for reads and writes of `blocks` blocks of 8 words; while this
+/// runs no other thread reads or writes the blocks `batch` falls in.
+#[target_feature(enable = "avx512f,avx512dq")]
+pub unsafe fn insert_batch_raw(body: *mut u64, blocks: u64, hashes: u32, batch: &[KeyHash]) -> u64 {
     let mut new = 0u64;
     for (i, hash) in batch.iter().enumerate() {
         if let Some(ahead) = batch.get(i + PREFETCH_AHEAD) {
-            super::prefetch_word(body, reduce(ahead.h1, blocks) as usize * 8);
+            // SAFETY: reduce(·, blocks) < blocks, so the address lies inside `body`; a prefetch never faults.
+            let at = reduce(ahead.h1, blocks) as usize * 8;
+            crate::structures::mem::prefetch_ptr(unsafe { body.add(at) });
         }
         let masks = mask_vector(hash.h2, hashes);
         let at = reduce(hash.h1, blocks) as usize * 8;
-        // SAFETY: as in `contains_batch`; `body` is borrowed mutably, so nothing else sees the store.
+        // SAFETY: reduce(·, blocks) < blocks, so the aligned line at `at` lies inside `body` (the caller's
+        // contract), and no other thread touches it.
         unsafe {
-            let line = body.as_mut_ptr().add(at) as *mut __m512i;
+            let line = body.add(at) as *mut __m512i;
             let block = _mm512_load_si512(line as *const __m512i);
             let missing = _mm512_andnot_si512(block, masks);
             new += (_mm512_test_epi64_mask(missing, missing) != 0) as u64;
