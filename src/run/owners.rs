@@ -132,8 +132,8 @@ pub(super) struct Owner<'a, 'b> {
     /// thread's own parcels, which [`Owner::apply`] times itself): not part of the sending structure's
     /// routing time.
     waiting_ns: u64,
-    /// Emptied parcels, reused: a fresh 33 KB vector per part and batch cost a page fault every 256 keys
-    /// once the allocator had returned the memory.
+    /// Emptied parcels, reused (received ones too), so no parcel is allocated on one thread and freed on
+    /// another.
     spare: Vec<Vec<KeyHash>>,
     /// One split of a batch, a vector per part.
     by_part: Vec<Vec<KeyHash>>,
