@@ -205,7 +205,7 @@ fn quality_table(s: &mut String, r: &Results) {
     }
     let _ = writeln!(
         s,
-        "<p>Each hash's own <code>bloom</code> and <code>blocked</code> filters, sized for n at the run's rate, filled with members [0, n) and asked the same non-members; the theory is the filter's rate from its fill. Outside the 99.9% Wilson interval is marked.</p><table><tr><th>hash</th><th>structure</th><th>n</th><th>non-members</th><th>observed rate [99.9%]</th><th>theory</th><th>inside</th><th>false negatives (of members checked)</th></tr>"
+        "<p>Each hash's own <code>bloom</code> and <code>blocked</code> filters, sized for n at the run's rate, filled with members [0, n) and asked the same non-members; the theory is the filter's rate from its fill. Outside the 99.9% Wilson interval is marked. Above 10⁷ keys only the hashes documented to pass SMHasher build filters: the report recommends no other.</p><table><tr><th>hash</th><th>structure</th><th>n</th><th>non-members</th><th>observed rate [99.9%]</th><th>theory</th><th>inside</th><th>false negatives (of members checked)</th></tr>"
     );
     for q in &r.hash_quality {
         let _ = writeln!(

@@ -107,6 +107,9 @@ pub struct RunHeader {
     /// The cap on the external rows' n in this run (the default quick suite's), if any.
     #[serde(default)]
     pub external_max_keys: Option<u64>,
+    /// The cap on n of the in-process structures outside the default full suite's top scale, if any.
+    #[serde(default)]
+    pub full_suite_max_keys: Option<u64>,
     /// Real non-members (`--non-members`): the file and what checking it against the members found.
     #[serde(default)]
     pub non_members: Option<NonMemberFile>,
@@ -374,7 +377,8 @@ pub enum SkipCause {
     /// Over the budget or the memory available now.
     #[default]
     Memory,
-    /// Beyond the largest n the row runs at (a pure-Python filter costs microseconds per key).
+    /// Beyond the largest n the row runs at (a pure-Python filter costs microseconds per key), or at
+    /// the default suite's (the reason says which and how to run it).
     Capped,
     /// An external tool whose set-up is missing on this machine (the reason says how to set it up).
     NotSetUp,

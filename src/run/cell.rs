@@ -4,10 +4,12 @@
 
 use super::pass::{PassKeys, Path};
 use super::*;
+use crate::results::SkipCause;
 use crate::stats::Summary;
 
 impl Runner<'_> {
-    /// Runs one grid cell and records it (measured, or skipped when it does not fit memory).
+    /// Runs one grid cell and records it (measured, or skipped when it does not fit memory or lies past the
+    /// default full suite's cap).
     pub fn run_cell(&mut self, kind: &dyn Kind, n: u64) -> Result<()> {
         if let Some(external) = kind.external() {
             return self.run_external_cell(kind, external, n);
@@ -15,6 +17,24 @@ impl Runner<'_> {
         // Structures are sized for the distinct keys they will hold (a file's lines may repeat).
         let config = self.config(self.source.distinct_members(n));
         let model = kind.predicted_memory(&config);
+        if let Some(cap) = self
+            .plan
+            .full_suite_max_keys
+            .filter(|cap| n > *cap && !kind.at_full_suite_top())
+        {
+            let id = kind.id();
+            return self.record(Record::Skipped(SkippedCell {
+                structure: id.to_string(),
+                n,
+                projected_bytes: model.footprint_bytes,
+                budget_bytes: self.plan.memory_budget_bytes,
+                reason: format!(
+                    "capped in the default full suite at n = {} to keep it within 45 minutes; `--structures {id} --scales {n}` runs it",
+                    crate::units::human_count(cap as f64),
+                ),
+                cause: SkipCause::Capped,
+            }));
+        }
         // The peak while building (hashbrown holds its old table as it grows), plus 5% for allocator slack.
         let need = Need {
             label: kind.id().to_string(),

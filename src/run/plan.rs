@@ -188,7 +188,11 @@ impl Experiment {
             Experiment::HashStudy => {
                 let largest = sized_as_planned(results, Suite::hash_study_max_keys);
                 let hashes = crate::hash::candidates::HashFn::ALL.len();
-                hashes * HASH_KEY_BYTES.len() + hashes * 2 * hash_study_sizes(largest).len()
+                hashes * HASH_KEY_BYTES.len()
+                    + hash_study_sizes(largest)
+                        .into_iter()
+                        .map(|n| 2 * hash_study_hashes(n).len())
+                        .sum::<usize>()
             }
             Experiment::Growth => 2 * GROWTH_STEPS.len(),
             Experiment::Expiry => {
@@ -257,6 +261,16 @@ fn sized_as_planned(results: &Results, of_suite: fn(Suite) -> u64) -> u64 {
 
 /// Key lengths of the hash study's speed measurement: short URLs, the default profile's mean, long ones.
 pub const HASH_KEY_BYTES: [u32; 3] = [40, 77, 200];
+
+/// The hashes whose filters the hash study builds at `n`: every hash up to 10⁷ keys; above, only those
+/// documented to pass SMHasher, the only ones the report may recommend (all six at 10⁹ would be twelve
+/// filters of 1.2 GB and ≈ 8 minutes of the full suite).
+pub fn hash_study_hashes(n: u64) -> Vec<crate::hash::candidates::HashFn> {
+    crate::hash::candidates::HashFn::ALL
+        .into_iter()
+        .filter(|h| n <= 10_000_000 || h.documented_to_pass())
+        .collect()
+}
 
 /// The sizes the hash study builds its filters at: 10⁷ and 10⁹ keys where the run reaches them, or
 /// else its largest size.
@@ -331,6 +345,9 @@ pub struct RunPlan {
     /// The largest n of any external row in this run, below the rows' own caps: the default quick
     /// suite (every structure) keeps to [`RunPlan::QUICK_EXTERNAL_MAX_KEYS`] to stay within 3 minutes.
     pub external_max_keys: Option<u64>,
+    /// The largest n of the in-process structures that do not say [`Kind::at_full_suite_top`], in the
+    /// default full suite (every structure): [`RunPlan::FULL_SUITE_MAX_KEYS`], so the suite holds 45 minutes.
+    pub full_suite_max_keys: Option<u64>,
 }
 
 /// The shared-filter sweep: every Redis backend at every batch size, on the same keys, next to `bloom`.
@@ -400,6 +417,7 @@ impl RunPlan {
                 .unwrap_or(1),
             sweep: None,
             external_max_keys: None,
+            full_suite_max_keys: None,
         }
     }
 
@@ -407,6 +425,11 @@ impl RunPlan {
     /// set, rbloom and Guava take ≈ 80 s here, which the suite's 3 minutes do not hold. Naming the rows
     /// (`--structures external`) runs them at their own caps.
     pub const QUICK_EXTERNAL_MAX_KEYS: u64 = 1_000_000;
+
+    /// In-process structures in the default full suite (every structure) that do not say
+    /// [`Kind::at_full_suite_top`] run up to this n: their 10⁹ cells took 2–8 minutes each here, about 50
+    /// minutes together. Naming them (`--structures`) runs them at every scale.
+    pub const FULL_SUITE_MAX_KEYS: u64 = 100_000_000;
 
     /// Sizes the experiments to the run: no experiment uses more keys than the largest scale.
     pub fn fit_experiments_to_scales(&mut self) {
@@ -483,6 +506,19 @@ mod tests {
         assert_eq!(Suite::parse("seed-6e9").unwrap(), new);
         assert_eq!(new.name(), "article-6e9");
         assert!(Suite::parse("6e9").is_err());
+    }
+
+    #[test]
+    fn above_ten_million_keys_the_hash_study_builds_only_hashes_documented_to_pass() {
+        use crate::hash::candidates::HashFn;
+        assert_eq!(
+            super::hash_study_hashes(10_000_000).len(),
+            HashFn::ALL.len()
+        );
+        let large = super::hash_study_hashes(1_000_000_000);
+        assert!(large.contains(&HashFn::Xxh3_128) && large.contains(&HashFn::Rapidhash));
+        assert!(large.iter().all(|h| h.documented_to_pass()));
+        assert!(large.len() < HashFn::ALL.len());
     }
 
     #[test]

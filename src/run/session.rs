@@ -128,6 +128,7 @@ fn plan(spec: &RunSpec) -> Result<(RunPlan, KeySource, String)> {
         plan.reps_explicit = spec.reps_explicit;
     }
     plan.external_max_keys = spec.external_max_keys;
+    plan.full_suite_max_keys = spec.full_suite_max_keys;
     if !spec.experiments || matches!(spec.suite, Suite::Article6e9 | Suite::Redis) {
         plan.experiments = None;
     }
@@ -205,6 +206,7 @@ fn header(spec: &RunSpec, plan: &RunPlan, profile: &str, source: &KeySource) -> 
         },
         non_members: source.non_members.checked().cloned(),
         external_max_keys: spec.external_max_keys,
+        full_suite_max_keys: spec.full_suite_max_keys,
         experiments: plan.experiments.is_some(),
         redis: spec.redis.iter().find_map(|e| match e {
             Endpoint::Server(url) => Some(url.to_string()),

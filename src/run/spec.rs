@@ -67,6 +67,8 @@ pub struct RunSpec {
     pub redis_retry: std::time::Duration,
     /// The cap on external rows' n for this run ([`super::RunPlan::external_max_keys`]).
     pub external_max_keys: Option<u64>,
+    /// The cap of [`super::RunPlan::full_suite_max_keys`].
+    pub full_suite_max_keys: Option<u64>,
 }
 
 /// A list of registered kinds.
@@ -203,6 +205,8 @@ impl RunSpec {
             redis_retry,
             external_max_keys: (listed_all && suite == Suite::Quick)
                 .then_some(super::RunPlan::QUICK_EXTERNAL_MAX_KEYS),
+            full_suite_max_keys: (listed_all && suite == Suite::Full)
+                .then_some(super::RunPlan::FULL_SUITE_MAX_KEYS),
             fpr: options.fpr,
             memory_budget_bytes: options
                 .memory_budget
@@ -252,6 +256,7 @@ impl RunSpec {
                 .unwrap_or_else(|| SweepPlan::DEFAULT_BATCHES.to_vec()),
             redis_retry: crate::redis::conn::DEFAULT_RETRY_FOR,
             external_max_keys: h.external_max_keys,
+            full_suite_max_keys: h.full_suite_max_keys,
             fpr: h.fpr,
             memory_budget_bytes: h.memory_budget_bytes,
             seed: h.seed,
@@ -263,5 +268,58 @@ impl RunSpec {
             scales: Some(h.scales.clone()),
             experiments: h.experiments,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn options(suite: &str, structures: &str) -> RunOptions {
+        RunOptions {
+            suite: suite.into(),
+            scales: None,
+            structures: structures.into(),
+            fpr: 0.01,
+            memory_budget: Some(1 << 30),
+            seed: 42,
+            reps: None,
+            profile: "crawl-frontier".into(),
+            input: None,
+            non_members: None,
+            experiments: true,
+            redis: None,
+            redis_cluster: None,
+            redis_keys: None,
+            redis_batches: None,
+            redis_retry_secs: None,
+        }
+    }
+
+    #[test]
+    fn only_the_default_suites_cap_their_rows() {
+        let full = RunSpec::from_options(&options("full", "all")).unwrap();
+        assert_eq!(
+            full.full_suite_max_keys,
+            Some(super::super::RunPlan::FULL_SUITE_MAX_KEYS)
+        );
+        assert_eq!(full.external_max_keys, None);
+        let quick = RunSpec::from_options(&options("quick", "all")).unwrap();
+        assert_eq!(quick.full_suite_max_keys, None);
+        assert!(quick.external_max_keys.is_some());
+        // Named structures run at every scale of the suite.
+        let named = RunSpec::from_options(&options("full", "bloom,fastbloom")).unwrap();
+        assert_eq!(named.full_suite_max_keys, None);
+    }
+
+    #[test]
+    fn the_full_suite_runs_the_article_structures_and_ours_at_its_top() {
+        let top: Vec<&str> = crate::registry::ids()
+            .into_iter()
+            .map(|id| crate::registry::find(id).unwrap())
+            .filter(|k| k.at_full_suite_top())
+            .map(|k| k.id())
+            .collect();
+        assert_eq!(top, ["bitmap", "bloom", "blocked"]);
     }
 }

@@ -36,6 +36,9 @@ impl Kind for BitmapKind {
             slices: None,
         }
     }
+    fn at_full_suite_top(&self) -> bool {
+        true
+    }
     fn advisor(&self) -> Option<Advisor> {
         Some(Advisor {
             pitch: "one probe: needs ≈ 1/p bits per key",

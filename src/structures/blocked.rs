@@ -107,6 +107,9 @@ impl Kind for BlockedKind {
             slices: None,
         }
     }
+    fn at_full_suite_top(&self) -> bool {
+        true
+    }
     fn advisor(&self) -> Option<Advisor> {
         Some(Advisor {
             pitch: "one cache miss per lookup for a few % more bits than bloom",

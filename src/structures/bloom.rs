@@ -37,6 +37,9 @@ impl Kind for BloomKind {
             slices: None,
         }
     }
+    fn at_full_suite_top(&self) -> bool {
+        true
+    }
     fn advisor(&self) -> Option<Advisor> {
         Some(Advisor {
             pitch: "the smallest filter that meets the rate",

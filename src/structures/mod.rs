@@ -412,6 +412,12 @@ pub trait Kind: Sync {
     fn hashed_by_server(&self) -> bool {
         false
     }
+    /// Whether the default full suite measures it at 10⁹ keys: the article's bitmap and Bloom filter and
+    /// the cache-blocked filter the advice names for large sets. The others stop at 10⁸ there (a 10⁹ cell
+    /// costs 2–8 minutes of the suite's 45) and run at 10⁹ when named with `--structures`.
+    fn at_full_suite_top(&self) -> bool {
+        false
+    }
     /// Whether this is a peer crate's structure, kept for comparison.
     fn peer(&self) -> bool {
         false
