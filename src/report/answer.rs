@@ -170,9 +170,16 @@ fn pick(r: &Results, sizing: &Sizing, workload: &Workload, n: u64) -> Pick {
     }
 }
 
-/// The largest n this run measured any cell at.
-fn measured_max_n(r: &Results) -> u64 {
-    r.cells.iter().map(|c| c.n).max().unwrap_or(0)
+/// The largest n this run measured `id` at (any structure for an id without cells: the shared server).
+fn measured_max_n(r: &Results, id: &str) -> u64 {
+    let of = |only: bool| {
+        r.cells
+            .iter()
+            .filter(|c| !only || c.structure == id)
+            .map(|c| c.n)
+            .max()
+    };
+    of(true).or(of(false)).unwrap_or(0)
 }
 
 /// The answer section, first on the page.
@@ -196,9 +203,8 @@ pub fn section(s: &mut String, r: &Results) {
         human_bytes(budget)
     );
     if let Some(ladder) = run_ladder(r) {
-        let measured = measured_max_n(r) as f64;
-        let mark = |n: f64| {
-            if n > measured * 1.000_001 {
+        let mark = |n: f64, id: &str| {
+            if n > measured_max_n(r, id) as f64 * 1.000_001 {
                 format!("{}*", human_count(n))
             } else {
                 human_count(n)
@@ -210,11 +216,14 @@ pub fn section(s: &mut String, r: &Results) {
         });
         let _ = writeln!(s, "<ol id=\"ladder\" class=\"ladder\">");
         for rung in &ladder {
+            let id = rung.id.as_str();
             let range = match rung.to_n {
-                Some(to) if rung.from_n <= 1.0 => format!("n ≤ {}", mark(to)),
-                Some(to) => format!("{} – {}", mark(rung.from_n), mark(to)),
-                None if node_n > rung.from_n => format!("{} – {}", mark(rung.from_n), mark(node_n)),
-                None => format!("n > {}", mark(rung.from_n)),
+                Some(to) if rung.from_n <= 1.0 => format!("n ≤ {}", mark(to, id)),
+                Some(to) => format!("{} – {}", mark(rung.from_n, id), mark(to, id)),
+                None if node_n > rung.from_n => {
+                    format!("{} – {}", mark(rung.from_n, id), mark(node_n, id))
+                }
+                None => format!("n > {}", mark(rung.from_n, id)),
             };
             let name = match find(&rung.id) {
                 Ok(k) => format!("<b>{}</b> — {}", esc(k.id()), esc(k.summary())),
@@ -239,15 +248,15 @@ pub fn section(s: &mut String, r: &Results) {
             let _ = writeln!(
                 s,
                 "<li><span class=\"range\">n > {}</span> <b>a sharded cluster</b>: past one node, the filter split over the masters of a Redis Cluster (--redis-cluster; {})</li>",
-                mark(node_n),
+                mark(node_n, ""),
                 esc(&measured)
             );
         }
         let _ = writeln!(s, "</ol>");
         let _ = writeln!(
             s,
-            "<p><small>* projected: past the largest n this run measured ({}), from the size models and the line fitted to this run's measured bytes.</small></p>",
-            human_count(measured)
+            "<p><small>* projected: past the largest n this run measured that structure at (any structure: {}), from the size models and the line fitted to this run's measured bytes.</small></p>",
+            human_count(measured_max_n(r, "") as f64)
         );
     }
     let mut scales: Vec<u64> = TYPICAL_N.to_vec();

@@ -29,7 +29,7 @@ impl Runner<'_> {
                 projected_bytes: model.footprint_bytes,
                 budget_bytes: self.plan.memory_budget_bytes,
                 reason: format!(
-                    "capped in the default full suite at n = {} to keep it within 45 minutes; `--structures {id} --scales {n}` runs it",
+                    "capped in the default full suite at n = {} to keep it within 45 minutes; `bench --suite full --structures {id} --scales {n}` runs it",
                     crate::units::human_count(cap as f64),
                 ),
                 cause: SkipCause::Capped,

@@ -132,8 +132,7 @@ pub(super) struct Owner<'a, 'b> {
     /// thread's own parcels, which [`Owner::apply`] times itself): not part of the sending structure's
     /// routing time.
     waiting_ns: u64,
-    /// Emptied parcels, reused (received ones too), so no parcel is allocated on one thread and freed on
-    /// another.
+    /// Emptied parcels, reused (received ones too), so that most batches allocate no vector.
     spare: Vec<Vec<KeyHash>>,
     /// One split of a batch, a vector per part.
     by_part: Vec<Vec<KeyHash>>,

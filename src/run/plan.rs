@@ -263,8 +263,8 @@ fn sized_as_planned(results: &Results, of_suite: fn(Suite) -> u64) -> u64 {
 pub const HASH_KEY_BYTES: [u32; 3] = [40, 77, 200];
 
 /// The hashes whose filters the hash study builds at `n`: every hash up to 10⁷ keys; above, only those
-/// documented to pass SMHasher, the only ones the report may recommend (all six at 10⁹ would be twelve
-/// filters of 1.2 GB and ≈ 8 minutes of the full suite).
+/// documented to pass SMHasher, the only ones the report may recommend (the other two would add four
+/// filters of 1.2 GB and ≈ 2–3 minutes to the full suite's ≈ 8 for the study).
 pub fn hash_study_hashes(n: u64) -> Vec<crate::hash::candidates::HashFn> {
     crate::hash::candidates::HashFn::ALL
         .into_iter()

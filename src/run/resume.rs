@@ -76,7 +76,9 @@ impl Completed {
         let experiments = Experiment::ALL
             .into_iter()
             .filter(|e| {
-                e.records_in(results) == e.expected_records(results)
+                // More than expected: a study written when it built more (the hash study's 10⁹ size
+                // once built every hash).
+                e.records_in(results) >= e.expected_records(results)
                     || skipped_experiments.contains(e)
             })
             .collect();

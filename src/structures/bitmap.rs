@@ -186,7 +186,9 @@ impl SharedBitmap<'_> {
     }
 }
 
-impl ConcurrentInsert for SharedBitmap<'_> {
+// SAFETY: `split_by_part` puts a key in the part of the word holding its bit, and `insert_owned` writes
+// only that word, with atomic loads and stores.
+unsafe impl ConcurrentInsert for SharedBitmap<'_> {
     fn insert_hashes(&self, hashes: &[KeyHash]) -> u64 {
         self.insert_with(hashes, or_shared)
     }

@@ -280,7 +280,9 @@ impl SharedBloom<'_> {
     }
 }
 
-impl ConcurrentInsert for SharedBloom<'_> {
+// SAFETY: `split_by_part` puts a key in the part of the word holding its one bit (k = 1; with more probes
+// there are no parts), and `insert_owned` writes only that word, with atomic loads and stores.
+unsafe impl ConcurrentInsert for SharedBloom<'_> {
     fn insert_hashes(&self, hashes: &[KeyHash]) -> u64 {
         self.insert_with(hashes, or_shared)
     }

@@ -150,7 +150,13 @@ pub trait Membership: Send + Sync {
 }
 
 /// Concurrent inserts into a shared structure; one call per batch.
-pub trait ConcurrentInsert: Sync {
+///
+/// # Safety
+/// An implementor promises that [`ConcurrentInsert::part_of`], [`ConcurrentInsert::split_by_part`] and
+/// [`ConcurrentInsert::insert_owned`] agree: `insert_owned` given hashes that `split_by_part` put in part
+/// p of `parts` writes only memory of part p, so threads that each insert only their own part's hashes
+/// never touch the same memory.
+pub unsafe trait ConcurrentInsert: Sync {
     /// Inserts keys by their hashes with atomic or-instructions; returns how many set a bit that was clear.
     fn insert_hashes(&self, hashes: &[KeyHash]) -> u64;
     /// Inserts every key of a hashed batch (see [`ConcurrentInsert::insert_hashes`]).
@@ -163,30 +169,28 @@ pub trait ConcurrentInsert: Sync {
         None
     }
     /// Appends each hash to `by_part[its part]` (of `by_part.len()` parts, as [`ConcurrentInsert::part_of`]
-    /// says) and returns `true`; returns `false` and appends nothing when the structure has no parts. One
-    /// call per batch, so a structure can find the parts without a dynamic call or a division per key.
+    /// says) and returns `true`; returns `false` and leaves every vector empty when a key has no part (the
+    /// caller then inserts the batch with [`ConcurrentInsert::insert_hashes`]). One call per batch, so a
+    /// structure can find the parts without a dynamic call or a division per key.
     fn split_by_part(&self, hashes: &[KeyHash], by_part: &mut [Vec<KeyHash>]) -> bool {
         let parts = by_part.len();
-        if hashes
-            .first()
-            .and_then(|h| self.part_of(*h, parts))
-            .is_none()
-        {
-            return false;
-        }
         for h in hashes {
-            by_part[self.part_of(*h, parts).unwrap_or(0)].push(*h);
+            let Some(p) = self.part_of(*h, parts) else {
+                by_part.iter_mut().for_each(Vec::clear);
+                return false;
+            };
+            by_part[p].push(*h);
         }
         true
     }
     /// Inserts keys whose bits lie in a part only the calling thread touches, with plain loads and stores
-    /// (`blocked` writes each key's whole line with one vector store). Without parts, the same as
-    /// [`ConcurrentInsert::insert_hashes`].
+    /// (`blocked` on a CPU with AVX-512 writes each key's whole line with one vector store). Without parts,
+    /// the same as [`ConcurrentInsert::insert_hashes`].
     ///
     /// # Safety
-    /// While this runs, no other thread reads or writes the part (of [`ConcurrentInsert::part_of`]'s
-    /// split) that any of `hashes` falls in: a line written by a plain vector store and touched by another
-    /// thread at the same time is a data race.
+    /// Every hash was put in one part p by [`ConcurrentInsert::split_by_part`] (same `parts` for every
+    /// thread), and while this runs no other thread reads or writes part p: a line written by a plain store
+    /// and touched by another thread at the same time is a data race.
     unsafe fn insert_owned(&self, hashes: &[KeyHash]) -> u64 {
         self.insert_hashes(hashes)
     }

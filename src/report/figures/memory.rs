@@ -233,6 +233,18 @@ fn memory(r: &Results) -> String {
             skipped.join(", ")
         ));
     }
+    let capped: Vec<String> = r
+        .skipped
+        .iter()
+        .filter(|s| s.cause == crate::results::SkipCause::Capped)
+        .map(|s| format!("{} at n = {}", s.structure, human_count(s.n as f64)))
+        .collect();
+    if !capped.is_empty() {
+        out.push(format!(
+            "Not run (capped by the suite or the row; results.csv gives each reason and the command that runs it): {}.",
+            capped.join(", ")
+        ));
+    }
     let registry = crate::registry::ids();
     let others: Vec<String> = r
         .skipped

@@ -49,7 +49,9 @@ impl SharedBlocked<'_> {
     }
 }
 
-impl ConcurrentInsert for SharedBlocked<'_> {
+// SAFETY: `split_by_part` puts a key in the part of the block (one cache line, parts being whole blocks)
+// holding its bits, and `insert_owned` writes only that block.
+unsafe impl ConcurrentInsert for SharedBlocked<'_> {
     fn insert_hashes(&self, hashes: &[KeyHash]) -> u64 {
         self.insert_with(hashes, false)
     }
@@ -74,8 +76,9 @@ impl ConcurrentInsert for SharedBlocked<'_> {
         #[cfg(target_arch = "x86_64")]
         if self.simd {
             assert!(self.words.len() >= self.offset + self.blocks as usize * 8);
-            // An atomic view of the words; the kernel writes through the pointer, as `AtomicU64` allows.
-            let body = self.words[self.offset..].as_ptr() as *mut u64;
+            // `AtomicU64::as_ptr`: plain access through it is sound wherever no other access races with it
+            // (this function's contract).
+            let body = self.words[self.offset].as_ptr();
             assert!((body as usize).is_multiple_of(64));
             // SAFETY: `simd` is only true when the CPU has AVX-512F and DQ; the body is 64-byte aligned
             // (the filter's layout) and holds `blocks` blocks (asserted); the caller guarantees that no

@@ -76,6 +76,20 @@ fn vector_and_scalar_paths_agree_bit_for_bit() {
             (scalar.inserted, scalar.body()),
             "k = {k}"
         );
+        // The owner-writes path (one thread owning every block), vector kernel and scalar stores.
+        let (mut owned_vector, mut owned_scalar) =
+            (Blocked::new(3000, k, 7), Blocked::new(3000, k, 7));
+        owned_scalar.simd = false;
+        for f in [&mut owned_vector, &mut owned_scalar] {
+            let inserter = f
+                .concurrent_inserter()
+                .expect("blocked inserts concurrently");
+            // SAFETY: this thread alone touches the filter, so it owns every block.
+            let new = unsafe { inserter.insert_owned(members.hashes()) };
+            assert_eq!(new, scalar.inserted, "k = {k}");
+        }
+        assert_eq!(owned_vector.body(), scalar.body(), "k = {k}");
+        assert_eq!(owned_scalar.body(), scalar.body(), "k = {k}");
         for probe in [&members, &others] {
             let answers = |f: &Blocked| -> Vec<bool> {
                 probe
