@@ -17,6 +17,18 @@ impl Runner<'_> {
         // Structures are sized for the distinct keys they will hold (a file's lines may repeat).
         let config = self.config(self.source.distinct_members(n));
         let model = kind.predicted_memory(&config);
+        // The peak while building (hashbrown holds its old table as it grows), plus 5% for allocator slack.
+        let need = Need {
+            label: kind.id().to_string(),
+            n,
+            peak_bytes: kind.predicted_peak_bytes(&config) * 1.05,
+            projected_bytes: model.footprint_bytes,
+            what: "needs at peak",
+        };
+        if !self.fits(need)? {
+            return Ok(());
+        }
+        // After the memory check: a cell that could not run here anyway is recorded as over budget.
         if let Some(cap) = self
             .plan
             .full_suite_max_keys
@@ -34,17 +46,6 @@ impl Runner<'_> {
                 ),
                 cause: SkipCause::Capped,
             }));
-        }
-        // The peak while building (hashbrown holds its old table as it grows), plus 5% for allocator slack.
-        let need = Need {
-            label: kind.id().to_string(),
-            n,
-            peak_bytes: kind.predicted_peak_bytes(&config) * 1.05,
-            projected_bytes: model.footprint_bytes,
-            what: "needs at peak",
-        };
-        if !self.fits(need)? {
-            return Ok(());
         }
         let record = self.measure_cell(kind, n, &config)?;
         if record.false_negatives > 0 {

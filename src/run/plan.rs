@@ -427,8 +427,9 @@ impl RunPlan {
     pub const QUICK_EXTERNAL_MAX_KEYS: u64 = 1_000_000;
 
     /// In-process structures in the default full suite (every structure) that do not say
-    /// [`Kind::at_full_suite_top`] run up to this n: their 10⁹ cells took 2–8 minutes each here, about 50
-    /// minutes together. Naming them (`--structures`) runs them at every scale.
+    /// [`Kind::at_full_suite_top`] run up to this n: a 10⁹ cell takes 2–6 minutes here, and a full suite
+    /// with all twelve at 10⁹ was past 45 minutes with three of them done. Naming them (`--structures`)
+    /// runs them at every scale.
     pub const FULL_SUITE_MAX_KEYS: u64 = 100_000_000;
 
     /// Sizes the experiments to the run: no experiment uses more keys than the largest scale.

@@ -418,7 +418,7 @@ pub trait Kind: Sync {
     }
     /// Whether the default full suite measures it at 10⁹ keys: the article's bitmap and Bloom filter and
     /// the cache-blocked filter the advice names for large sets. The others stop at 10⁸ there (a 10⁹ cell
-    /// costs 2–8 minutes of the suite's 45) and run at 10⁹ when named with `--structures`.
+    /// costs 2–6 minutes of the suite's 45) and run at 10⁹ when named with `--structures`.
     fn at_full_suite_top(&self) -> bool {
         false
     }
