@@ -263,6 +263,26 @@ mod tests {
         );
     }
 
+    /// Hosts copied from the table built with the generator are the hosts written from their ranks, so a
+    /// URL is the same with the table or without it.
+    #[test]
+    fn cached_hosts_write_the_same_urls_as_hosts_written_from_their_rank() {
+        for profile in [
+            Profile::default_profile(),
+            Profile::load("short-keys").unwrap(),
+        ] {
+            let cached = UrlGenerator::new(profile.clone(), 42);
+            let mut uncached = UrlGenerator::new(profile, 42);
+            uncached.tables.without_host_cache();
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            for i in 0..200_000 {
+                cached.member(i, &mut a);
+                uncached.member(i, &mut b);
+                assert_eq!(a, b, "member {i}");
+            }
+        }
+    }
+
     #[test]
     fn a_million_members_are_distinct_and_disjoint_from_non_members() {
         let g = UrlGenerator::new(Profile::default_profile(), 42);

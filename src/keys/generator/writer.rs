@@ -46,6 +46,38 @@ impl Word {
     }
 }
 
+/// A host of at most 47 bytes in three aligned 16-byte blocks, its length in the last byte; a host too
+/// long for it is marked by [`Host::ABSENT`] there.
+#[derive(Clone, Copy, Debug)]
+#[repr(align(16))]
+pub(super) struct Host {
+    block: [u8; 48],
+}
+
+impl Host {
+    /// The longest host a block holds.
+    pub(super) const MAX_BYTES: usize = 47;
+    /// The length byte of a host not held.
+    const ABSENT: u8 = u8::MAX;
+
+    pub(super) fn new(bytes: &[u8]) -> Host {
+        let mut block = [0u8; 48];
+        if bytes.len() <= Host::MAX_BYTES {
+            block[..bytes.len()].copy_from_slice(bytes);
+            block[47] = bytes.len() as u8;
+        } else {
+            block[47] = Host::ABSENT;
+        }
+        Host { block }
+    }
+
+    /// Whether the host fitted.
+    #[inline(always)]
+    pub(super) fn held(&self) -> bool {
+        self.block[47] != Host::ABSENT
+    }
+}
+
 /// Writes one URL into a buffer's spare capacity: words and fixed strings go as whole 16-byte blocks, and
 /// an optional part is written always and advanced past only when present.
 ///
@@ -95,6 +127,21 @@ impl<'a> Cursor<'a> {
     pub(super) fn word_if(&mut self, w: &Word, present: bool) {
         self.block_at(self.pos, w);
         self.pos += usize::from(present) * w.len();
+    }
+    /// Writes a held host (48 bytes, advancing past its length).
+    #[inline(always)]
+    pub(super) fn host(&mut self, h: &Host) {
+        debug_assert!(h.held() && self.pos + 48 <= self.spare.len());
+        // SAFETY: `pos + 48` is within `spare` (the caller's room guarantee, checked in debug builds); a
+        // host block and `spare` never overlap.
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                h.block.as_ptr(),
+                self.spare.as_mut_ptr().add(self.pos).cast(),
+                48,
+            )
+        };
+        self.pos += h.block[47] as usize;
     }
     /// Writes a separator and a word, kept only if `present`.
     #[inline(always)]
@@ -176,16 +223,18 @@ const PAIRS: [[u8; 2]; 1296] = {
 pub(super) fn base36(value: u64) -> Word {
     const HALF: u64 = 36 * 36 * 36 * 36 * 36;
     debug_assert!(value < HALF * HALF);
-    let mut digits = [0u8; 16];
-    let (high, low) = ((value / HALF) as u32, (value % HALF) as u32);
-    for (half, at) in [(low, 5), (high, 0)] {
+    // Five digits of a half as the low five bytes of a word, assembled in a register: bytes stored one by
+    // one and then read as one block stalled the load (no store forwarding).
+    let five = |half: u32| -> u128 {
         let (a, rest) = (half % 1296, half / 1296);
         let (b, c) = (rest % 1296, rest / 1296);
-        digits[at + 3..at + 5].copy_from_slice(&PAIRS[a as usize]);
-        digits[at + 1..at + 3].copy_from_slice(&PAIRS[b as usize]);
-        digits[at] = PAIRS[c as usize % 36][1];
+        let pair = |v: u32| u16::from_le_bytes(PAIRS[v as usize]) as u128;
+        PAIRS[c as usize % 36][1] as u128 | pair(b) << 8 | pair(a) << 24
+    };
+    let (high, low) = ((value / HALF) as u32, (value % HALF) as u32);
+    Word {
+        block: (five(high) | five(low) << 40 | 10u128 << 120).to_le_bytes(),
     }
-    Word::from_block(digits, 10)
 }
 
 pub(super) use crate::hash::splitmix64 as splitmix;
