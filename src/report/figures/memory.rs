@@ -224,26 +224,30 @@ fn memory(r: &Results) -> String {
             ));
         }
     }
-    let skipped: Vec<String> = structure_skips(r)
-        .map(|s| format!("{} at n = {}", s.structure, human_count(s.n as f64)))
-        .collect();
-    if !skipped.is_empty() {
-        out.push(format!(
-            "Not run (over budget, drawn as projections): {}.",
-            skipped.join(", ")
-        ));
-    }
-    let capped: Vec<String> = r
+    let cells_at = |skips: Vec<&crate::results::SkippedCell>| -> Vec<String> {
+        skips
+            .iter()
+            .map(|s| format!("{} at n = {}", s.structure, human_count(s.n as f64)))
+            .collect()
+    };
+    let capped = r
         .skipped
         .iter()
         .filter(|s| s.cause == crate::results::SkipCause::Capped)
-        .map(|s| format!("{} at n = {}", s.structure, human_count(s.n as f64)))
         .collect();
-    if !capped.is_empty() {
-        out.push(format!(
-            "Not run (capped by the suite or the row; results.csv gives each reason and the command that runs it): {}.",
-            capped.join(", ")
-        ));
+    for (label, cells) in [
+        (
+            "over budget, drawn as projections",
+            cells_at(structure_skips(r).collect()),
+        ),
+        (
+            "capped by the suite or the row; results.csv gives each reason and the command that runs it",
+            cells_at(capped),
+        ),
+    ] {
+        if !cells.is_empty() {
+            out.push(format!("Not run ({label}): {}.", cells.join(", ")));
+        }
     }
     let registry = crate::registry::ids();
     let others: Vec<String> = r
