@@ -72,8 +72,8 @@ impl Suite {
     /// scale), 10⁷ otherwise.
     pub fn hash_study_max_keys(self) -> u64 {
         match self {
-            Suite::Full => 1_000_000_000,
-            _ => 10_000_000,
+            Suite::Full => HASH_STUDY_SIZES[1],
+            _ => HASH_STUDY_SIZES[0],
         }
     }
 
@@ -259,6 +259,10 @@ fn sized_as_planned(results: &Results, of_suite: fn(Suite) -> u64) -> u64 {
         .unwrap_or(of_suite(Suite::Quick))
 }
 
+/// The sizes the hash study builds its filters at, where the run reaches them: every suite's, then the
+/// full suite's.
+pub const HASH_STUDY_SIZES: [u64; 2] = [10_000_000, 1_000_000_000];
+
 /// Key lengths of the hash study's speed measurement: short URLs, the default profile's mean, long ones.
 pub const HASH_KEY_BYTES: [u32; 3] = [40, 77, 200];
 
@@ -268,14 +272,14 @@ pub const HASH_KEY_BYTES: [u32; 3] = [40, 77, 200];
 pub fn hash_study_hashes(n: u64) -> Vec<crate::hash::candidates::HashFn> {
     crate::hash::candidates::HashFn::ALL
         .into_iter()
-        .filter(|h| n <= 10_000_000 || h.documented_to_pass())
+        .filter(|h| n <= HASH_STUDY_SIZES[0] || h.documented_to_pass())
         .collect()
 }
 
 /// The sizes the hash study builds its filters at: 10⁷ and 10⁹ keys where the run reaches them, or
 /// else its largest size.
 pub fn hash_study_sizes(largest: u64) -> Vec<u64> {
-    let sizes: Vec<u64> = [10_000_000, 1_000_000_000]
+    let sizes: Vec<u64> = HASH_STUDY_SIZES
         .into_iter()
         .filter(|n| *n <= largest)
         .collect();

@@ -36,9 +36,9 @@ const MAX_PARTS_BYTES: usize = 352;
 const CORPUS_WORDS: usize = 8192;
 const CORPUS_STARTS: usize = 4096;
 /// Host ranks whose hosts are written once, when the tables are built, and copied after: with 10⁵ hosts
-/// at Zipf s = 1 they are 72% of the draws, in 192 KiB. Writing every host from its rank was ≈ 13 of a
-/// URL's 56 ns; this table took ≈ 4 off. 2¹⁶ ranks (96% of draws, 3 MiB) made generation slower: each
-/// host's length, which every later write's position waits on, then came from L3.
+/// at Zipf s = 1 they are 72% of the draws, in 192 KiB. 2¹⁶ ranks (96% of draws, 3 MiB) made generation
+/// slower: each host's length, which every later write's position waits on, then came from L3 (the
+/// README's dated notes have the figures; `keys/generate` in `benches/structures.rs` measures it).
 const CACHED_HOSTS: u64 = 1 << 12;
 /// Bytes copied for a middle path or a query: more than 5 × 13 and 3 × 24.
 const RUN_COPY_BYTES: usize = 80;
@@ -282,7 +282,7 @@ impl Tables {
                 tables.write_host_of_rank(rank, &mut out);
                 let len = out.written();
                 // SAFETY: the cursor initialised every byte before `written` (its invariant), within the
-                // 256 bytes of capacity (a host is at most 52 bytes, plus a block's slack).
+                // 256 bytes of capacity (a host is at most 35 bytes, plus a block's slack).
                 unsafe { scratch.set_len(len) };
                 let host = Host::new(&scratch);
                 scratch.clear();
@@ -397,8 +397,8 @@ impl Tables {
         };
         let rank = rank.clamp(1, self.hosts);
         match self.cached_hosts.get(rank as usize - 1) {
-            Some(host) if host.held() => out.host(host),
-            _ => self.write_host_of_rank(rank, out),
+            Some(host) => out.host(host),
+            None => self.write_host_of_rank(rank, out),
         }
     }
 

@@ -46,8 +46,8 @@ impl Word {
     }
 }
 
-/// A host of at most 47 bytes in three aligned 16-byte blocks, its length in the last byte; a host too
-/// long for it is marked by [`Host::ABSENT`] there.
+/// A host of at most 47 bytes in three aligned 16-byte blocks, its length in the last byte (hosts are at
+/// most 35: see `MAX_PARTS_BYTES`).
 #[derive(Clone, Copy, Debug)]
 #[repr(align(16))]
 pub(super) struct Host {
@@ -57,24 +57,16 @@ pub(super) struct Host {
 impl Host {
     /// The longest host a block holds.
     pub(super) const MAX_BYTES: usize = 47;
-    /// The length byte of a host not held.
-    const ABSENT: u8 = u8::MAX;
 
     pub(super) fn new(bytes: &[u8]) -> Host {
+        assert!(
+            bytes.len() <= Host::MAX_BYTES,
+            "a host block holds 47 bytes"
+        );
         let mut block = [0u8; 48];
-        if bytes.len() <= Host::MAX_BYTES {
-            block[..bytes.len()].copy_from_slice(bytes);
-            block[47] = bytes.len() as u8;
-        } else {
-            block[47] = Host::ABSENT;
-        }
+        block[..bytes.len()].copy_from_slice(bytes);
+        block[47] = bytes.len() as u8;
         Host { block }
-    }
-
-    /// Whether the host fitted.
-    #[inline(always)]
-    pub(super) fn held(&self) -> bool {
-        self.block[47] != Host::ABSENT
     }
 }
 
@@ -131,7 +123,7 @@ impl<'a> Cursor<'a> {
     /// Writes a held host (48 bytes, advancing past its length).
     #[inline(always)]
     pub(super) fn host(&mut self, h: &Host) {
-        debug_assert!(h.held() && self.pos + 48 <= self.spare.len());
+        debug_assert!(self.pos + 48 <= self.spare.len());
         // SAFETY: `pos + 48` is within `spare` (the caller's room guarantee, checked in debug builds); a
         // host block and `spare` never overlap.
         unsafe {

@@ -76,9 +76,10 @@ unsafe impl ConcurrentInsert for SharedBlocked<'_> {
         #[cfg(target_arch = "x86_64")]
         if self.simd {
             assert!(self.words.len() >= self.offset + self.blocks as usize * 8);
-            // `AtomicU64::as_ptr`: plain access through it is sound wherever no other access races with it
+            // A pointer over the whole body (not one word's), writable: the words are atomics, whose
+            // memory may be written through a shared reference wherever no other access races with it
             // (this function's contract).
-            let body = self.words[self.offset].as_ptr();
+            let body = self.words[self.offset..].as_ptr().cast::<u64>().cast_mut();
             assert!((body as usize).is_multiple_of(64));
             // SAFETY: `simd` is only true when the CPU has AVX-512F and DQ; the body is 64-byte aligned
             // (the filter's layout) and holds `blocks` blocks (asserted); the caller guarantees that no
