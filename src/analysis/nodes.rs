@@ -14,7 +14,7 @@ use serde::Serialize;
 /// copy-on-write of a background save or AOF rewrite.
 pub const USABLE_SHARE: f64 = 0.75;
 /// Shards per node (the `--shards` default of a cluster).
-pub const SHARDS_PER_NODE: u64 = 3;
+pub const SHARDS_PER_NODE: u64 = crate::remote::link::SHARDS_PER_MASTER;
 
 /// Where a shared filter lives and how many nodes it takes.
 #[derive(Clone, Debug, PartialEq, Serialize)]

@@ -25,6 +25,9 @@ pub fn shard_count_key(name: &str) -> String {
 
 /// Redis strings stop at 2³² bits: no sub-filter may hold more.
 pub const MAX_SHARD_BITS: u64 = 1 << 32;
+/// Shards per master of a new filter on a cluster, by default: enough that the keys spread evenly when
+/// masters join or leave.
+pub const SHARDS_PER_MASTER: u64 = 3;
 
 /// The shards of the structure: one on a server; on a cluster the count the structure was created with
 /// (`NAME:shards`), or for a new one `--shards`, by default max(3 per master, ⌈bits / 2³²⌉) so that no
@@ -43,7 +46,7 @@ pub fn plan_shards(conn: &mut Conn, remote: &RemoteConfig, bits: u64) -> Result<
     let least = bits.div_ceil(MAX_SHARD_BITS) as usize;
     let wanted = remote
         .shards
-        .unwrap_or((3 * conn.masters().len()).max(least));
+        .unwrap_or((SHARDS_PER_MASTER as usize * conn.masters().len()).max(least));
     if wanted < least {
         return Err(crate::Error::invalid(
             "--shards",

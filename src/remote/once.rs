@@ -51,6 +51,11 @@ pub static SET_ADD: LazyLock<String> = LazyLock::new(|| {
     script("for i = 2, #ARGV do out[#out + 1] = redis.call('SADD', KEYS[1], ARGV[i]) end")
 });
 
+/// A random id naming one worker's keys on the server (its kept answers, its bitmap load totals).
+pub fn worker_id() -> String {
+    format!("{:016x}", rand::random::<u64>())
+}
+
 /// One worker's identity and its next command token.
 pub struct Once {
     worker: String,
@@ -60,7 +65,7 @@ pub struct Once {
 impl Default for Once {
     fn default() -> Self {
         Once {
-            worker: format!("{:016x}", rand::random::<u64>()),
+            worker: worker_id(),
             next: AtomicU64::new(0),
         }
     }

@@ -185,7 +185,7 @@ impl RedisBitmap {
             owned: !remote.join_existing,
             inserted: 0,
             told_new: std::sync::Mutex::new(vec![0; count]),
-            worker: format!("{:016x}", rand::random::<u64>()),
+            worker: super::once::worker_id(),
         })
     }
 
