@@ -4,11 +4,11 @@
 //! they touch far more cache lines than the caches hold.
 //!
 //! The `targets` group puts the compared structures side by side at 10⁷ keys, p = 1%, each on its
-//! best path (batched, hashing included, the same xxh3-128 for all), and prints the target ratios from
+//! best path (batched, hashing included, the same default hash for all), and prints the target ratios from
 //! criterion's own estimates when the run ends.
 
 use criterion::{criterion_group, BatchSize, Criterion, Throughput};
-use dedupbench::hash::candidates::HashFn;
+use dedupbench::hash::{HashFn, KeyHasher};
 use dedupbench::keys::{KeyBatch, Profile, UrlGenerator};
 use dedupbench::peers::SPEED_TARGETS;
 use dedupbench::registry::local_kinds;
@@ -18,6 +18,7 @@ use std::hint::black_box;
 const LOOKUP_KEYS: u64 = 4096;
 const MAX_LOOKUP_POOL: u64 = 1 << 20;
 const SEED: u64 = 42;
+const HASHER: KeyHasher = KeyHasher::default_with_seed(SEED);
 
 fn members(g: &UrlGenerator, indices: impl Iterator<Item = u64>) -> KeyBatch {
     let mut batch = KeyBatch::with_capacity(4096, 80);
@@ -79,9 +80,12 @@ fn hashing_and_generating(c: &mut Criterion) {
     let mut batch = members(&g, 0..LOOKUP_KEYS);
     let mut group = c.benchmark_group("keys");
     group.throughput(Throughput::Elements(LOOKUP_KEYS));
-    group.bench_function("hash xxh3-128", |b| {
-        b.iter(|| batch.hash_all(black_box(SEED)))
-    });
+    // Each hash on the profile's URLs, through the batch loop every structure hashes with.
+    for h in HashFn::ALL {
+        group.bench_function(format!("hash {} urls", h.id()), |b| {
+            b.iter(|| batch.hash_all(black_box(KeyHasher::new(h, SEED))))
+        });
+    }
     // The hash study's candidates on the keys `bench` times them on (src/run/hash_study.rs).
     for bytes in [40usize, 77, 200] {
         let keys = g.keys_of_length(LOOKUP_KEYS, bytes);
@@ -172,7 +176,7 @@ fn targets(c: &mut Criterion) {
                     || kind.build(&config).expect("builds"),
                     |mut s| {
                         for batch in inserts.iter_mut() {
-                            batch.hash_all(SEED);
+                            batch.hash_all(HASHER);
                             if batched {
                                 s.insert_batch(batch);
                             } else {
@@ -189,7 +193,7 @@ fn targets(c: &mut Criterion) {
         }
         let mut built = kind.build(&config).expect("builds");
         for batch in inserts.iter_mut() {
-            batch.hash_all(SEED);
+            batch.hash_all(HASHER);
             built.insert_batch(batch);
         }
         for (name, batches) in [
@@ -204,7 +208,7 @@ fn targets(c: &mut Criterion) {
                         let count = batches.len();
                         let batch = &mut batches[next];
                         next = (next + 1) % count;
-                        batch.hash_all(SEED);
+                        batch.hash_all(HASHER);
                         let batch = black_box(&*batch);
                         if batched {
                             built.contains_batch(batch)

@@ -6,6 +6,7 @@
 //! a closed output, a bad line) holds every line passed; a line seen before is never passed (no false
 //! negatives), a new line is dropped with the structure's false-positive rate.
 
+use crate::hash::HashFn;
 use crate::keys::file::UrlFile;
 use crate::keys::{KeyBatch, KeyPipeline, NON_MEMBER_BASE};
 use crate::registry::{self, find};
@@ -28,6 +29,9 @@ pub struct DedupOptions {
     pub fpr: f64,
     /// Hash seed of a new structure.
     pub seed: u64,
+    /// Hash function of a new structure ([`HashFn::DEFAULT`] when `None`); with `load`, must match the
+    /// file's, or be `None`.
+    pub hash: Option<HashFn>,
     /// A saved filter to start from.
     pub load: Option<PathBuf>,
     /// Where the filter will be saved (checked now, written by [`registry::save`] after the stream).
@@ -60,6 +64,17 @@ pub fn open(options: &DedupOptions) -> Result<Box<dyn Membership>> {
                     format!(
                         "'{id}' does not match the loaded filter's '{}'",
                         loaded.id()
+                    ),
+                ));
+            }
+            let file_hash = loaded.hasher().func();
+            if let Some(hash) = options.hash.filter(|h| *h != file_hash) {
+                return Err(Error::invalid(
+                    "--hash",
+                    format!(
+                        "'{}' does not match the loaded filter's '{}'",
+                        hash.id(),
+                        file_hash.id()
                     ),
                 ));
             }
@@ -170,6 +185,7 @@ fn build(options: &DedupOptions) -> Result<Box<dyn Membership>> {
         return Err(Error::invalid("--window", "must hold at least one URL"));
     }
     let mut config = BuildConfig::new(expected, options.fpr, options.seed);
+    config.hash = options.hash.unwrap_or(HashFn::DEFAULT);
     config.window_keys = options.window;
     if let Some(remote) = &options.remote {
         // Every worker joins the one filter; the first creates it, the others check its parameters.
@@ -220,7 +236,7 @@ pub fn pass_new_lines(
     let mut counts = DedupCounts::default();
     let mut batch = KeyBatch::with_capacity(BATCH_LINES, 96);
     let mut lines =
-        KeyPipeline::file(input, u64::MAX, structure.seed()).with_batch_keys(BATCH_LINES);
+        KeyPipeline::file(input, u64::MAX, structure.hasher()).with_batch_keys(BATCH_LINES);
     let written = (|| -> Result<()> {
         loop {
             if lines.next_hashed(&mut batch)? == 0 {
@@ -310,6 +326,7 @@ fn output_error(e: std::io::Error) -> Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::hash::KeyHasher;
 
     fn input(text: &str) -> UrlFile {
         UrlFile::from_reader(
@@ -324,6 +341,7 @@ mod tests {
             expected: Some(expected),
             fpr: 0.01,
             seed: 7,
+            hash: None,
             load: None,
             save: None,
             window: None,
@@ -441,7 +459,10 @@ mod tests {
         let n = 5_000u64;
         let once = distinct_lines(n);
         let text = once.repeat(20);
-        let mut filter = CountingBloom::new(crate::theory::BloomSizing::for_rate(n, 0.01), 7);
+        let mut filter = CountingBloom::new(
+            crate::theory::BloomSizing::for_rate(n, 0.01),
+            KeyHasher::default_with_seed(7),
+        );
         let counts = pass_new_lines(&mut filter, input(&text), &mut Vec::new()).unwrap();
         assert_eq!(counts.read, 20 * n);
         assert!(
@@ -489,7 +510,7 @@ mod tests {
                 for line in chunk {
                     batch.push(line.as_bytes());
                 }
-                batch.hash_all(3);
+                batch.hash_all(KeyHasher::default_with_seed(3));
                 let count = batched.insert_batch_if_new(&batch, &mut |i, was_new| {
                     assert_eq!(i, answers.len() % 1000);
                     answers.push(was_new);
@@ -525,7 +546,7 @@ mod tests {
         for i in 0..100 {
             batch.push(format!("https://a.example/{i}").as_bytes());
         }
-        batch.hash_all(3);
+        batch.hash_all(KeyHasher::default_with_seed(3));
         for kind in registry::local_kinds().filter(|k| k.dynamic()) {
             let mut s = kind.build(&BuildConfig::new(1000, 0.001, 3)).unwrap();
             let mut told = 0;

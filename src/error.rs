@@ -80,11 +80,8 @@ pub enum FormatError {
     Checksum,
     #[error("kind id is not UTF-8")]
     KindNotUtf8,
-    #[error("hash '{found}' is not this build's {expected}")]
-    Hash {
-        found: String,
-        expected: &'static str,
-    },
+    #[error("hash '{found}' is not one this build knows; known hashes: {known}")]
+    Hash { found: String, known: String },
     #[error("kind '{id}' cannot be loaded; savable kinds: {savable}")]
     NotSavable { id: String, savable: String },
     /// A structure's parameters or arrays are inconsistent.

@@ -25,7 +25,7 @@
 //! (steady state: the stream is [`ARRIVALS_PER_WINDOW`] windows long): filter arrays, the log's and queue's
 //! capacity, the map's hashbrown layout.
 
-use crate::hash::{hash_key, KeyHash};
+use crate::hash::{KeyHash, KeyHasher};
 use crate::keys::UrlGenerator;
 use crate::structures::counting::{CountingBloom, CountingKind};
 use crate::structures::windowed::{WindowPlan, Windowed, WindowedKind};
@@ -130,7 +130,9 @@ impl State {
         let mut config = BuildConfig::new(window_keys, fpr, seed);
         config.window_keys = Some(window_keys);
         Ok(match contender {
-            Contender::Windowed => State::Windowed(Windowed::new(WindowPlan::of(&config), seed)),
+            Contender::Windowed => {
+                State::Windowed(Windowed::new(WindowPlan::of(&config), config.hasher()))
+            }
             Contender::CountingWithLog => State::CountingWithLog {
                 filter: CountingBloom::for_config(&config)?,
                 log: VecDeque::with_capacity(window_entries(window_keys) + 1),
@@ -236,6 +238,7 @@ pub fn run(
     let arrivals = ARRIVALS_PER_WINDOW * window_keys;
     let mut state = State::new(contender, window_keys, fpr, seed)?;
     let mut stream = RecrawlStream::new(seed, window_keys);
+    let hasher = KeyHasher::default_with_seed(seed);
     // Sized once for every arrival: growing by doubling would hold two tables at the last resize, past
     // the experiment's peak model (one table of 4 windows of entries).
     let mut shadow: HashMap<u64, u64> = HashMap::with_capacity(arrivals as usize);
@@ -255,7 +258,7 @@ pub fn run(
         for index in stream.by_ref().take(take as usize) {
             let start = bytes.len();
             generator.append_member(index, &mut bytes);
-            let hash = hash_key(seed, &bytes[start..]);
+            let hash = hasher.hash(&bytes[start..]);
             keys.push((index, start..bytes.len(), hash));
         }
         answers.clear();

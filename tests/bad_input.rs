@@ -31,6 +31,10 @@ fn every_bad_input_is_a_one_line_error_with_status_2() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let out = d.join("out-never-written");
+    let old_filter = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/saved-xxh3-128/bloom.dbf"
+    );
     let o = out.to_str().unwrap().to_string();
     let empty = write(d, "empty.txt", b"");
     let blank = write(d, "blank.txt", b"\n\n\n");
@@ -274,6 +278,18 @@ fn every_bad_input_is_a_one_line_error_with_status_2() {
             "nope",
         ),
         case(&["dedup", "--load", &bad_filter], "bad.filter"),
+        case(
+            &["dedup", "--expected", "10", "--hash", "md5"],
+            "unknown hash 'md5'; usable: xxh3-128, xxh3-64",
+        ),
+        case(
+            &["dedup", "--expected", "10", "--hash", "foldhash-fast"],
+            "in the hash study only",
+        ),
+        case(
+            &["dedup", "--load", old_filter, "--hash", "xxh3-64"],
+            "'xxh3-64' does not match the loaded filter's 'xxh3-128'",
+        ),
         case(
             &[
                 "dedup",

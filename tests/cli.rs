@@ -303,3 +303,35 @@ fn dedup_keeps_what_it_saw_across_a_save_and_a_load() {
     assert!(out.lines().count() > 900, "{}", out.lines().count());
     assert!(err.contains("blocked"), "{err}");
 }
+
+/// Files saved before the default hash changed (xxh3-128, `tests/fixtures/saved-xxh3-128/README.md`
+/// says how they were made) still load, and answer line for line as they did when saved: the loader
+/// hashes with the file's hash, not with today's default.
+#[test]
+fn files_saved_with_xxh3_128_load_and_answer_as_they_did() {
+    let dir =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/saved-xxh3-128");
+    let read = |name: &str| std::fs::read_to_string(dir.join(name)).unwrap();
+    let queries = format!("{}{}", read("members.txt"), read("non-members.txt"));
+    let index: std::collections::HashMap<&str, usize> =
+        queries.lines().enumerate().map(|(i, q)| (q, i)).collect();
+    assert_eq!(index.len(), 2000, "the query lines are distinct");
+    for kind in ["bitmap", "bloom", "blocked", "counting", "scalable"] {
+        let file = dir.join(format!("{kind}.dbf"));
+        let (code, out, err) = run_with_input(
+            &["dedup", "--load", file.to_str().unwrap()],
+            queries.as_bytes(),
+        );
+        assert_eq!(code, Some(0), "{kind}: {err}");
+        let passed: Vec<usize> = out.lines().map(|l| index[l]).collect();
+        let expected: Vec<usize> = read(&format!("{kind}.passed"))
+            .lines()
+            .map(|l| l.parse().unwrap())
+            .collect();
+        assert_eq!(passed, expected, "{kind}: the lines passed changed");
+        assert!(
+            err.contains("xxh3-128"),
+            "{kind}: the summary names the file's hash: {err}"
+        );
+    }
+}

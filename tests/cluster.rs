@@ -81,7 +81,7 @@ fn a_filter_split_over_a_cluster_answers_as_its_theory_from_each_shards_load() {
     };
     let n = 50_000;
     let queries = 200_000;
-    let (batch, probes) = (members(0, n), non_members(0, queries));
+    let (mut batch, mut probes) = (members(0, n), non_members(0, queries));
     // The shards' tags land where Redis puts them, three per master.
     let mut conn = Conn::connect(&endpoint(&cluster)).unwrap();
     let shards = dedupbench::remote::shards::Shards::spread("tags", 9).unwrap();
@@ -103,6 +103,9 @@ fn a_filter_split_over_a_cluster_answers_as_its_theory_from_each_shards_load() {
     }
     for structure in ["redis-bloom", "redis-bitmap", "redis-set-fp"] {
         let mut filter = open(structure, endpoint(&cluster), structure, n, 30);
+        // A batch comes hashed with its filter's hash (redis-set-fp keeps 128-bit xxh3 fingerprints).
+        batch.hash_all(filter.hasher());
+        probes.hash_all(filter.hasher());
         let new = filter.insert_batch(&batch);
         assert!(filter.failure().is_none(), "{:?}", filter.failure());
         // Keys reported seen on their first insert are false positives of the filter as it filled: a

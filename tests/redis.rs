@@ -249,6 +249,40 @@ fn a_worker_with_other_parameters_is_refused() {
         "0..1000",
     ));
     assert!(again["answered"].as_u64().unwrap() > 900, "{again}");
+    // The parameters name the hash: a worker hashing with another is refused, and told which.
+    let with_hash = |name: &str, hash: Option<&str>, op: &str| {
+        let mut args = vec![
+            "shared",
+            "--redis",
+            &url,
+            "--name",
+            name,
+            "--expected",
+            "100000",
+            op,
+            "0..1000",
+        ];
+        if let Some(h) = hash {
+            args.extend(["--hash", h]);
+        }
+        run(&args)
+    };
+    let o = with_hash("params", Some("xxh3-128"), "--check");
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(
+        e.contains("hash=xxh3-64") && e.contains("hash=xxh3-128") && e.contains("--hash"),
+        "{e}"
+    );
+    // A filter made before xxh3-64 was the default said hash=xxh3-128 in the same place: workers
+    // join it with --hash xxh3-128 and find every key, and are refused without it.
+    let o = with_hash("old-hash", Some("xxh3-128"), "--insert");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = with_hash("old-hash", Some("xxh3-128"), "--check");
+    let found: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(found["answered"], 1000, "{found}");
+    let o = with_hash("old-hash", None, "--check");
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     // Fingerprint sets depend on the seed: a worker with another seed is refused too.
     let _ = answer(worker(&url, "redis-set-fp", "fp", "--insert", "0..100"));
     let o = run(&[

@@ -5,9 +5,10 @@ use super::redis_target::RedisTarget;
 use anyhow::{Context, Result};
 use clap::Args;
 use dedupbench::dedup::{self, DedupOptions};
+use dedupbench::hash::HashFn;
 use dedupbench::keys::file::UrlFile;
 use dedupbench::registry;
-use dedupbench::units::{count_arg, fpr_arg};
+use dedupbench::units::{count_arg, fpr_arg, hash_arg};
 use dedupbench::Error;
 use std::path::PathBuf;
 
@@ -25,6 +26,10 @@ pub struct DedupArgs {
     /// Hash seed (default: random, so an adversary cannot precompute colliding URLs).
     #[arg(long)]
     seed: Option<u64>,
+    /// Hash function of a new filter (default: xxh3-64; a loaded filter keeps its file's). Workers sharing
+    /// a filter must give the same; one created before xxh3-64 became the default hashes with xxh3-128.
+    #[arg(long, value_parser = hash_arg)]
+    hash: Option<HashFn>,
     /// Start from a saved filter.
     #[arg(long)]
     load: Option<PathBuf>,
@@ -77,7 +82,8 @@ pub fn run(args: DedupArgs) -> Result<i32> {
     // Workers sharing a filter must hash alike: without --seed they derive it from the name.
     let seed = match (args.seed, &args.name, &remote) {
         (Some(seed), _, _) => seed,
-        (None, Some(name), Some(_)) => dedupbench::hash::hash_key(0, name.as_bytes()).h1,
+        // xxh3-128 whatever the filter's hash: a name gives the seed it gave before the hash was a choice.
+        (None, Some(name), Some(_)) => HashFn::Xxh3_128.hash(0, name.as_bytes()).h1,
         _ => rand::random(),
     };
     let options = DedupOptions {
@@ -85,6 +91,7 @@ pub fn run(args: DedupArgs) -> Result<i32> {
         expected: args.expected,
         fpr: args.fpr,
         seed,
+        hash: args.hash,
         load: args.load.clone(),
         save: args.save.clone(),
         window: args.window,
@@ -144,8 +151,8 @@ pub fn run(args: DedupArgs) -> Result<i32> {
         counts.read - counts.passed,
         structure.id(),
         match (g.bits, g.hashes) {
-            (Some(m), Some(k)) => format!(", m = {m}, k = {k}"),
-            _ => String::new(),
+            (Some(m), Some(k)) => format!(", m = {m}, k = {k}, hash {}", structure.hasher().func().id()),
+            _ => format!(", hash {}", structure.hasher().func().id()),
         },
         structure.n_inserted(),
         now.rate,

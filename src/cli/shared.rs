@@ -6,12 +6,13 @@ use super::redis_target::RedisTarget;
 use super::RunFailed;
 use anyhow::{bail, Result};
 use clap::Args;
+use dedupbench::hash::HashFn;
 use dedupbench::keys::{Profile, UrlGenerator};
 use dedupbench::redis::BitmapMode;
 use dedupbench::registry::{find, remote_kinds};
 use dedupbench::remote::worker::{self, WorkerOp};
 use dedupbench::structures::BuildConfig;
-use dedupbench::units::{count_arg, fpr_arg};
+use dedupbench::units::{count_arg, fpr_arg, hash_arg};
 use dedupbench::Error;
 
 #[derive(Args, Debug)]
@@ -33,6 +34,9 @@ pub struct SharedArgs {
     /// Seed of the keys and of the hash.
     #[arg(long, default_value_t = 42)]
     seed: u64,
+    /// Hash function (every worker must give the same; a filter created before xxh3-64 became the default hashes with xxh3-128).
+    #[arg(long, default_value = HashFn::DEFAULT.id(), value_parser = hash_arg)]
+    hash: HashFn,
     /// How redis-bitmap moves bits: bitfield, setbit or script.
     #[arg(long, default_value = "bitfield")]
     mode: String,
@@ -129,6 +133,7 @@ pub fn run(args: SharedArgs) -> Result<i32> {
         remote.bitmap.bits_per_string = bits;
     }
     let mut config = BuildConfig::new(args.expected, args.fpr, args.seed);
+    config.hash = args.hash;
     config.remote = Some(remote);
     let mut filter = kind.build(&config)?;
     let Some(op) = op else {
@@ -143,7 +148,7 @@ pub fn run(args: SharedArgs) -> Result<i32> {
         Profile::load(dedupbench::keys::profile::DEFAULT_PROFILE)?,
         args.seed,
     );
-    let answered = worker::apply(filter.as_mut(), op, &generator, from..to, args.seed)?;
+    let answered = worker::apply(filter.as_mut(), op, &generator, from..to)?;
     let geometry = filter.geometry();
     let expected_fpr = filter.expected_fpr(args.expected);
     if let Some(failure) = filter.failure() {

@@ -1,4 +1,4 @@
-//! The keyed hashes the hash study sets beside the default, xxh3-128, on the same keys.
+//! The keyed hashes a structure can hash with, which the hash study sets side by side on the same keys.
 //!
 //! Each maps `(seed, key)` to a [`KeyHash`]. The 128-bit xxh3 gives both halves; a 64-bit hash gives `h1`
 //! and `h2` is `h1` through the murmur3 finaliser (a bijection), so the probe sequence `h1 + i·h2` is as
@@ -17,7 +17,8 @@ use std::hash::{BuildHasher, Hasher};
 /// A keyed hash the study compares.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum HashFn {
-    /// The default: xxh3 with a 128-bit output (`xxhash-rust`).
+    /// xxh3 with a 128-bit output (`xxhash-rust`): the default until December 2026, and what files and
+    /// shared filters that name no other hash were built with.
     Xxh3_128,
     /// xxh3 with a 64-bit output (`xxhash-rust`).
     Xxh3_64,
@@ -32,7 +33,13 @@ pub enum HashFn {
 }
 
 impl HashFn {
-    /// Every hash of the study, the default first.
+    /// What a new structure hashes with: xxh3-64, keyed, documented to pass SMHasher, inside the 99.9%
+    /// interval for `bloom` and `blocked` at 10⁷ and 10⁹ keys, and the fastest such hash on this
+    /// project's URLs through the batch loop every structure hashes with (`keys/hash * urls` in
+    /// `benches/structures.rs`; the README's dated notes of December 2026 give the figures).
+    pub const DEFAULT: HashFn = HashFn::Xxh3_64;
+
+    /// Every hash of the study.
     pub const ALL: [HashFn; 6] = [
         HashFn::Xxh3_128,
         HashFn::Xxh3_64,
@@ -57,6 +64,28 @@ impl HashFn {
     /// The hash of that name.
     pub fn from_id(id: &str) -> Option<HashFn> {
         HashFn::ALL.into_iter().find(|h| h.id() == id)
+    }
+
+    /// The ids a structure may be built with (those documented to pass SMHasher), for error messages.
+    pub fn usable_ids() -> String {
+        HashFn::ALL
+            .into_iter()
+            .filter(|h| h.documented_to_pass())
+            .map(HashFn::id)
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// The hash of that name, for building a structure: one documented to pass SMHasher.
+    pub fn parse_usable(id: &str) -> Result<HashFn, String> {
+        match HashFn::from_id(id) {
+            Some(h) if h.documented_to_pass() => Ok(h),
+            Some(_) => Err(format!(
+                "'{id}' is in the hash study only (its documentation does not say it passes SMHasher); usable: {}",
+                HashFn::usable_ids()
+            )),
+            None => Err(format!("unknown hash '{id}'; usable: {}", HashFn::usable_ids())),
+        }
     }
 
     /// Bits of output the hash itself gives (64-bit hashes get `h2` by a finaliser).
@@ -88,10 +117,10 @@ impl HashFn {
     }
 
     /// Hashes `key` under `seed`.
-    #[inline]
+    #[inline(always)]
     pub fn hash(self, seed: u64, key: &[u8]) -> KeyHash {
         let h1 = match self {
-            HashFn::Xxh3_128 => return super::hash_key(seed, key),
+            HashFn::Xxh3_128 => return super::xxh3_128(seed, key),
             HashFn::Xxh3_64 => xxhash_rust::xxh3::xxh3_64_with_seed(key, seed),
             HashFn::Rapidhash => rapidhash::v3::rapidhash_v3_seeded(key, seed),
             // The byte-stream entry point (`write`), as the others hash: `hash_one(&[u8])` would also
@@ -133,7 +162,7 @@ mod tests {
         }
         assert_eq!(
             HashFn::Xxh3_128.hash(9, b"k"),
-            super::super::hash_key(9, b"k")
+            super::super::xxh3_128(9, b"k")
         );
     }
 }

@@ -1,12 +1,15 @@
 //! The seeded key hash and the derivation of probe positions from it.
 //!
-//! Every structure hashes a key exactly once, with xxh3-128 keyed by the structure's seed, and derives all of
-//! its positions from the two 64-bit halves: probe i is `h1 + i·h2` (Kirsch & Mitzenmacher, "Less Hashing,
+//! Every structure hashes a key exactly once, with its [`KeyHasher`] (a hash function of [`HashFn`] keyed
+//! by the structure's seed; [`HashFn::DEFAULT`] unless a saved file, a shared filter or `--hash` names
+//! another), and derives all of its positions from the two 64-bit halves: probe i is `h1 + i·h2` (Kirsch & Mitzenmacher, "Less Hashing,
 //! Same Performance", ESA 2006), mapped to `[0, m)` by a multiply-high range reduction (Lemire 2019), which is
 //! exact for any `m < 2^64` (no 32-bit truncation) and avoids a division.
 //! Keeping hashing apart from probing lets the harness time each on its own.
 
 pub mod candidates;
+
+pub use candidates::HashFn;
 
 use xxhash_rust::xxh3::xxh3_128_with_seed;
 
@@ -19,8 +22,45 @@ pub struct KeyHash {
     pub h2: u64,
 }
 
-/// Identifies the hash function in saved results and files.
-pub const HASH_ID: &str = "xxh3-128";
+/// A hash function and the seed it is keyed with: what a structure hashes its keys with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct KeyHasher {
+    func: HashFn,
+    seed: u64,
+}
+
+impl KeyHasher {
+    /// `func` keyed by `seed`.
+    pub const fn new(func: HashFn, seed: u64) -> Self {
+        KeyHasher { func, seed }
+    }
+    /// The default hash keyed by `seed`.
+    pub const fn default_with_seed(seed: u64) -> Self {
+        KeyHasher::new(HashFn::DEFAULT, seed)
+    }
+    /// The hash function.
+    pub fn func(self) -> HashFn {
+        self.func
+    }
+    /// The seed.
+    pub fn seed(self) -> u64 {
+        self.seed
+    }
+    /// The same seed with a hash of at least 128 output bits: xxh3-128 in place of a 64-bit hash (whose
+    /// second half is derived from the first). For structures that keep both halves as a fingerprint.
+    pub fn with_128_bits(self) -> Self {
+        if self.func.output_bits() >= 128 {
+            self
+        } else {
+            KeyHasher::new(HashFn::Xxh3_128, self.seed)
+        }
+    }
+    /// Hashes one key.
+    #[inline]
+    pub fn hash(self, key: &[u8]) -> KeyHash {
+        self.func.hash(self.seed, key)
+    }
+}
 
 /// One step of SplitMix64 (Steele, Lea and Flood, 2014): advances `state` by the golden-ratio increment
 /// and returns it mixed. The streams and generators of the workbench draw their deterministic choices
@@ -33,9 +73,16 @@ pub fn splitmix64(state: &mut u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// Hashes `key` with xxh3-128 keyed by `seed`.
+/// Hashes `key` with the default hash keyed by `seed` (in tests and examples: a structure hashes with its
+/// own [`KeyHasher`]).
 #[inline]
 pub fn hash_key(seed: u64, key: &[u8]) -> KeyHash {
+    KeyHasher::default_with_seed(seed).hash(key)
+}
+
+/// Hashes `key` with xxh3-128 keyed by `seed`.
+#[inline]
+pub fn xxh3_128(seed: u64, key: &[u8]) -> KeyHash {
     let h = xxh3_128_with_seed(key, seed);
     KeyHash {
         h1: h as u64,

@@ -2,7 +2,7 @@
 //!
 //! Reusing one batch for every chunk of a key set keeps the hot loops free of per-key allocation.
 
-use crate::hash::{hash_key, KeyHash};
+use crate::hash::{HashFn, KeyHash, KeyHasher};
 
 /// Keys of one batch, concatenated, with end offsets and (once [`KeyBatch::hash_all`] ran) their hashes.
 #[derive(Clone, Debug, Default)]
@@ -73,15 +73,18 @@ impl KeyBatch {
         bytes.chain(ends).fold(0, u64::wrapping_add)
     }
 
-    /// Hashes every key with `seed` (replacing earlier hashes).
-    pub fn hash_all(&mut self, seed: u64) {
-        self.hash_each(|key| hash_key(seed, key));
-    }
-
-    /// Hashes every key with `hash` under `seed` (the hash study; everything else uses
-    /// [`KeyBatch::hash_all`]).
-    pub fn hash_all_with(&mut self, hash: crate::hash::candidates::HashFn, seed: u64) {
-        self.hash_each(|key| hash.hash(seed, key));
+    /// Hashes every key with `hasher` (replacing earlier hashes). One loop per hash function, chosen once
+    /// per batch: the hash is inlined into its loop, no match per key.
+    pub fn hash_all(&mut self, hasher: KeyHasher) {
+        let seed = hasher.seed();
+        match hasher.func() {
+            HashFn::Xxh3_128 => self.hash_each(|key| HashFn::Xxh3_128.hash(seed, key)),
+            HashFn::Xxh3_64 => self.hash_each(|key| HashFn::Xxh3_64.hash(seed, key)),
+            HashFn::Rapidhash => self.hash_each(|key| HashFn::Rapidhash.hash(seed, key)),
+            HashFn::Foldhash => self.hash_each(|key| HashFn::Foldhash.hash(seed, key)),
+            HashFn::Wyhash => self.hash_each(|key| HashFn::Wyhash.hash(seed, key)),
+            HashFn::Ahash => self.hash_each(|key| HashFn::Ahash.hash(seed, key)),
+        }
     }
 
     /// Replaces the hashes with `hash` of every key (monomorphic: no call through a pointer per key).
@@ -116,5 +119,25 @@ impl KeyBatch {
                 start = end as usize;
                 (key, hash)
             })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_batch_hashes_each_key_as_its_hasher_does() {
+        let mut batch = KeyBatch::with_capacity(3, 64);
+        for key in [&b"https://a.example/"[..], b"", b"https://b.example/x?y=1"] {
+            batch.push(key);
+        }
+        for func in HashFn::ALL {
+            let hasher = KeyHasher::new(func, 17);
+            batch.hash_all(hasher);
+            for (key, hash) in batch.iter() {
+                assert_eq!(hash, func.hash(17, key), "{}", func.id());
+            }
+        }
     }
 }

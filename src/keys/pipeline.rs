@@ -1,6 +1,6 @@
 //! The one key pipeline: a source (the generator's members or non-members over an index range, an evenly
 //! spread sample of members, or the lines of a URL file) made into batches one at a time, and hashed with
-//! one seed. Every loop that feeds a structure (the harness's passes, the parallel builds, the scenario,
+//! one hasher (a hash function keyed by a seed). Every loop that feeds a structure (the harness's passes, the parallel builds, the scenario,
 //! the sweep, `dedup`, `shared`, the tests) reads keys through it.
 //!
 //! Making and hashing are separate steps ([`KeyPipeline::make`], then [`KeyBatch::hash_all`] or
@@ -9,6 +9,7 @@
 
 use super::file::UrlFile;
 use super::{KeyBatch, UrlGenerator};
+use crate::hash::KeyHasher;
 use crate::Result;
 use std::ops::Range;
 
@@ -40,31 +41,31 @@ enum Source<'g> {
     File { file: Box<UrlFile>, left: u64 },
 }
 
-/// Batches of keys from one source, hashed with one seed.
+/// Batches of keys from one source, hashed with one hasher.
 pub struct KeyPipeline<'g> {
     source: Source<'g>,
-    seed: u64,
+    hasher: KeyHasher,
     batch_keys: usize,
 }
 
 impl<'g> KeyPipeline<'g> {
-    fn new(source: Source<'g>, seed: u64) -> Self {
+    fn new(source: Source<'g>, hasher: KeyHasher) -> Self {
         KeyPipeline {
             source,
-            seed,
+            hasher,
             batch_keys: DEFAULT_BATCH_KEYS,
         }
     }
 
     /// Generated members `range`.
-    pub fn members(generator: &'g UrlGenerator, range: Range<u64>, seed: u64) -> Self {
+    pub fn members(generator: &'g UrlGenerator, range: Range<u64>, hasher: KeyHasher) -> Self {
         Self::new(
             Source::Members {
                 generator,
                 next: range.start,
                 end: range.end.max(range.start),
             },
-            seed,
+            hasher,
         )
     }
 
@@ -73,7 +74,7 @@ impl<'g> KeyPipeline<'g> {
         generator: &'g UrlGenerator,
         count: u64,
         stride: u64,
-        seed: u64,
+        hasher: KeyHasher,
     ) -> Self {
         Self::new(
             Source::Strided {
@@ -82,30 +83,30 @@ impl<'g> KeyPipeline<'g> {
                 end: count,
                 stride: stride.max(1),
             },
-            seed,
+            hasher,
         )
     }
 
     /// Generated non-members `range`.
-    pub fn non_members(generator: &'g UrlGenerator, range: Range<u64>, seed: u64) -> Self {
+    pub fn non_members(generator: &'g UrlGenerator, range: Range<u64>, hasher: KeyHasher) -> Self {
         Self::new(
             Source::NonMembers {
                 generator,
                 next: range.start,
                 end: range.end.max(range.start),
             },
-            seed,
+            hasher,
         )
     }
 
     /// At most `lines` lines of `file` (`u64::MAX`: to its end), validated as they are read.
-    pub fn file(file: UrlFile, lines: u64, seed: u64) -> Self {
+    pub fn file(file: UrlFile, lines: u64, hasher: KeyHasher) -> Self {
         Self::new(
             Source::File {
                 file: Box::new(file),
                 left: lines,
             },
-            seed,
+            hasher,
         )
     }
 
@@ -120,9 +121,9 @@ impl<'g> KeyPipeline<'g> {
         self.batch_keys = keys.max(1);
     }
 
-    /// The seed the keys are hashed with.
-    pub fn seed(&self) -> u64 {
-        self.seed
+    /// The hash function and seed the keys are hashed with.
+    pub fn hasher(&self) -> KeyHasher {
+        self.hasher
     }
 
     /// Clears `batch` and fills it with the next keys, not hashed; returns how many (0: the source is
@@ -182,7 +183,7 @@ impl<'g> KeyPipeline<'g> {
     pub fn next_hashed(&mut self, batch: &mut KeyBatch) -> Result<usize> {
         let made = self.make(batch)?;
         if made > 0 {
-            batch.hash_all(self.seed);
+            batch.hash_all(self.hasher);
         }
         Ok(made)
     }
@@ -212,7 +213,7 @@ mod tests {
         let mut keys = Vec::new();
         while p.next_hashed(&mut batch).unwrap() > 0 {
             for (i, (key, hash)) in batch.iter().enumerate() {
-                assert_eq!(hash, crate::hash::hash_key(p.seed(), key), "key {i} hashed");
+                assert_eq!(hash, p.hasher().hash(key), "key {i} hashed");
                 keys.push(key.to_vec());
             }
         }
@@ -222,17 +223,26 @@ mod tests {
     #[test]
     fn every_source_gives_its_keys_in_order_in_batches() {
         let g = generator();
-        let members = collect(KeyPipeline::members(&g, 3..1000, 1).with_batch_keys(7));
+        let members = collect(
+            KeyPipeline::members(&g, 3..1000, KeyHasher::default_with_seed(1)).with_batch_keys(7),
+        );
         assert_eq!(members.len(), 997);
         let mut buf = Vec::new();
         g.member(3, &mut buf);
         assert_eq!(members[0], buf);
         g.member(999, &mut buf);
         assert_eq!(members[996], buf);
-        let strided = collect(KeyPipeline::strided_members(&g, 10, 100, 1).with_batch_keys(3));
+        let strided = collect(
+            KeyPipeline::strided_members(&g, 10, 100, KeyHasher::default_with_seed(1))
+                .with_batch_keys(3),
+        );
         g.member(900, &mut buf);
         assert_eq!((strided.len(), &strided[9]), (10, &buf));
-        let non = collect(KeyPipeline::non_members(&g, 0..50, 1));
+        let non = collect(KeyPipeline::non_members(
+            &g,
+            0..50,
+            KeyHasher::default_with_seed(1),
+        ));
         g.non_member(49, &mut buf);
         assert_eq!((non.len(), &non[49]), (50, &buf));
         let text = "https://a.example/\nhttps://b.example/\nhttps://c.example/\n";
@@ -240,7 +250,7 @@ mod tests {
             "<test>",
             Box::new(std::io::Cursor::new(text.as_bytes().to_vec())),
         );
-        let lines = collect(KeyPipeline::file(file, 2, 9));
+        let lines = collect(KeyPipeline::file(file, 2, KeyHasher::default_with_seed(9)));
         assert_eq!(
             lines,
             vec![
@@ -248,6 +258,11 @@ mod tests {
                 b"https://b.example/".to_vec()
             ]
         );
-        assert!(collect(KeyPipeline::members(&g, 5..5, 1)).is_empty());
+        assert!(collect(KeyPipeline::members(
+            &g,
+            5..5,
+            KeyHasher::default_with_seed(1)
+        ))
+        .is_empty());
     }
 }

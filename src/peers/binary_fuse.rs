@@ -82,7 +82,7 @@ impl PeerKind for BinaryFuseKind {
                 pending: Vec::with_capacity(config.expected_keys.min(1 << 32) as usize),
                 built: None,
             },
-            config.seed,
+            config.hasher(),
             false,
         ))
     }

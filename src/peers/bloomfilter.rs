@@ -51,6 +51,6 @@ impl PeerKind for BloomfilterKind {
             &seed,
         )
         .map_err(|e| crate::Error::invalid("bloomfilter", e))?;
-        Ok(peer(Self::ID, Filter(filter), config.seed, false))
+        Ok(peer(Self::ID, Filter(filter), config.hasher(), false))
     }
 }

@@ -37,6 +37,7 @@ pub use imp::*;
 mod imp {
     use super::super::{peer, PeerFilter, PeerKind};
     use super::ID;
+    use crate::hash::KeyHasher;
     use crate::structures::{bloom, BuildConfig, Geometry, Membership, MemoryModel};
     use crate::theory;
 
@@ -70,9 +71,9 @@ mod imp {
 
     /// The peer with this exact geometry (bits, probes) behind the membership trait (for the conformance
     /// suite's past-2³²-bits check).
-    pub fn with_geometry(bits: u64, hashes: u32, seed: u64) -> Box<dyn Membership> {
+    pub fn with_geometry(bits: u64, hashes: u32, hasher: KeyHasher) -> Box<dyn Membership> {
         let filter = ::fastbloom::BloomFilter::with_num_bits(bits as usize).hashes(hashes);
-        peer(FastBloomKind::ID, Filter(filter), seed, false)
+        peer(FastBloomKind::ID, Filter(filter), hasher, false)
     }
 
     impl PeerKind for FastBloomKind {
@@ -88,7 +89,7 @@ mod imp {
         fn build(&self, config: &BuildConfig) -> crate::Result<Box<dyn Membership>> {
             let s = bloom::sizing(config);
             let filter = ::fastbloom::BloomFilter::with_num_bits(s.bits as usize).hashes(s.hashes);
-            Ok(peer(Self::ID, Filter(filter), config.seed, false))
+            Ok(peer(Self::ID, Filter(filter), config.hasher(), false))
         }
     }
 }

@@ -64,7 +64,7 @@ impl PeerKind for GrowableKind {
                 target: config.fpr,
                 initial,
             },
-            config.seed,
+            config.hasher(),
             false,
         ))
     }

@@ -1,7 +1,7 @@
 //! Peer crates as comparison rows: well-known filters from crates.io behind the same trait, on the same
 //! keys. They are benchmark rows only (the `peers` feature), never used inside our structures.
 //!
-//! Hashing: every peer receives h1 of our seeded xxh3-128 hash. Crates with a raw-hash entry point
+//! Hashing: every peer receives h1 of our seeded hash (the run's, as our structures). Crates with a raw-hash entry point
 //! (fastbloom, sbbf-rs-safe, qfilter, xorf) use it directly; the others (bloomfilter, growable-bloom-filter)
 //! take it as their `Hash` item and hash those 8 bytes again with their own hasher, which is part of their
 //! measured cost. Theory: each peer's own formula from its visible geometry, or, where the geometry is
@@ -25,7 +25,7 @@ pub const SPEED_TARGETS: &[(&str, &[SpeedTarget])] = &[
     (sbbf::ID, sbbf::SPEED_TARGETS),
 ];
 
-use crate::hash::KeyHash;
+use crate::hash::{KeyHash, KeyHasher};
 use crate::structures::{
     BuildConfig, Geometry, Kind, Membership, MemoryModel, Removable, SpeedTarget,
 };
@@ -54,7 +54,7 @@ pub trait PeerFilter: Send + Sync {
 pub struct Peer<F: PeerFilter> {
     pub id: &'static str,
     pub filter: F,
-    pub seed: u64,
+    pub hasher: KeyHasher,
     pub inserted: u64,
     pub removable: bool,
 }
@@ -63,8 +63,8 @@ impl<F: PeerFilter> Membership for Peer<F> {
     fn id(&self) -> &'static str {
         self.id
     }
-    fn seed(&self) -> u64 {
-        self.seed
+    fn hasher(&self) -> KeyHasher {
+        self.hasher
     }
     #[inline]
     fn insert_hashed(&mut self, _key: &[u8], hash: KeyHash) -> bool {
@@ -112,13 +112,13 @@ impl<F: PeerFilter> Removable for Peer<F> {
 pub fn peer<F: PeerFilter + 'static>(
     id: &'static str,
     filter: F,
-    seed: u64,
+    hasher: KeyHasher,
     removable: bool,
 ) -> Box<dyn Membership> {
     Box::new(Peer {
         id,
         filter,
-        seed,
+        hasher,
         inserted: 0,
         removable,
     })

@@ -48,6 +48,6 @@ impl PeerKind for QfilterKind {
     fn build(&self, config: &BuildConfig) -> crate::Result<Box<dyn Membership>> {
         let filter = ::qfilter::Filter::new(config.expected_keys.max(1), config.fpr)
             .map_err(|e| crate::Error::invalid("qfilter", format!("{e:?}")))?;
-        Ok(peer(Self::ID, Filter(filter), config.seed, true))
+        Ok(peer(Self::ID, Filter(filter), config.hasher(), true))
     }
 }

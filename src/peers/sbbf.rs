@@ -93,7 +93,7 @@ mod imp {
                 bits_per_key(config.fpr) as usize,
                 config.expected_keys.max(1) as usize,
             );
-            Ok(peer(Self::ID, Filter { inner }, config.seed, false))
+            Ok(peer(Self::ID, Filter { inner }, config.hasher(), false))
         }
     }
 }

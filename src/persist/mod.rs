@@ -3,7 +3,8 @@
 //! [`crate::registry`] finds the kind a file names.
 //!
 //! Layout (little-endian): magic `DDBFILT\0`; version u32; kind id (u8 length + bytes); hash id (u8 length +
-//! bytes); seed u64; inserts u64; parameters (u32 length + bytes, the structure's own); payload (u64 length +
+//! bytes: the [`crate::hash::HashFn`] id the structure hashes with; files that predate the choice of hash
+//! all name xxh3-128); seed u64; inserts u64; parameters (u32 length + bytes, the structure's own); payload (u64 length +
 //! bytes: the bit or counter arrays); then the xxh3-64 checksum of everything before it.
 //! Writes are atomic ([`crate::atomic_file`]). Reading checks every length against the file before
 //! allocating, and the checksum before trusting anything: a truncated, corrupted, wrong-version or
@@ -14,6 +15,7 @@ mod reader;
 pub use reader::Reader;
 
 use crate::atomic_file::AtomicFile;
+use crate::hash::{HashFn, KeyHasher};
 use crate::{Error, Result};
 use std::io::Write;
 use std::path::Path;
@@ -53,13 +55,15 @@ pub struct SavedParts<'a> {
 pub struct Header<'a> {
     /// The registry id of the structure's kind.
     pub kind_id: &'a str,
-    pub seed: u64,
+    /// The hash function and seed the structure hashes with.
+    pub hasher: KeyHasher,
     pub inserted: u64,
 }
 
 /// A checked file, for a structure to rebuild itself from.
 pub struct Loaded<'a> {
-    pub seed: u64,
+    /// The hash function the file names, keyed by its seed.
+    pub hasher: KeyHasher,
     pub inserted: u64,
     pub params: Reader<'a>,
     pub payload: Reader<'a>,
@@ -78,7 +82,7 @@ pub fn write(path: &Path, header: &Header, parts: &SavedParts) -> Result<()> {
         hasher: Xxh3::new(),
     };
     let id = header.kind_id.as_bytes();
-    let hash_id = crate::hash::HASH_ID.as_bytes();
+    let hash_id = header.hasher.func().id().as_bytes();
     let mut head = Vec::new();
     head.extend_from_slice(MAGIC);
     head.extend_from_slice(&VERSION.to_le_bytes());
@@ -86,7 +90,7 @@ pub fn write(path: &Path, header: &Header, parts: &SavedParts) -> Result<()> {
     head.extend_from_slice(id);
     head.push(hash_id.len() as u8);
     head.extend_from_slice(hash_id);
-    head.extend_from_slice(&header.seed.to_le_bytes());
+    head.extend_from_slice(&header.hasher.seed().to_le_bytes());
     head.extend_from_slice(&header.inserted.to_le_bytes());
     head.extend_from_slice(&(parts.params.len() as u32).to_le_bytes());
     head.extend_from_slice(&parts.params);
@@ -159,12 +163,13 @@ pub fn decode(bytes: &[u8]) -> Result<(String, Loaded<'_>), FormatError> {
         .to_string();
     let hash_len = r.u8()?;
     let hash_id = r.bytes(hash_len as u64)?;
-    if hash_id != crate::hash::HASH_ID.as_bytes() {
-        return Err(FormatError::Hash {
+    let hash = std::str::from_utf8(hash_id)
+        .ok()
+        .and_then(HashFn::from_id)
+        .ok_or_else(|| FormatError::Hash {
             found: String::from_utf8_lossy(hash_id).into_owned(),
-            expected: crate::hash::HASH_ID,
-        });
-    }
+            known: HashFn::ALL.map(HashFn::id).join(", "),
+        })?;
     let seed = r.u64()?;
     let inserted = r.u64()?;
     let params_len = r.u32()?;
@@ -175,7 +180,7 @@ pub fn decode(bytes: &[u8]) -> Result<(String, Loaded<'_>), FormatError> {
     Ok((
         id,
         Loaded {
-            seed,
+            hasher: KeyHasher::new(hash, seed),
             inserted,
             params,
             payload,

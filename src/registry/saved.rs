@@ -30,7 +30,7 @@ pub fn save(structure: &dyn Membership, path: &Path) -> Result<()> {
     })?;
     let header = Header {
         kind_id: structure.id(),
-        seed: structure.seed(),
+        hasher: structure.hasher(),
         inserted: structure.n_inserted(),
     };
     persist::write(path, &header, &parts)
@@ -65,13 +65,19 @@ pub fn decode(bytes: &[u8]) -> Result<Box<dyn Membership>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::hash::HashFn;
     use crate::registry::find;
     use crate::structures::BuildConfig;
     use rand::{Rng, SeedableRng};
     use xxhash_rust::xxh3::xxh3_64;
 
     fn filled(id: &str, n: u64) -> Box<dyn Membership> {
+        filled_with(id, n, HashFn::DEFAULT)
+    }
+
+    fn filled_with(id: &str, n: u64, hash: HashFn) -> Box<dyn Membership> {
         let mut config = BuildConfig::new(n, 0.01, 99);
+        config.hash = hash;
         config.growth.initial_keys = Some(n / 8);
         let mut s = find(id).unwrap().build(&config).unwrap();
         let g = crate::keys::UrlGenerator::new(crate::keys::Profile::default_profile(), 5);
@@ -98,8 +104,13 @@ mod tests {
         );
         let dir = tempfile::tempdir().unwrap();
         let g = crate::keys::UrlGenerator::new(crate::keys::Profile::default_profile(), 5);
-        for id in savable_ids() {
-            let s = filled(id, 20_000);
+        // Each kind with the default hash and with the one files made before it name.
+        for (id, hash) in savable_ids()
+            .into_iter()
+            .flat_map(|id| [(id, HashFn::DEFAULT), (id, HashFn::Xxh3_128)])
+        {
+            let s = filled_with(id, 20_000, hash);
+            assert_eq!(s.hasher().func(), hash);
             let path = dir.path().join(format!("{id}.filter"));
             save(s.as_ref(), &path).unwrap();
             assert!(
@@ -108,7 +119,7 @@ mod tests {
             );
             let back = load(&path).unwrap();
             assert_eq!(back.id(), id);
-            assert_eq!(back.seed(), s.seed());
+            assert_eq!(back.hasher(), s.hasher());
             assert_eq!(back.n_inserted(), s.n_inserted());
             assert_eq!(back.geometry(), s.geometry());
             assert_eq!(back.bytes_held(), s.bytes_held());
@@ -161,6 +172,18 @@ mod tests {
         let sum = xxh3_64(&kind[..n - 8]);
         kind[n - 8..].copy_from_slice(&sum.to_le_bytes());
         assert!(err(&kind).contains("kind 'blorm'"), "{}", err(&kind));
+        // A hash this build does not know, re-checksummed likewise.
+        let mut hash = good.clone();
+        let id = HashFn::DEFAULT.id().as_bytes();
+        assert_eq!(&hash[19..19 + id.len()], id, "the hash id follows the kind");
+        hash[19] = b'y';
+        let sum = xxh3_64(&hash[..n - 8]);
+        hash[n - 8..].copy_from_slice(&sum.to_le_bytes());
+        assert!(
+            err(&hash).contains("is not one this build knows; known hashes: xxh3-128, xxh3-64"),
+            "{}",
+            err(&hash)
+        );
         let path = dir.path().join("missing.filter");
         assert!(load(&path)
             .err()

@@ -131,7 +131,7 @@ pub fn claim_params(conn: &mut Conn, prefix: &str, params: &str) -> Result<bool>
     if stored != params {
         return Err(conn.error(format!(
             "filter '{prefix}' was created with \"{stored}\"; this worker asks for \"{params}\". \
-             Use the same --structure, --expected, --fpr, --seed and --shards, or another name"
+             Use the same --structure, --expected, --fpr, --seed, --hash and --shards, or another name"
         )));
     }
     Ok(false)

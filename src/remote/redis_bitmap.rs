@@ -1,5 +1,5 @@
 //! `redis-bitmap`: a Bloom filter over plain Redis strings on a stock server (what Redisson does). The
-//! client hashes exactly as the in-process [`crate::structures::bloom`] does — same m, k, xxh3-128 seed and probe
+//! client hashes exactly as the in-process [`crate::structures::bloom`] does — same m, k, hash, seed and probe
 //! positions `reduce(h1 + i·h2, m)` — and only sets and reads bits on the server.
 //!
 //! Layout: bit p lives in string `{key}:bits:{p / S}` at offset `p mod S`, S = `bits_per_string` (2³² at
@@ -27,7 +27,7 @@
 use super::link::{self, Link};
 use super::redis_bloom::remote_of;
 use super::shards::Shards;
-use crate::hash::{hash_key, reduce, KeyHash};
+use crate::hash::{reduce, KeyHash, KeyHasher};
 use crate::keys::KeyBatch;
 use crate::redis::BitmapMode;
 use crate::redis::Conn;
@@ -90,7 +90,7 @@ pub struct RedisBitmap {
     bits_per_string: u64,
     mode: BitmapMode,
     batch_keys: usize,
-    seed: u64,
+    hasher: KeyHasher,
     owned: bool,
     inserted: u64,
     /// Keys each shard told this worker were new, since it opened the filter (a cluster only).
@@ -147,8 +147,11 @@ impl RedisBitmap {
                 String::new()
             };
             let params = format!(
-                "dedupbench-bloom-v1 m={} k={} hash=xxh3-128 seed={} bits_per_string={bits_per_string}{shard}",
-                sizing.bits, sizing.hashes, config.seed
+                "dedupbench-bloom-v1 m={} k={} hash={} seed={} bits_per_string={bits_per_string}{shard}",
+                sizing.bits,
+                sizing.hashes,
+                config.hash.id(),
+                config.seed
             );
             if link::claim_params(&mut conn, prefix, &params)? {
                 // Allocate every string now, so the server's memory is the filter's from the first
@@ -181,7 +184,7 @@ impl RedisBitmap {
             bits_per_string,
             mode: remote.bitmap.mode,
             batch_keys: remote.batch_keys.max(1),
-            seed: config.seed,
+            hasher: config.hasher(),
             owned: !remote.join_existing,
             inserted: 0,
             told_new: std::sync::Mutex::new(vec![0; count]),
@@ -439,8 +442,8 @@ impl Membership for RedisBitmap {
     fn id(&self) -> &'static str {
         ID
     }
-    fn seed(&self) -> u64 {
-        self.seed
+    fn hasher(&self) -> KeyHasher {
+        self.hasher
     }
     fn insert_hashed(&mut self, _key: &[u8], hash: KeyHash) -> bool {
         let new = self.link.run(|c| self.round_trip(c, &[hash], true)) == 1;
@@ -452,7 +455,7 @@ impl Membership for RedisBitmap {
         self.link.run(|c| self.round_trip(c, &[hash], false)) == 1
     }
     fn insert(&mut self, key: &[u8]) -> bool {
-        let hash = hash_key(self.seed, key);
+        let hash = self.hasher.hash(key);
         self.insert_hashed(key, hash)
     }
     fn batch_path(&self) -> bool {

@@ -22,7 +22,7 @@
 
 use super::link::{self, Link};
 use super::shards::{InFlight, Shards};
-use crate::hash::KeyHash;
+use crate::hash::{HashFn, KeyHash, KeyHasher};
 use crate::keys::KeyBatch;
 use crate::redis::{Conn, RemoteConfig};
 use crate::structures::{BuildConfig, Geometry, Kind, Membership, MemoryModel};
@@ -125,7 +125,7 @@ pub struct RedisBloom {
     link: Link,
     shards: Shards,
     batch_keys: usize,
-    seed: u64,
+    hasher: KeyHasher,
     owned: bool,
     inserted: u64,
     /// Answers kept for a resend (`dedup`'s adds).
@@ -172,9 +172,15 @@ impl RedisBloom {
             shard_capacity(config.expected_keys, count)
         }
         .to_string();
+        // The client's hash picks a key's shard. Parameters written before the hash could be chosen
+        // name neither hash nor seed (theirs was xxh3-128).
+        let hash_tag = match config.hash {
+            HashFn::Xxh3_128 => String::new(),
+            other => format!(" hash={} seed={}", other.id(), config.seed),
+        };
         for (s, prefix) in shards.prefixes().iter().enumerate() {
             let shard = if count > 1 {
-                format!(" shard={s}/{count}")
+                format!(" shard={s}/{count}{hash_tag}")
             } else {
                 String::new()
             };
@@ -202,7 +208,7 @@ impl RedisBloom {
             link: Link::new(conn),
             shards,
             batch_keys: remote.batch_keys.max(1),
-            seed: config.seed,
+            hasher: config.hasher(),
             owned: !remote.join_existing,
             inserted: 0,
             once: Default::default(),
@@ -267,10 +273,10 @@ impl RedisBloom {
 }
 
 /// A batch of one key, hashed (its hash picks its shard).
-pub(crate) fn one_key(key: &[u8], seed: u64) -> KeyBatch {
+pub(crate) fn one_key(key: &[u8], hasher: KeyHasher) -> KeyBatch {
     let mut batch = KeyBatch::with_capacity(1, key.len());
     batch.push(key);
-    batch.hash_all(seed);
+    batch.hash_all(hasher);
     batch
 }
 
@@ -311,14 +317,14 @@ impl Membership for RedisBloom {
     fn id(&self) -> &'static str {
         self.id
     }
-    fn seed(&self) -> u64 {
-        self.seed
+    fn hasher(&self) -> KeyHasher {
+        self.hasher
     }
     fn insert_hashed(&mut self, key: &[u8], _hash: KeyHash) -> bool {
-        self.insert_batch(&one_key(key, self.seed)) == 1
+        self.insert_batch(&one_key(key, self.hasher)) == 1
     }
     fn contains_hashed(&self, key: &[u8], _hash: KeyHash) -> bool {
-        self.contains_batch(&one_key(key, self.seed)) == 1
+        self.contains_batch(&one_key(key, self.hasher)) == 1
     }
     fn batch_path(&self) -> bool {
         true

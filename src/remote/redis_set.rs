@@ -1,18 +1,18 @@
 //! `redis-set` and `redis-set-fp`: the exact shared baseline, a Redis set of the URLs themselves (or of
-//! their 16-byte xxh3-128 fingerprints: rate ≈ n/2¹²⁸, [`crate::theory::fingerprint_fpr_bits`]). Inserts are
+//! their 16-byte xxh3-128 fingerprints, whatever the run's hash: rate ≈ n/2¹²⁸, [`crate::theory::fingerprint_fpr_bits`]). Inserts are
 //! `SADD` of `batch_keys` members per round trip (atomic per command: a member new to the set is counted by
 //! exactly one worker), lookups `SMISMEMBER` (Redis ≥ 6.2). A worker that needs to know which of its keys
 //! were new (`dedup`) sends a small Lua script per shard that answers `SADD`'s 0/1 per member: atomic per
 //! key, so under concurrent workers exactly one of them is told a URL is new, and kept for a resend
 //! ([`super::once`]). The server's bytes come from
 //! `MEMORY USAGE`. On a Redis Cluster the set is one set per shard ([`super::shards::Shards`]); the
-//! shard is picked by our hash of the URL, so every worker must use the same `--seed`, which the
-//! parameters record.
+//! shard is picked by our hash of the URL, so every worker must use the same `--seed` and `--hash`,
+//! which the parameters record.
 
 use super::link::{self, Link};
 use super::redis_bloom::{one_key, remote_of};
 use super::shards::{InFlight, Shards};
-use crate::hash::KeyHash;
+use crate::hash::{HashFn, KeyHash, KeyHasher};
 use crate::keys::KeyBatch;
 use crate::redis::Conn;
 use crate::structures::{BuildConfig, Geometry, Kind, Membership, MemoryModel};
@@ -109,7 +109,7 @@ pub struct RedisSet {
     shards: Shards,
     fingerprint: bool,
     batch_keys: usize,
-    seed: u64,
+    hasher: KeyHasher,
     owned: bool,
     inserted: u64,
     /// Answers kept for a resend (`dedup`'s adds).
@@ -137,12 +137,27 @@ impl RedisSet {
             link::require_existing(&mut conn, &remote.key, &shards)?;
         }
         let count = shards.count();
+        // A fingerprint keeps both halves of a 128-bit hash, whatever the run's hash.
+        let hasher = if fingerprint {
+            config.hasher().with_128_bits()
+        } else {
+            config.hasher()
+        };
+        // Parameters written before the hash could be chosen name none: theirs was xxh3-128.
+        let hash_tag = match hasher.func() {
+            HashFn::Xxh3_128 => String::new(),
+            other => format!(" hash={}", other.id()),
+        };
         for (s, prefix) in shards.prefixes().iter().enumerate() {
-            // Fingerprints and shards depend on the seed: a worker with another seed would miss keys.
+            // Fingerprints and shards depend on the hash and seed: a worker with another would miss keys.
             let params = match (fingerprint, count) {
-                (true, _) => format!("{id} v1 member=xxh3-128 seed={}", config.seed),
+                (true, _) => format!(
+                    "{id} v1 member={} seed={}",
+                    hasher.func().id(),
+                    hasher.seed()
+                ),
                 (false, 1) => format!("{id} v1 member=url"),
-                (false, _) => format!("{id} v1 member=url seed={}", config.seed),
+                (false, _) => format!("{id} v1 member=url seed={}{hash_tag}", hasher.seed()),
             };
             let params = if count > 1 {
                 format!("{params} shard={s}/{count}")
@@ -157,7 +172,7 @@ impl RedisSet {
             shards,
             fingerprint,
             batch_keys: remote.batch_keys.max(1),
-            seed: config.seed,
+            hasher,
             owned: !remote.join_existing,
             inserted: 0,
             once: Default::default(),
@@ -248,14 +263,14 @@ impl Membership for RedisSet {
     fn id(&self) -> &'static str {
         self.id
     }
-    fn seed(&self) -> u64 {
-        self.seed
+    fn hasher(&self) -> KeyHasher {
+        self.hasher
     }
     fn insert_hashed(&mut self, key: &[u8], _hash: KeyHash) -> bool {
-        self.insert_batch(&one_key(key, self.seed)) == 1
+        self.insert_batch(&one_key(key, self.hasher)) == 1
     }
     fn contains_hashed(&self, key: &[u8], _hash: KeyHash) -> bool {
-        self.contains_batch(&one_key(key, self.seed)) == 1
+        self.contains_batch(&one_key(key, self.hasher)) == 1
     }
     fn batch_path(&self) -> bool {
         true

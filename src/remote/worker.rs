@@ -29,18 +29,18 @@ impl WorkerOp {
     }
 }
 
-/// Applies `op` to the keys `range` of `generator`, hashed with `seed`; returns the keys answered (new
+/// Applies `op` to the keys `range` of `generator`, hashed with the filter's hasher; returns the keys answered (new
 /// for inserts, present for queries). Stops early when the filter reports a failure.
 pub fn apply(
     filter: &mut dyn Membership,
     op: WorkerOp,
     generator: &UrlGenerator,
     range: Range<u64>,
-    seed: u64,
 ) -> Result<u64> {
+    let hasher = filter.hasher();
     let mut keys = match op {
-        WorkerOp::NonMembers => KeyPipeline::non_members(generator, range, seed),
-        WorkerOp::Insert | WorkerOp::Check => KeyPipeline::members(generator, range, seed),
+        WorkerOp::NonMembers => KeyPipeline::non_members(generator, range, hasher),
+        WorkerOp::Insert | WorkerOp::Check => KeyPipeline::members(generator, range, hasher),
     };
     let mut batch = KeyBatch::with_capacity(4096, 96);
     let mut answered = 0u64;

@@ -4,7 +4,6 @@
 
 use super::markup::esc;
 use crate::hash::candidates::HashFn;
-use crate::hash::HASH_ID;
 use crate::results::{CellRecord, HashQualityRecord, HashSpeedRecord, Results};
 use crate::structures::{blocked, bloom};
 use crate::units::human_count;
@@ -12,6 +11,11 @@ use std::fmt::Write;
 
 /// The key length the verdict compares hashes at (the default profile's mean URL).
 const VERDICT_KEY_BYTES: u32 = 77;
+
+/// The hash the run's structures hashed with (its header's; xxh3-128 before headers named it).
+fn run_hash(r: &Results) -> &str {
+    r.header.as_ref().map_or("xxh3-128", |h| h.hash.as_str())
+}
 
 fn speed<'r>(r: &'r Results, hash: &str, bytes: u32) -> Option<&'r HashSpeedRecord> {
     r.hash_speed
@@ -67,7 +71,8 @@ fn fastest_passing(r: &Results) -> Option<(&'static str, f64)> {
 
 /// One line for the verdict list.
 pub fn verdict(r: &Results) -> String {
-    let Some(default) = speed(r, HASH_ID, VERDICT_KEY_BYTES) else {
+    let default_id = run_hash(r);
+    let Some(default) = speed(r, default_id, VERDICT_KEY_BYTES) else {
         return "not measured in this run".into();
     };
     let failing: Vec<&str> = measured(r)
@@ -75,14 +80,14 @@ pub fn verdict(r: &Results) -> String {
         .filter(|id| !passes(r, id))
         .collect();
     let mut out = match fastest_passing(r) {
-        Some((id, ns)) if id != HASH_ID => format!(
-            "at {VERDICT_KEY_BYTES}-byte keys {id} hashes in {ns:.1} ns against the default {HASH_ID}'s {:.1} ns ({:.1}×); it is documented to pass SMHasher, and its bloom and blocked filters kept their rates inside the 99.9% interval at n = {}",
+        Some((id, ns)) if id != default_id => format!(
+            "at {VERDICT_KEY_BYTES}-byte keys {id} hashes in {ns:.1} ns against the run's {default_id}'s {:.1} ns ({:.1}×); it is documented to pass SMHasher, and its bloom and blocked filters kept their rates inside the 99.9% interval at n = {}",
             default.ns_per_key.median,
             default.ns_per_key.median / ns,
             sizes_built(r, id)
         ),
         Some(_) => format!(
-            "the default {HASH_ID} is the fastest hash whose filters kept their rates ({:.1} ns at {VERDICT_KEY_BYTES} bytes)",
+            "the run's hash, {default_id}, is the fastest hash whose filters kept their rates ({:.1} ns at {VERDICT_KEY_BYTES} bytes)",
             default.ns_per_key.median
         ),
         None => "no hash documented to pass SMHasher kept every filter inside its 99.9% interval".into(),
@@ -127,13 +132,14 @@ fn lookup_split(s: &mut String, r: &Results) {
     if cells.is_empty() {
         return;
     }
-    let faster = fastest_passing(r).filter(|(id, _)| *id != HASH_ID);
-    let default_ns = speed(r, HASH_ID, VERDICT_KEY_BYTES).map(|s| s.ns_per_key.median);
+    let default_id = run_hash(r);
+    let faster = fastest_passing(r).filter(|(id, _)| *id != default_id);
+    let default_ns = speed(r, default_id, VERDICT_KEY_BYTES).map(|s| s.ns_per_key.median);
     let _ = writeln!(
         s,
-        "<p>A member lookup on the batched path, at the largest n of each filter: the hash (the run's {HASH_ID} on its URLs), the probe (the rest), and the machine's memory floor (one prefetched random line read per key, in an array of the filter's size).{}</p>",
+        "<p>A member lookup on the batched path, at the largest n of each filter: the hash (the run's {default_id} on its URLs), the probe (the rest), and the machine's memory floor (one prefetched random line read per key, in an array of the filter's size).{}</p>",
         match faster {
-            Some((id, _)) => format!(" The last column is a projection: the same lookup with the hash's share replaced by {id}'s cost at {VERDICT_KEY_BYTES} bytes less {HASH_ID}'s, both from the speed table below."),
+            Some((id, _)) => format!(" The last column is a projection: the same lookup with the hash's share replaced by {id}'s cost at {VERDICT_KEY_BYTES} bytes less {default_id}'s, both from the speed table below."),
             None => String::new(),
         }
     );
@@ -182,13 +188,14 @@ fn speed_table(s: &mut String, r: &Results) {
         let _ = write!(s, "<th>{l} B ns</th>");
     }
     let _ = writeln!(s, "<th>SMHasher (documented)</th></tr>");
+    let default_id = run_hash(r);
     for id in measured(r) {
         let first = speed(r, id, lengths[0]);
         let _ = write!(
             s,
             "<tr><td>{}{}</td><td>{}</td><td>yes (the seed changes the hash; unit-tested)</td>",
             esc(id),
-            if id == HASH_ID { " (default)" } else { "" },
+            if id == default_id { " (the run's)" } else { "" },
             first.map_or(0, |x| x.output_bits)
         );
         for l in &lengths {
@@ -293,14 +300,32 @@ mod tests {
         let mut r = results(&[("xxh3-128", 11.0), ("foldhash-fast", 5.0)], &[]);
         r.hash_speed[1].smhasher_passes = false;
         assert!(
-            verdict(&r).starts_with("the default xxh3-128 is the fastest"),
+            verdict(&r).starts_with("the run's hash, xxh3-128, is the fastest"),
             "{}",
             verdict(&r)
         );
         let r = results(&[("xxh3-128", 5.0), ("rapidhash-v3", 8.0)], &[]);
-        assert!(verdict(&r).starts_with("the default xxh3-128 is the fastest"));
+        // A run without a header (or whose header predates the field) hashed with xxh3-128.
+        assert!(verdict(&r).starts_with("the run's hash, xxh3-128, is the fastest"));
         let mut page = String::new();
         section(&mut page, &r);
         assert!(page.contains("id=\"hashes\"") && page.contains("rapidhash-v3"));
+        // The run's own hash, from its header, is what the others are set against.
+        let mut r = results(&[("xxh3-128", 9.0), ("xxh3-64", 7.0)], &[]);
+        let mut header: crate::results::RunHeader = serde_json::from_str(
+            include_str!("../../tests/fixtures/skips-and-scenario/results.jsonl")
+                .lines()
+                .next()
+                .expect("a header"),
+        )
+        .expect("the fixture's header");
+        assert_eq!(header.hash, "xxh3-128", "a header without the field");
+        header.hash = "xxh3-64".into();
+        r.header = Some(header);
+        assert!(
+            verdict(&r).starts_with("the run's hash, xxh3-64, is the fastest"),
+            "{}",
+            verdict(&r)
+        );
     }
 }

@@ -86,6 +86,11 @@ pub struct HashQualityRecord {
     pub false_negatives: u64,
 }
 
+/// What a header without a `hash` field hashed with.
+fn hash_before_the_field() -> String {
+    crate::hash::HashFn::Xxh3_128.id().to_string()
+}
+
 /// The parameters of a run and the machine it ran on (the first line).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RunHeader {
@@ -95,6 +100,10 @@ pub struct RunHeader {
     pub fpr: f64,
     pub memory_budget_bytes: u64,
     pub seed: u64,
+    /// The hash every structure of the run hashed with ([`crate::hash::HashFn::id`]); runs written before
+    /// the field all used xxh3-128.
+    #[serde(default = "hash_before_the_field")]
+    pub hash: String,
     pub reps: u32,
     /// Whether the repetitions were given explicitly (then they apply to every cell).
     #[serde(default)]

@@ -4,6 +4,7 @@
 
 use super::pass::{PassKeys, Path};
 use super::*;
+use crate::hash::KeyHasher;
 use crate::results::SkipCause;
 use crate::stats::Summary;
 
@@ -329,7 +330,7 @@ impl Runner<'_> {
             return Ok(None);
         }
         let mut structure = kind.build(config)?;
-        let seed = structure.seed();
+        let hasher = structure.hasher();
         let threads = self.plan.threads as u64;
         let Some(inserter) = structure.concurrent_inserter() else {
             return Ok(None);
@@ -338,7 +339,7 @@ impl Runner<'_> {
             .part_of(Default::default(), threads as usize)
             .is_some();
         let inserters = [inserter];
-        let per_thread = self.owned_build(n, threads, seed, &inserters, None);
+        let per_thread = self.owned_build(n, threads, hasher, &inserters, None);
         drop(inserters);
         let per_thread = per_thread?;
         structure.add_inserted(per_thread.iter().map(|t| t.hits[0]).sum());
@@ -375,7 +376,10 @@ impl Runner<'_> {
         // Hashed with another seed than the structures', so the reads land apart from their probes.
         let mut keys = self
             .source
-            .generated_non_members(0..n.min(FLOOR_KEYS), self.plan.seed ^ 0xF100)
+            .generated_non_members(
+                0..n.min(FLOOR_KEYS),
+                KeyHasher::default_with_seed(self.plan.seed ^ 0xF100),
+            )
             .with_batch_keys(BATCH_KEYS);
         let mut hashes = Vec::new();
         while keys.next_hashed(&mut self.batch)? > 0 {

@@ -249,7 +249,7 @@ impl Runner<'_> {
         let mut if_new = find(counting::ID)?.build(&config)?;
         let mut counted = find(counting::ID)?.build(&config)?;
         for _ in 0..REPEAT_OFFERS {
-            self.over_members(if_new.seed(), 0, keys, |batch| {
+            self.over_members(if_new.hasher(), 0, keys, |batch| {
                 batch
                     .iter()
                     .filter(|(key, hash)| if_new.insert_if_new(key, *hash))

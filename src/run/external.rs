@@ -6,6 +6,7 @@
 
 use super::*;
 use crate::external::process::{self, Request};
+use crate::hash::KeyHasher;
 use crate::results::{ExternalCell, SkipCause};
 use crate::structures::External;
 
@@ -103,8 +104,10 @@ impl Runner<'_> {
         };
         let outcome = process::run(
             &request,
-            self.source.members(n, 0)?,
-            self.source.non_members(queries, 0)?,
+            // The tool hashes for itself: the pipeline's hash is never used.
+            self.source.members(n, KeyHasher::default_with_seed(0))?,
+            self.source
+                .non_members(queries, KeyHasher::default_with_seed(0))?,
             self.stop,
             CELL_TIME_LIMIT,
         );

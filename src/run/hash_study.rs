@@ -11,7 +11,7 @@
 
 use super::plan::{hash_study_hashes, hash_study_sizes, Experiment, HASH_KEY_BYTES};
 use super::{interrupted_error, Need, Runner, BATCH_KEYS};
-use crate::hash::candidates::HashFn;
+use crate::hash::{HashFn, KeyHasher};
 use crate::keys::{KeyBatch, KeyPipeline, UrlGenerator};
 use crate::registry::find;
 use crate::results::{HashQualityRecord, HashSpeedRecord, Record};
@@ -126,17 +126,19 @@ fn study_filters(
 ) -> Result<Vec<HashQualityRecord>> {
     let mut filters: Vec<(HashFn, Box<dyn Membership>)> = Vec::new();
     for h in hashes {
+        let mut config = config.clone();
+        config.hash = *h;
         for id in STUDY_STRUCTURES {
-            filters.push((*h, find(id)?.build(config)?));
+            filters.push((*h, find(id)?.build(&config)?));
         }
     }
     let seed = config.seed;
     let mut batch = KeyBatch::with_capacity(BATCH_KEYS, 96);
     let each_key = |range: std::ops::Range<u64>, members: bool| {
         let pipeline = if members {
-            KeyPipeline::members(generator, range, seed)
+            KeyPipeline::members(generator, range, config.hasher())
         } else {
-            KeyPipeline::non_members(generator, range, seed)
+            KeyPipeline::non_members(generator, range, config.hasher())
         };
         pipeline.with_batch_keys(BATCH_KEYS)
     };
@@ -146,7 +148,7 @@ fn study_filters(
             return Err(interrupted_error());
         }
         for h in hashes {
-            batch.hash_all_with(*h, seed);
+            batch.hash_all(KeyHasher::new(*h, seed));
             for (_, f) in filters.iter_mut().filter(|(fh, _)| fh == h) {
                 f.insert_batch(&batch);
             }
@@ -170,7 +172,7 @@ fn study_filters(
                 return Err(interrupted_error());
             }
             for h in hashes {
-                batch.hash_all_with(*h, seed);
+                batch.hash_all(KeyHasher::new(*h, seed));
                 for (i, (fh, f)) in filters.iter().enumerate() {
                     if fh == h {
                         let found = f.contains_batch(&batch);

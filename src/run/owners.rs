@@ -8,7 +8,7 @@
 //! Up to [`MAX_STRUCTURES`] structures share one pass over the keys.
 
 use super::{interrupted_error, Runner, BATCH_KEYS};
-use crate::hash::KeyHash;
+use crate::hash::{KeyHash, KeyHasher};
 use crate::keys::{KeyBatch, KeyPipeline};
 use crate::structures::ConcurrentInsert;
 use crate::Result;
@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 pub(super) const MAX_STRUCTURES: usize = 3;
 
 impl Runner<'_> {
-    /// Inserts the generated members `[0, n)` hashed with `seed` into every inserter, `threads` threads each
+    /// Inserts the generated members `[0, n)` hashed with `hasher` into every inserter, `threads` threads each
     /// generating its own index range and writing as `writes` says. Returns each thread's timings (a
     /// structure's probe time is its inserts, and under owner-writes its routing and the parcels it
     /// applied); shows progress under `label` when given.
@@ -28,7 +28,7 @@ impl Runner<'_> {
         &mut self,
         n: u64,
         threads: u64,
-        seed: u64,
+        hasher: KeyHasher,
         inserters: &[Box<dyn ConcurrentInsert + '_>],
         label: Option<&str>,
     ) -> Result<Vec<Timings>> {
@@ -62,7 +62,7 @@ impl Runner<'_> {
                         let mut owner = Owner::new(inserters, t, inbox, outboxes);
                         let mut batch = KeyBatch::with_capacity(BATCH_KEYS, 96);
                         let range = t as u64 * n / threads..(t as u64 + 1) * n / threads;
-                        let mut members = KeyPipeline::members(generator, range, seed)
+                        let mut members = KeyPipeline::members(generator, range, hasher)
                             .with_batch_keys(BATCH_KEYS);
                         while !stop.load(Ordering::Relaxed) {
                             let t0 = Instant::now();
@@ -74,7 +74,7 @@ impl Runner<'_> {
                                 break;
                             }
                             let t1 = Instant::now();
-                            batch.hash_all(seed);
+                            batch.hash_all(hasher);
                             owner.timings.generate_ns += (t1 - t0).as_nanos() as u64;
                             owner.timings.hash_ns += t1.elapsed().as_nanos() as u64;
                             owner.route(batch.hashes());
@@ -334,14 +334,16 @@ mod tests {
         for i in &inserters {
             assert!(i.part_of(KeyHash::default(), 2).is_some(), "owner-writes");
         }
-        let per_thread = runner.owned_build(n, 2, 9, &inserters, None).unwrap();
+        let per_thread = runner
+            .owned_build(n, 2, KeyHasher::default_with_seed(9), &inserters, None)
+            .unwrap();
         drop(inserters);
         let totals = sum_timings(&per_thread);
         for (s, ((id, config), parallel)) in configs.iter().zip(&built).enumerate() {
             let mut single = build(id, config);
             let mut new = 0;
             runner
-                .over_members(9, 0, n, |batch| {
+                .over_members(KeyHasher::default_with_seed(9), 0, n, |batch| {
                     new += single.insert_batch(batch);
                     0
                 })

@@ -3,6 +3,7 @@
 //! timed apart.
 
 use super::*;
+use crate::hash::KeyHasher;
 use crate::keys::KeyPipeline;
 
 /// What one pass over keys measured.
@@ -78,11 +79,11 @@ impl Runner<'_> {
         keys: PassKeys,
         path: Path,
     ) -> Result<PassTiming> {
-        let seed = insert_into
+        let hasher = insert_into
             .as_ref()
-            .map(|s| s.seed())
-            .or(query.map(|s| s.seed()))
-            .unwrap_or(0);
+            .map(|s| s.hasher())
+            .or(query.map(|s| s.hasher()))
+            .unwrap_or(KeyHasher::default_with_seed(0));
         let (total, deadline) = match &keys {
             PassKeys::Members(n) => (*n, None),
             PassKeys::MemberSample { count, .. } => (*count, None),
@@ -94,11 +95,11 @@ impl Runner<'_> {
         self.progress.start(&format!("{label}: {phase}"), total);
         // Hashing is timed in `work`, so the pipeline only makes the keys here.
         let mut producer = match keys {
-            PassKeys::Members(n) => self.source.members(n, seed)?,
-            PassKeys::MemberSample { n, count } => self.source.member_sample(n, count, seed)?,
-            PassKeys::NonMembers { count, .. } => self.source.non_members(count, seed)?,
+            PassKeys::Members(n) => self.source.members(n, hasher)?,
+            PassKeys::MemberSample { n, count } => self.source.member_sample(n, count, hasher)?,
+            PassKeys::NonMembers { count, .. } => self.source.non_members(count, hasher)?,
             PassKeys::GeneratedNonMembers { count, .. } => {
-                self.source.generated_non_members(0..count, seed)
+                self.source.generated_non_members(0..count, hasher)
             }
         }
         .with_batch_keys(BATCH_KEYS);
@@ -110,7 +111,7 @@ impl Runner<'_> {
             // hashing costs what it costs on a key the caller just produced (as with one thread).
             std::hint::black_box(batch.touch());
             let t0 = Instant::now();
-            batch.hash_all(seed);
+            batch.hash_all(hasher);
             let t1 = Instant::now();
             let hits = match (insert_into.as_deref_mut(), query, path) {
                 (Some(s), _, Path::Batched) => s.insert_batch(batch),
@@ -225,13 +226,13 @@ impl Runner<'_> {
     /// the sum of what `op` returns. Stops with an error when interrupted.
     pub(super) fn over_members(
         &mut self,
-        seed: u64,
+        hasher: KeyHasher,
         from: u64,
         to: u64,
         mut op: impl FnMut(&KeyBatch) -> u64,
     ) -> Result<u64> {
         // Experiments run on generated keys, whatever the grid's members are.
-        let mut members = KeyPipeline::members(&self.source.generator, from..to, seed)
+        let mut members = KeyPipeline::members(&self.source.generator, from..to, hasher)
             .with_batch_keys(BATCH_KEYS);
         let mut total = 0;
         while members.next_hashed(&mut self.batch)? > 0 {
@@ -245,22 +246,22 @@ impl Runner<'_> {
 
     /// Inserts generated members `[from, to)` (for experiments); returns how many were new.
     pub fn insert_members(&mut self, s: &mut dyn Membership, from: u64, to: u64) -> Result<u64> {
-        let new = self.over_members(s.seed(), from, to, |batch| s.insert_batch(batch))?;
+        let new = self.over_members(s.hasher(), from, to, |batch| s.insert_batch(batch))?;
         s.finish_build();
         Ok(new)
     }
 
     /// Counts generated members `[from, to)` found (for experiments).
     pub fn count_members_found(&mut self, s: &dyn Membership, from: u64, to: u64) -> Result<u64> {
-        self.over_members(s.seed(), from, to, |batch| s.contains_batch(batch))
+        self.over_members(s.hasher(), from, to, |batch| s.contains_batch(batch))
     }
 
     /// Removes generated members `[from, to)` (for experiments); returns how many were removed.
     pub fn remove_members(&mut self, s: &mut dyn Membership, from: u64, to: u64) -> Result<u64> {
-        let seed = s.seed();
+        let hasher = s.hasher();
         let removable = s
             .as_removable()
             .ok_or_else(|| Error::invalid("structure", "does not support removal"))?;
-        self.over_members(seed, from, to, |batch| removable.remove_batch(batch))
+        self.over_members(hasher, from, to, |batch| removable.remove_batch(batch))
     }
 }

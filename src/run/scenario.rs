@@ -16,6 +16,7 @@
 
 use super::owners::{join_showing_progress, sum_timings, Timings};
 use super::{interrupted_error, Need, Runner, BATCH_KEYS};
+use crate::hash::KeyHasher;
 use crate::keys::{KeyBatch, KeyPipeline};
 use crate::measure::machine;
 use crate::registry::find;
@@ -76,7 +77,8 @@ impl Runner<'_> {
             structures.push(find(id)?.build(config)?);
         }
         let threads = self.plan.threads.max(1) as u64;
-        let seed = self.plan.seed;
+        let hasher = structures[0].hasher();
+        debug_assert!(structures.iter().all(|s| s.hasher() == hasher));
 
         // Build: one pass, every thread generating and hashing its own index range once for all three.
         let build_started = Instant::now();
@@ -95,7 +97,7 @@ impl Runner<'_> {
                 })?,
             ];
             let label = "article-6e9: insert";
-            sum_timings(&self.owned_build(n, threads, self.plan.seed, &inserters, Some(label))?)
+            sum_timings(&self.owned_build(n, threads, hasher, &inserters, Some(label))?)
         };
         for (i, s) in structures.iter_mut().enumerate() {
             s.add_inserted(build.hits[i]);
@@ -130,7 +132,7 @@ impl Runner<'_> {
         let mut batch = KeyBatch::with_capacity(BATCH_KEYS, 96);
         let mut missing = [0u64; 3];
         let mut members =
-            KeyPipeline::strided_members(&self.source.generator, sample, stride, seed)
+            KeyPipeline::strided_members(&self.source.generator, sample, stride, hasher)
                 .with_batch_keys(BATCH_KEYS);
         while members.next_hashed(&mut batch)? > 0 {
             for (i, s) in structures.iter().enumerate() {
@@ -197,7 +199,7 @@ impl Runner<'_> {
         let done = AtomicU64::new(0);
         let generator = &self.source.generator;
         let stop = self.stop;
-        let seed = self.plan.seed;
+        let hasher = KeyHasher::default_with_seed(self.plan.seed);
         self.progress.start(label, count);
         let per_thread: Vec<Timings> = std::thread::scope(|scope| {
             let (done, work) = (&done, &work);
@@ -208,9 +210,9 @@ impl Runner<'_> {
                         let mut batch = KeyBatch::with_capacity(BATCH_KEYS, 96);
                         let range = t * count / threads..(t + 1) * count / threads;
                         let mut keys = if non_members {
-                            KeyPipeline::non_members(generator, range, seed)
+                            KeyPipeline::non_members(generator, range, hasher)
                         } else {
-                            KeyPipeline::members(generator, range, seed)
+                            KeyPipeline::members(generator, range, hasher)
                         }
                         .with_batch_keys(BATCH_KEYS);
                         while !stop.load(Ordering::Relaxed) {
@@ -221,7 +223,7 @@ impl Runner<'_> {
                                 break;
                             }
                             let t1 = Instant::now();
-                            batch.hash_all(seed);
+                            batch.hash_all(hasher);
                             timings.generate_ns += (t1 - t0).as_nanos() as u64;
                             timings.hash_ns += t1.elapsed().as_nanos() as u64;
                             work(&batch, &mut timings);

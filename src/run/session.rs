@@ -196,6 +196,7 @@ fn header(spec: &RunSpec, plan: &RunPlan, profile: &str, source: &KeySource) -> 
         fpr: plan.fpr,
         memory_budget_bytes: plan.memory_budget_bytes,
         seed: plan.seed,
+        hash: crate::hash::HashFn::DEFAULT.id().to_string(),
         reps: plan.reps,
         reps_explicit: plan.reps_explicit,
         profile: profile.to_string(),

@@ -5,6 +5,7 @@
 //! of the run (its largest scale's) are dropped and counted, so every non-member query is a distinct
 //! non-member. Generated non-members are disjoint by construction (indices at or above 2⁴⁷).
 
+use crate::hash::{HashFn, KeyHasher};
 use crate::keys::file::{KeyMask, UrlFile};
 use crate::keys::{KeyBatch, KeyPipeline, UrlGenerator};
 use crate::results::NonMemberFile;
@@ -37,7 +38,7 @@ impl Members {
     pub fn from_file(path: &Path, scales: &[u64]) -> Result<Members> {
         let count = UrlFile::count(path)?;
         let lines = count.keys;
-        let mut file = KeyPipeline::file(UrlFile::open(path)?, lines, 0);
+        let mut file = KeyPipeline::file(UrlFile::open(path)?, lines, FINGERPRINT_HASHER);
         let mut seen = hashbrown::HashSet::with_capacity(lines as usize);
         let mut batch = KeyBatch::with_capacity(4096, 80);
         let mut marks: Vec<u64> = scales.iter().copied().filter(|s| *s < lines).collect();
@@ -80,8 +81,12 @@ pub enum NonMembers {
     },
 }
 
-/// A key's 128-bit fingerprint (both halves of its seed-0 hash): a false match between distinct keys
-/// has probability about k²/2¹²⁹ for k keys.
+/// What the distinct-key counts hash with: a 128-bit hash whatever the run's, so a fingerprint keeps 128
+/// bits.
+const FINGERPRINT_HASHER: KeyHasher = KeyHasher::new(HashFn::Xxh3_128, 0);
+
+/// A key's 128-bit fingerprint (both halves of its [`FINGERPRINT_HASHER`] hash): a false match between
+/// distinct keys has probability about k²/2¹²⁹ for k keys.
 fn fingerprint(h: &crate::hash::KeyHash) -> [u64; 2] {
     [h.h1, h.h2]
 }
@@ -119,7 +124,11 @@ impl NonMembers {
         }
         let mut first_at = hashbrown::HashMap::<[u64; 2], u64>::with_capacity(count.keys as usize);
         let mut batch = KeyBatch::with_capacity(4096, 80);
-        let mut file = KeyPipeline::file(UrlFile::open_for(path, NON_MEMBERS_FLAG)?, u64::MAX, 0);
+        let mut file = KeyPipeline::file(
+            UrlFile::open_for(path, NON_MEMBERS_FLAG)?,
+            u64::MAX,
+            FINGERPRINT_HASHER,
+        );
         let (mut ordinal, mut repeats) = (0u64, 0u64);
         while file.next_hashed(&mut batch)? > 0 {
             for h in batch.hashes() {
@@ -132,7 +141,7 @@ impl NonMembers {
                 ordinal += 1;
             }
         }
-        let mut members = source.members(member_count, 0)?;
+        let mut members = source.members(member_count, FINGERPRINT_HASHER)?;
         let mut members_dropped = 0u64;
         let mut members_checked = 0u64;
         while members.next_hashed(&mut batch)? > 0 {
@@ -190,7 +199,7 @@ pub struct KeySource {
 impl KeySource {
     /// Key lengths of the first 20,000 members.
     pub fn key_lengths(&self) -> Result<KeyLengths> {
-        let mut members = self.members(20_000, 0)?;
+        let mut members = self.members(20_000, FINGERPRINT_HASHER)?;
         let mut batch = KeyBatch::with_capacity(4096, 80);
         let mut lengths = Vec::new();
         while members.make(&mut batch)? > 0 {
@@ -217,27 +226,27 @@ impl KeySource {
         }
     }
 
-    /// The first `n` members, hashed with `seed`.
-    pub fn members(&self, n: u64, seed: u64) -> Result<KeyPipeline<'_>> {
+    /// The first `n` members, hashed with `hasher`.
+    pub fn members(&self, n: u64, hasher: KeyHasher) -> Result<KeyPipeline<'_>> {
         Ok(match &self.members {
-            Members::Generated => KeyPipeline::members(&self.generator, 0..n, seed),
+            Members::Generated => KeyPipeline::members(&self.generator, 0..n, hasher),
             Members::File { path, lines, .. } => {
-                KeyPipeline::file(UrlFile::open(path)?, n.min(*lines), seed)
+                KeyPipeline::file(UrlFile::open(path)?, n.min(*lines), hasher)
             }
         })
     }
 
     /// `count` of the first `n` members spread evenly over them (every ⌊n/count⌋-th generated member; a
     /// file's first `count` lines, since a file has no random access).
-    pub fn member_sample(&self, n: u64, count: u64, seed: u64) -> Result<KeyPipeline<'_>> {
+    pub fn member_sample(&self, n: u64, count: u64, hasher: KeyHasher) -> Result<KeyPipeline<'_>> {
         if count >= n {
-            return self.members(n, seed);
+            return self.members(n, hasher);
         }
         Ok(match &self.members {
             Members::Generated => {
-                KeyPipeline::strided_members(&self.generator, count, n / count.max(1), seed)
+                KeyPipeline::strided_members(&self.generator, count, n / count.max(1), hasher)
             }
-            Members::File { .. } => self.members(count, seed)?,
+            Members::File { .. } => self.members(count, hasher)?,
         })
     }
 
@@ -249,20 +258,24 @@ impl KeySource {
         }
     }
 
-    /// The grid's first `count` non-members (fewer when a file has fewer), hashed with `seed`.
-    pub fn non_members(&self, count: u64, seed: u64) -> Result<KeyPipeline<'_>> {
+    /// The grid's first `count` non-members (fewer when a file has fewer), hashed with `hasher`.
+    pub fn non_members(&self, count: u64, hasher: KeyHasher) -> Result<KeyPipeline<'_>> {
         Ok(match &self.non_members {
-            NonMembers::Generated => self.generated_non_members(0..count, seed),
+            NonMembers::Generated => self.generated_non_members(0..count, hasher),
             NonMembers::File { path, mask, .. } => KeyPipeline::file(
                 UrlFile::open_for(path, NON_MEMBERS_FLAG)?.masked(mask.clone()),
                 count.min(mask.kept()),
-                seed,
+                hasher,
             ),
         })
     }
 
-    /// Generated non-members `range`, hashed with `seed` (the experiments' and the memory floor's).
-    pub fn generated_non_members(&self, range: std::ops::Range<u64>, seed: u64) -> KeyPipeline<'_> {
-        KeyPipeline::non_members(&self.generator, range, seed)
+    /// Generated non-members `range`, hashed with `hasher` (the experiments' and the memory floor's).
+    pub fn generated_non_members(
+        &self,
+        range: std::ops::Range<u64>,
+        hasher: KeyHasher,
+    ) -> KeyPipeline<'_> {
+        KeyPipeline::non_members(&self.generator, range, hasher)
     }
 }

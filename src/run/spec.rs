@@ -224,6 +224,16 @@ impl RunSpec {
 
     /// The request an interrupted run was started with.
     pub fn from_header(h: &RunHeader) -> Result<RunSpec> {
+        if h.hash != crate::hash::HashFn::DEFAULT.id() {
+            return Err(Error::invalid(
+                "--resume",
+                format!(
+                    "the run hashed with {}, and this build hashes with {}: a resumed run would mix the two; start a new run",
+                    h.hash,
+                    crate::hash::HashFn::DEFAULT.id()
+                ),
+            ));
+        }
         let suite = Suite::parse(&h.suite)?;
         let mut redis = Vec::new();
         if let Some(url) = h.redis.as_deref() {

@@ -7,7 +7,7 @@
 use super::bits::{or_owned, or_shared, part_of_index, BitArray, PartBounds};
 use super::mem::{prefetch_ptr, PREFETCH_AHEAD};
 use super::{Advisor, BuildConfig, ConcurrentInsert, Geometry, Kind, Membership, MemoryModel};
-use crate::hash::{reduce, KeyHash};
+use crate::hash::{reduce, KeyHash, KeyHasher};
 use crate::persist::{corrupt, Loaded, Payload, SavedParts};
 use crate::theory;
 use std::sync::atomic::AtomicU64;
@@ -66,23 +66,23 @@ impl Kind for BitmapKind {
         Some(theory::bitmap_fpr(bits_for(config), n_inserted))
     }
     fn build(&self, config: &BuildConfig) -> crate::Result<Box<dyn Membership>> {
-        Ok(Box::new(Bitmap::new(bits_for(config), config.seed)))
+        Ok(Box::new(Bitmap::new(bits_for(config), config.hasher())))
     }
 }
 
 /// A one-probe bit array.
 pub struct Bitmap {
     bits: BitArray,
-    seed: u64,
+    hasher: KeyHasher,
     inserted: u64,
 }
 
 impl Bitmap {
     /// A bitmap of `bits` bits.
-    pub fn new(bits: u64, seed: u64) -> Self {
+    pub fn new(bits: u64, hasher: KeyHasher) -> Self {
         Bitmap {
             bits: BitArray::new(bits),
-            seed,
+            hasher,
             inserted: 0,
         }
     }
@@ -98,7 +98,7 @@ impl Bitmap {
         saved.payload.finish()?;
         Ok(Bitmap {
             bits: BitArray::from_words(bits, words)?,
-            seed: saved.seed,
+            hasher: saved.hasher,
             inserted: saved.inserted,
         })
     }
@@ -113,8 +113,8 @@ impl Membership for Bitmap {
     fn id(&self) -> &'static str {
         ID
     }
-    fn seed(&self) -> u64 {
-        self.seed
+    fn hasher(&self) -> KeyHasher {
+        self.hasher
     }
     #[inline]
     fn insert_hashed(&mut self, _key: &[u8], hash: KeyHash) -> bool {

@@ -18,7 +18,7 @@
 use super::bits::as_atomic;
 use super::mem::{advise_huge_pages, prefetch_word, PREFETCH_AHEAD};
 use super::{Advisor, BuildConfig, ConcurrentInsert, Geometry, Kind, Membership, MemoryModel};
-use crate::hash::{reduce, KeyHash};
+use crate::hash::{reduce, KeyHash, KeyHasher};
 use crate::keys::KeyBatch;
 use crate::persist::{corrupt, Loaded, Payload, SavedParts};
 use crate::theory::{self, BLOCK_WORDS};
@@ -137,7 +137,7 @@ impl Kind for BlockedKind {
     }
     fn build(&self, config: &BuildConfig) -> crate::Result<Box<dyn Membership>> {
         let (blocks, k) = sizing(config);
-        Ok(Box::new(Blocked::new(blocks, k, config.seed)))
+        Ok(Box::new(Blocked::new(blocks, k, config.hasher())))
     }
 }
 
@@ -147,7 +147,7 @@ pub struct Blocked {
     offset: usize,
     blocks: u64,
     hashes: u32,
-    seed: u64,
+    hasher: KeyHasher,
     inserted: u64,
     /// Whether the batched paths use the AVX-512 kernels.
     simd: bool,
@@ -186,7 +186,7 @@ fn locate(hash: KeyHash, blocks: u64, hashes: u32) -> (usize, [u64; 8]) {
 
 impl Blocked {
     /// A filter of `blocks` 512-bit blocks with `hashes` probes per key (1 ≤ k ≤ 24).
-    pub fn new(blocks: u64, hashes: u32, seed: u64) -> Self {
+    pub fn new(blocks: u64, hashes: u32, hasher: KeyHasher) -> Self {
         assert!((1..=MAX_HASHES).contains(&hashes), "k must be in 1..=24");
         let blocks = blocks.max(1);
         let words = vec![0u64; (blocks as usize + 1) * 8];
@@ -200,7 +200,7 @@ impl Blocked {
             offset,
             blocks,
             hashes,
-            seed,
+            hasher,
             inserted: 0,
             simd: simd_available(),
         }
@@ -223,7 +223,7 @@ impl Blocked {
         }
         let words = saved.payload.words(blocks * 8)?;
         saved.payload.finish()?;
-        let mut filter = Blocked::new(blocks, hashes, saved.seed);
+        let mut filter = Blocked::new(blocks, hashes, saved.hasher);
         let offset = filter.offset;
         filter.words[offset..offset + words.len()].copy_from_slice(&words);
         filter.inserted = saved.inserted;
@@ -272,8 +272,8 @@ impl Membership for Blocked {
     fn id(&self) -> &'static str {
         ID
     }
-    fn seed(&self) -> u64 {
-        self.seed
+    fn hasher(&self) -> KeyHasher {
+        self.hasher
     }
     #[inline]
     fn insert_hashed(&mut self, _key: &[u8], hash: KeyHash) -> bool {

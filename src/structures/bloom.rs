@@ -5,7 +5,7 @@
 
 use super::bits::{or_owned, or_shared, part_of_index, BitArray, PartBounds};
 use super::{Advisor, BuildConfig, ConcurrentInsert, Geometry, Kind, Membership, MemoryModel};
-use crate::hash::{reduce, KeyHash};
+use crate::hash::{reduce, KeyHash, KeyHasher};
 use crate::keys::KeyBatch;
 use crate::persist::{corrupt, Loaded, Payload, SavedParts};
 use crate::theory::{self, BloomSizing};
@@ -64,7 +64,7 @@ impl Kind for BloomKind {
         Some(sizing(config).fpr(n_inserted))
     }
     fn build(&self, config: &BuildConfig) -> crate::Result<Box<dyn Membership>> {
-        Ok(Box::new(Bloom::new(sizing(config), config.seed)))
+        Ok(Box::new(Bloom::new(sizing(config), config.hasher())))
     }
 }
 
@@ -72,17 +72,17 @@ impl Kind for BloomKind {
 pub struct Bloom {
     bits: BitArray,
     hashes: u32,
-    seed: u64,
+    hasher: KeyHasher,
     inserted: u64,
 }
 
 impl Bloom {
     /// A filter of `sizing.bits` bits and `sizing.hashes` probes.
-    pub fn new(sizing: BloomSizing, seed: u64) -> Self {
+    pub fn new(sizing: BloomSizing, hasher: KeyHasher) -> Self {
         Bloom {
             bits: BitArray::new(sizing.bits),
             hashes: sizing.hashes,
-            seed,
+            hasher,
             inserted: 0,
         }
     }
@@ -100,7 +100,7 @@ impl Bloom {
         Ok(Bloom {
             bits: BitArray::from_words(bits, words)?,
             hashes,
-            seed: saved.seed,
+            hasher: saved.hasher,
             inserted: saved.inserted,
         })
     }
@@ -165,8 +165,8 @@ impl Membership for Bloom {
     fn id(&self) -> &'static str {
         ID
     }
-    fn seed(&self) -> u64 {
-        self.seed
+    fn hasher(&self) -> KeyHasher {
+        self.hasher
     }
     #[inline]
     fn insert_hashed(&mut self, _key: &[u8], hash: KeyHash) -> bool {

@@ -10,7 +10,7 @@
 
 use super::bloom::sizing;
 use super::{Advisor, BuildConfig, Geometry, Kind, Membership, MemoryModel, Removable};
-use crate::hash::{reduce, KeyHash};
+use crate::hash::{reduce, KeyHash, KeyHasher};
 use crate::persist::{corrupt, Loaded, Payload, SavedParts};
 use crate::theory::{self, BloomSizing};
 
@@ -82,7 +82,7 @@ impl CountingBloom {
                 ),
             ));
         }
-        Ok(CountingBloom::new(s, config.seed))
+        Ok(CountingBloom::new(s, config.hasher()))
     }
 }
 
@@ -91,13 +91,13 @@ pub struct CountingBloom {
     counters: Vec<u8>,
     m: u64,
     hashes: u32,
-    seed: u64,
+    hasher: KeyHasher,
     inserted: u64,
 }
 
 impl CountingBloom {
     /// A filter of `sizing.bits` counters and `sizing.hashes` probes (k ≤ [`MAX_HASHES`]).
-    pub fn new(sizing: BloomSizing, seed: u64) -> Self {
+    pub fn new(sizing: BloomSizing, hasher: KeyHasher) -> Self {
         assert!(sizing.hashes as usize <= MAX_HASHES, "k above {MAX_HASHES}");
         let counters = vec![0u8; sizing.bits.div_ceil(2) as usize];
         super::mem::advise_huge_pages(&counters);
@@ -105,7 +105,7 @@ impl CountingBloom {
             counters,
             m: sizing.bits,
             hashes: sizing.hashes,
-            seed,
+            hasher,
             inserted: 0,
         }
     }
@@ -129,7 +129,7 @@ impl CountingBloom {
             counters,
             m,
             hashes,
-            seed: saved.seed,
+            hasher: saved.hasher,
             inserted: saved.inserted,
         })
     }
@@ -161,8 +161,8 @@ impl Membership for CountingBloom {
     fn id(&self) -> &'static str {
         ID
     }
-    fn seed(&self) -> u64 {
-        self.seed
+    fn hasher(&self) -> KeyHasher {
+        self.hasher
     }
     #[inline]
     fn insert_hashed(&mut self, _key: &[u8], hash: KeyHash) -> bool {
@@ -269,7 +269,7 @@ mod tests {
                 bits: 64,
                 hashes: 3,
             },
-            1,
+            KeyHasher::default_with_seed(1),
         );
         let key = b"https://example.com/a";
         for _ in 0..20 {
@@ -293,7 +293,7 @@ mod tests {
                 bits: 1 << 16,
                 hashes: 4,
             },
-            2,
+            KeyHasher::default_with_seed(2),
         );
         g.insert(b"present");
         let before = g.counters.clone();

@@ -1,12 +1,12 @@
 //! `fingerprint`: an exact-in-practice set of 64-bit key hashes.
 //!
-//! Stores h1 of the seeded xxh3-128 hash in a `hashbrown` table (8-byte slots; the fingerprint is its own
+//! Stores h1 (64 bits) of the seeded hash in a `hashbrown` table (8-byte slots; the fingerprint is its own
 //! table hash). A non-member is reported present only if its fingerprint equals one of the n stored ones:
 //! rate 1 − (1 − 2⁻⁶⁴)ⁿ ≈ n/2⁶⁴ ([`crate::theory::fingerprint_fpr`]). Distinct keys with equal fingerprints are
 //! stored once, so `insert` can (with that probability) call a new key old.
 
 use super::{Advisor, BuildConfig, Geometry, Kind, Membership, MemoryModel, Removable};
-use crate::hash::KeyHash;
+use crate::hash::{KeyHash, KeyHasher};
 use crate::theory;
 use hashbrown::hash_table::{Entry, HashTable};
 
@@ -60,7 +60,7 @@ impl Kind for FingerprintKind {
     fn build(&self, config: &BuildConfig) -> crate::Result<Box<dyn Membership>> {
         Ok(Box::new(FingerprintSet {
             table: HashTable::new(),
-            seed: config.seed,
+            hasher: config.hasher(),
             inserted: 0,
         }))
     }
@@ -69,7 +69,7 @@ impl Kind for FingerprintKind {
 /// A set of 64-bit fingerprints.
 pub struct FingerprintSet {
     table: HashTable<u64>,
-    seed: u64,
+    hasher: KeyHasher,
     inserted: u64,
 }
 
@@ -77,8 +77,8 @@ impl Membership for FingerprintSet {
     fn id(&self) -> &'static str {
         ID
     }
-    fn seed(&self) -> u64 {
-        self.seed
+    fn hasher(&self) -> KeyHasher {
+        self.hasher
     }
     #[inline]
     fn insert_hashed(&mut self, _key: &[u8], hash: KeyHash) -> bool {

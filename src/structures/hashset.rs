@@ -6,7 +6,7 @@
 //! the slots plus one heap string per key (requested bytes = key length; footprint = glibc's chunk size).
 
 use super::{Advisor, BuildConfig, Geometry, KeyLengths, Kind, Membership, MemoryModel, Removable};
-use crate::hash::{hash_key, KeyHash};
+use crate::hash::{KeyHash, KeyHasher};
 use crate::theory;
 use hashbrown::hash_table::{Entry, HashTable};
 
@@ -54,7 +54,7 @@ impl Kind for HashSetKind {
         0.0
     }
     fn build(&self, config: &BuildConfig) -> crate::Result<Box<dyn Membership>> {
-        Ok(Box::new(ExactSet::new(config.seed)))
+        Ok(Box::new(ExactSet::new(config.hasher())))
     }
 }
 
@@ -70,17 +70,17 @@ pub fn model(n: u64, lengths: KeyLengths) -> MemoryModel {
 /// An exact set of keys.
 pub struct ExactSet {
     table: HashTable<Box<[u8]>>,
-    seed: u64,
+    hasher: KeyHasher,
     key_bytes: u64,
     inserted: u64,
 }
 
 impl ExactSet {
     /// An empty set hashing with `seed`.
-    pub fn new(seed: u64) -> Self {
+    pub fn new(hasher: KeyHasher) -> Self {
         ExactSet {
             table: HashTable::new(),
-            seed,
+            hasher,
             key_bytes: 0,
             inserted: 0,
         }
@@ -91,15 +91,15 @@ impl Membership for ExactSet {
     fn id(&self) -> &'static str {
         ID
     }
-    fn seed(&self) -> u64 {
-        self.seed
+    fn hasher(&self) -> KeyHasher {
+        self.hasher
     }
     #[inline]
     fn insert_hashed(&mut self, key: &[u8], hash: KeyHash) -> bool {
-        let seed = self.seed;
+        let hasher = self.hasher;
         match self
             .table
-            .entry(hash.h1, |k| **k == *key, |k| hash_key(seed, k).h1)
+            .entry(hash.h1, |k| **k == *key, |k| hasher.hash(k).h1)
         {
             Entry::Occupied(_) => false,
             Entry::Vacant(slot) => {

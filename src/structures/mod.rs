@@ -1,6 +1,6 @@
 //! Membership structures: one trait, one file per structure, one registry that names them all.
 //!
-//! Every structure hashes a key once with [`crate::hash::hash_key`] under its own seed and then probes with
+//! Every structure hashes a key once with its own [`KeyHasher`] (hash function and seed) and then probes with
 //! that hash, so the harness can time hashing and probing apart (`*_hashed` methods). Batch methods are
 //! default methods, monomorphised per structure: a timed loop makes one dynamic call per batch, not per key.
 //! Adding a structure: one new file with a unit struct implementing [`Kind`], its `pub mod` line here
@@ -17,7 +17,7 @@ pub mod mem;
 pub mod scalable;
 pub mod windowed;
 
-use crate::hash::{hash_key, KeyHash};
+use crate::hash::{HashFn, KeyHash, KeyHasher};
 use crate::keys::KeyBatch;
 use crate::persist;
 use crate::Result;
@@ -26,8 +26,8 @@ use crate::Result;
 pub trait Membership: Send + Sync {
     /// The registry id of this structure's kind.
     fn id(&self) -> &'static str;
-    /// The seed its hash is keyed with.
-    fn seed(&self) -> u64;
+    /// The hash function and seed it hashes keys with.
+    fn hasher(&self) -> KeyHasher;
     /// Inserts a key whose hash is already known; returns whether the key was new as far as it can tell.
     fn insert_hashed(&mut self, key: &[u8], hash: KeyHash) -> bool;
     /// For a caller asking "was it new?" of a stream with repeats: inserts the key only if it is not
@@ -104,12 +104,12 @@ pub trait Membership: Send + Sync {
 
     /// Inserts a key, hashing it first.
     fn insert(&mut self, key: &[u8]) -> bool {
-        let hash = hash_key(self.seed(), key);
+        let hash = self.hasher().hash(key);
         self.insert_hashed(key, hash)
     }
     /// Queries a key, hashing it first.
     fn contains(&self, key: &[u8]) -> bool {
-        self.contains_hashed(key, hash_key(self.seed(), key))
+        self.contains_hashed(key, self.hasher().hash(key))
     }
     /// Inserts every key of a hashed batch; returns how many were new.
     fn insert_batch(&mut self, batch: &KeyBatch) -> u64 {
@@ -260,6 +260,8 @@ pub struct BuildConfig {
     pub fpr: f64,
     /// Hash seed.
     pub seed: u64,
+    /// Hash function ([`HashFn::DEFAULT`] unless asked otherwise).
+    pub hash: HashFn,
     /// A fixed array size in bits instead of the kind's own sizing: the raw bitmap's m (default m = n), or
     /// the Bloom family's m instead of the rate-based size (k then chosen optimally for it; `blocked`
     /// rounds up to whole blocks).
@@ -276,12 +278,14 @@ pub struct BuildConfig {
 }
 
 impl BuildConfig {
-    /// A configuration for `expected_keys` at `fpr` with the defaults (s = 2, r = 0.9, 77-byte keys).
+    /// A configuration for `expected_keys` at `fpr` with the defaults (the default hash, s = 2, r = 0.9,
+    /// 77-byte keys).
     pub fn new(expected_keys: u64, fpr: f64, seed: u64) -> Self {
         BuildConfig {
             expected_keys,
             fpr,
             seed,
+            hash: HashFn::DEFAULT,
             array_bits: None,
             growth: scalable::Growth::default(),
             key_lengths: KeyLengths {
@@ -291,6 +295,11 @@ impl BuildConfig {
             remote: None,
             window_keys: None,
         }
+    }
+
+    /// The hash function keyed by the seed.
+    pub fn hasher(&self) -> KeyHasher {
+        KeyHasher::new(self.hash, self.seed)
     }
 }
 

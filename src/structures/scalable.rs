@@ -8,7 +8,7 @@
 use super::bits::BitArray;
 use super::bloom::Bloom;
 use super::{Advisor, BuildConfig, Geometry, Kind, Membership, MemoryModel};
-use crate::hash::KeyHash;
+use crate::hash::{KeyHash, KeyHasher};
 use crate::persist::{corrupt, Loaded, Payload, SavedParts};
 use crate::theory::{self, ScalableParams};
 
@@ -109,7 +109,7 @@ impl Kind for ScalableKind {
                 ),
             ));
         }
-        Ok(Box::new(ScalableBloom::new(p, config.seed)))
+        Ok(Box::new(ScalableBloom::new(p, config.hasher())))
     }
 }
 
@@ -124,17 +124,17 @@ struct Slice {
 pub struct ScalableBloom {
     params: ScalableParams,
     slices: Vec<Slice>,
-    seed: u64,
+    hasher: KeyHasher,
     inserted: u64,
 }
 
 impl ScalableBloom {
     /// An empty filter with its first slice.
-    pub fn new(params: ScalableParams, seed: u64) -> Self {
+    pub fn new(params: ScalableParams, hasher: KeyHasher) -> Self {
         let mut filter = ScalableBloom {
             params,
             slices: Vec::new(),
-            seed,
+            hasher,
             inserted: 0,
         };
         filter.add_slice();
@@ -194,7 +194,7 @@ impl ScalableBloom {
         Ok(ScalableBloom {
             params,
             slices,
-            seed: saved.seed,
+            hasher: saved.hasher,
             inserted: saved.inserted,
         })
     }
@@ -209,8 +209,8 @@ impl Membership for ScalableBloom {
     fn id(&self) -> &'static str {
         ID
     }
-    fn seed(&self) -> u64 {
-        self.seed
+    fn hasher(&self) -> KeyHasher {
+        self.hasher
     }
     #[inline]
     fn insert_hashed(&mut self, key: &[u8], hash: KeyHash) -> bool {

@@ -23,7 +23,7 @@
 
 use super::blocked::Blocked;
 use super::{BuildConfig, Geometry, Kind, Membership, MemoryModel};
-use crate::hash::KeyHash;
+use crate::hash::{KeyHash, KeyHasher};
 use crate::theory;
 use std::collections::VecDeque;
 
@@ -156,14 +156,17 @@ impl Kind for WindowedKind {
         Some(WindowPlan::of(config).fpr(n_inserted))
     }
     fn build(&self, config: &BuildConfig) -> crate::Result<Box<dyn Membership>> {
-        Ok(Box::new(Windowed::new(WindowPlan::of(config), config.seed)))
+        Ok(Box::new(Windowed::new(
+            WindowPlan::of(config),
+            config.hasher(),
+        )))
     }
 }
 
 /// The rotating generations.
 pub struct Windowed {
     plan: WindowPlan,
-    seed: u64,
+    hasher: KeyHasher,
     /// Blocks and probes of every generation.
     sizing: (u64, u32),
     /// Oldest first; the last one takes new keys. Concrete filters: a lookup probes each without a
@@ -176,13 +179,13 @@ pub struct Windowed {
 
 impl Windowed {
     /// An empty windowed filter for `plan`.
-    pub fn new(plan: WindowPlan, seed: u64) -> Windowed {
+    pub fn new(plan: WindowPlan, hasher: KeyHasher) -> Windowed {
         let sizing = plan.generation_sizing();
         let mut generations = VecDeque::with_capacity(plan.generations as usize);
-        generations.push_back(Blocked::new(sizing.0, sizing.1, seed));
+        generations.push_back(Blocked::new(sizing.0, sizing.1, hasher));
         Windowed {
             plan,
-            seed,
+            hasher,
             sizing,
             generations,
             current_keys: 0,
@@ -202,7 +205,7 @@ impl Windowed {
         }
         let (blocks, hashes) = self.sizing;
         self.generations
-            .push_back(Blocked::new(blocks, hashes, self.seed));
+            .push_back(Blocked::new(blocks, hashes, self.hasher));
         self.current_keys = 0;
     }
 }
@@ -211,8 +214,8 @@ impl Membership for Windowed {
     fn id(&self) -> &'static str {
         ID
     }
-    fn seed(&self) -> u64 {
-        self.seed
+    fn hasher(&self) -> KeyHasher {
+        self.hasher
     }
     fn insert_hashed(&mut self, key: &[u8], hash: KeyHash) -> bool {
         if self.contains_hashed(key, hash) {
@@ -272,7 +275,7 @@ mod tests {
     fn windowed(window: u64) -> Windowed {
         let mut config = BuildConfig::new(window, 0.01, 7);
         config.window_keys = Some(window);
-        Windowed::new(WindowPlan::of(&config), 7)
+        Windowed::new(WindowPlan::of(&config), config.hasher())
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! the generated keys, and the rate check against theory.
 #![allow(dead_code)]
 
+use dedupbench::hash::KeyHasher;
 use dedupbench::keys::{KeyBatch, Profile, UrlGenerator};
 use dedupbench::stats::wilson;
 use std::path::Path;
@@ -35,19 +36,19 @@ pub fn generator() -> UrlGenerator {
     UrlGenerator::new(Profile::load("crawl-frontier").unwrap(), SEED)
 }
 
-/// Members `from..to`, hashed with [`SEED`].
+/// Members `from..to`, hashed with the default hash under [`SEED`] (a structure built with [`SEED`]'s).
 pub fn members(from: u64, to: u64) -> KeyBatch {
     let mut batch = KeyBatch::with_capacity((to - from) as usize, 96);
     generator().fill_members(from..to, &mut batch);
-    batch.hash_all(SEED);
+    batch.hash_all(KeyHasher::default_with_seed(SEED));
     batch
 }
 
-/// Non-members `from..to`, hashed with [`SEED`].
+/// Non-members `from..to`, hashed as [`members`] are.
 pub fn non_members(from: u64, to: u64) -> KeyBatch {
     let mut batch = KeyBatch::with_capacity((to - from) as usize, 96);
     generator().fill_non_members(from..to, &mut batch);
-    batch.hash_all(SEED);
+    batch.hash_all(KeyHasher::default_with_seed(SEED));
     batch
 }
 

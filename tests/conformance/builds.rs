@@ -46,19 +46,26 @@ fn owner_writes_builds_are_bit_identical_to_single_threaded_ones() {
             let workers: Vec<_> = (0..parts)
                 .map(|part| {
                     scope.spawn(move || {
-                        over_keys(g, SEED, 0, n, false, |batch| {
-                            // The split the harness routes by, checked key by key against part_of.
-                            let mut by_part = vec![Vec::new(); parts];
-                            assert!(inserter.split_by_part(batch.hashes(), &mut by_part));
-                            for (p, hashes) in by_part.iter().enumerate() {
-                                assert!(hashes
-                                    .iter()
-                                    .all(|h| inserter.part_of(*h, parts) == Some(p)));
-                            }
-                            // SAFETY: each thread inserts only its own part, and nothing reads the
-                            // filter until every thread is joined.
-                            unsafe { inserter.insert_owned(&by_part[part]) }
-                        })
+                        over_keys(
+                            g,
+                            KeyHasher::default_with_seed(SEED),
+                            0,
+                            n,
+                            false,
+                            |batch| {
+                                // The split the harness routes by, checked key by key against part_of.
+                                let mut by_part = vec![Vec::new(); parts];
+                                assert!(inserter.split_by_part(batch.hashes(), &mut by_part));
+                                for (p, hashes) in by_part.iter().enumerate() {
+                                    assert!(hashes
+                                        .iter()
+                                        .all(|h| inserter.part_of(*h, parts) == Some(p)));
+                                }
+                                // SAFETY: each thread inserts only its own part, and nothing reads the
+                                // filter until every thread is joined.
+                                unsafe { inserter.insert_owned(&by_part[part]) }
+                            },
+                        )
                     })
                 })
                 .collect();
@@ -110,9 +117,14 @@ fn parallel_builds_are_bit_identical_to_single_threaded_ones() {
             let workers: Vec<_> = (0..2u64)
                 .map(|t| {
                     scope.spawn(move || {
-                        over_keys(g, SEED, t * n / 2, (t + 1) * n / 2, false, |batch| {
-                            inserter.insert_batch(batch)
-                        })
+                        over_keys(
+                            g,
+                            KeyHasher::default_with_seed(SEED),
+                            t * n / 2,
+                            (t + 1) * n / 2,
+                            false,
+                            |batch| inserter.insert_batch(batch),
+                        )
                     })
                 })
                 .collect();

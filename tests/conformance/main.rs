@@ -3,6 +3,7 @@
 //! 99.9% Wilson interval of the counts around the theory at the structure's actual m, k and fill.
 //! `builds` checks that every parallel build gives the one-thread array bit for bit.
 
+use dedupbench::hash::KeyHasher;
 use dedupbench::keys::{KeyBatch, KeyPipeline, Profile, UrlGenerator};
 use dedupbench::registry::{find, ids, local_kinds, parse_list};
 use dedupbench::stats::wilson;
@@ -19,16 +20,16 @@ fn generator() -> UrlGenerator {
 /// time; returns the sum of what `op` returns.
 fn over_keys(
     g: &UrlGenerator,
-    seed: u64,
+    hasher: KeyHasher,
     from: u64,
     to: u64,
     non_members: bool,
     mut op: impl FnMut(&KeyBatch) -> u64,
 ) -> u64 {
     let keys = if non_members {
-        KeyPipeline::non_members(g, from..to, seed)
+        KeyPipeline::non_members(g, from..to, hasher)
     } else {
-        KeyPipeline::members(g, from..to, seed)
+        KeyPipeline::members(g, from..to, hasher)
     };
     keys.with_batch_keys(BATCH)
         .sum(&mut op)
@@ -43,13 +44,15 @@ fn count_present(
     to: u64,
     non_members: bool,
 ) -> u64 {
-    over_keys(g, s.seed(), from, to, non_members, |batch| {
+    over_keys(g, s.hasher(), from, to, non_members, |batch| {
         s.contains_batch(batch)
     })
 }
 
 fn insert_range(s: &mut dyn Membership, g: &UrlGenerator, from: u64, to: u64) -> u64 {
-    let new = over_keys(g, s.seed(), from, to, false, |batch| s.insert_batch(batch));
+    let new = over_keys(g, s.hasher(), from, to, false, |batch| {
+        s.insert_batch(batch)
+    });
     s.finish_build();
     new
 }
@@ -230,8 +233,9 @@ fn counting_remove_forgets_keys_without_false_negatives_for_others() {
     insert_range(s.as_mut(), &g, 0, n);
     let fp_before = count_present(s.as_ref(), &g, 0, 1_000_000, true);
     // Remove the first half.
+    let hasher = s.hasher();
     let removable = s.as_removable().unwrap();
-    let removed = over_keys(&g, SEED, 0, n / 2, false, |batch| {
+    let removed = over_keys(&g, hasher, 0, n / 2, false, |batch| {
         removable.remove_batch(batch)
     });
     assert_eq!(removed, n / 2, "every inserted key can be removed");
@@ -269,7 +273,7 @@ fn removable_exact_sets_forget_exactly() {
         let mut scratch = Vec::new();
         for j in 0..5_000 {
             g.member(j, &mut scratch);
-            let h = dedupbench::hash::hash_key(SEED, &scratch);
+            let h = s.hasher().hash(&scratch);
             assert!(s.as_removable().unwrap().remove_hashed(&scratch, h));
             assert!(
                 !s.as_removable().unwrap().remove_hashed(&scratch, h),
@@ -351,7 +355,7 @@ fn filters_past_two_to_the_32_bits_keep_their_rate() {
     let n = 20_000_000;
     let mut s: Box<dyn Membership> = Box::new(dedupbench::structures::bloom::Bloom::new(
         dedupbench::theory::BloomSizing { bits, hashes: 2 },
-        SEED,
+        KeyHasher::default_with_seed(SEED),
     ));
     insert_range(s.as_mut(), &g, 0, n);
     let high_words_set = match &s.saved_parts().unwrap().payload[0] {
@@ -372,7 +376,11 @@ fn filters_past_two_to_the_32_bits_keep_their_rate() {
     drop(s);
     #[cfg(feature = "peers")]
     {
-        let mut peer = dedupbench::peers::fastbloom::with_geometry(bits, 2, SEED);
+        let mut peer = dedupbench::peers::fastbloom::with_geometry(
+            bits,
+            2,
+            KeyHasher::default_with_seed(SEED),
+        );
         insert_range(peer.as_mut(), &g, 0, n);
         assert_rate_matches_theory(peer.as_ref(), &g, n, 10_000_000, "fastbloom of 5e9 bits");
         assert_eq!(

@@ -25,7 +25,7 @@ fn batch(from: u64, to: u64) -> KeyBatch {
     for i in from..to {
         batch.push(format!("https://h{}.example/p/{i}", i % 97).as_bytes());
     }
-    batch.hash_all(7);
+    batch.hash_all(KeyHasher::default_with_seed(7));
     batch
 }
 
@@ -51,7 +51,10 @@ fn vector_and_scalar_paths_agree_bit_for_bit() {
             h = hash_key(h.h1, &h.h2.to_le_bytes());
             assert_eq!(masks_of(h, k, true), masks_of(h, k, false), "k = {k}");
         }
-        let (mut vector, mut scalar) = (Blocked::new(3000, k, 7), Blocked::new(3000, k, 7));
+        let (mut vector, mut scalar) = (
+            Blocked::new(3000, k, KeyHasher::default_with_seed(7)),
+            Blocked::new(3000, k, KeyHasher::default_with_seed(7)),
+        );
         scalar.simd = false;
         assert_eq!(vector.insert_batch(&members), scalar.insert_batch(&members));
         assert_eq!(vector.body(), scalar.body(), "k = {k}");
@@ -66,7 +69,7 @@ fn vector_and_scalar_paths_agree_bit_for_bit() {
         }
         assert_eq!(vector.contains_batch(&members), members.len() as u64);
         // The per-key kernels: inserts one by one build the scalar path's bits and answer as it does.
-        let mut per_key = Blocked::new(3000, k, 7);
+        let mut per_key = Blocked::new(3000, k, KeyHasher::default_with_seed(7));
         let new = members
             .iter()
             .filter(|(key, h)| per_key.insert_hashed(key, *h))
@@ -77,8 +80,10 @@ fn vector_and_scalar_paths_agree_bit_for_bit() {
             "k = {k}"
         );
         // The owner-writes path (one thread owning every block), vector kernel and scalar stores.
-        let (mut owned_vector, mut owned_scalar) =
-            (Blocked::new(3000, k, 7), Blocked::new(3000, k, 7));
+        let (mut owned_vector, mut owned_scalar) = (
+            Blocked::new(3000, k, KeyHasher::default_with_seed(7)),
+            Blocked::new(3000, k, KeyHasher::default_with_seed(7)),
+        );
         owned_scalar.simd = false;
         for f in [&mut owned_vector, &mut owned_scalar] {
             let inserter = f
@@ -156,7 +161,7 @@ fn blocked_rate_matches_its_theory_on_real_filters() {
         let bits_per_key = theory::blocked_sizing(1_000_000, p).0 as f64 * 512.0 / 1e6;
         let n = (BLOCKS as f64 * 512.0 / bits_per_key) as u64;
         let m = BLOCKS * theory::BLOCK_BITS;
-        let mut filter = Blocked::new(BLOCKS, k, 0);
+        let mut filter = Blocked::new(BLOCKS, k, KeyHasher::default_with_seed(0));
         for _ in 0..n {
             filter.insert_hashed(b"", rng.hash());
         }
