@@ -25,7 +25,7 @@
 //! (steady state: the stream is [`ARRIVALS_PER_WINDOW`] windows long): filter arrays, the log's and queue's
 //! capacity, the map's hashbrown layout.
 
-use crate::hash::{KeyHash, KeyHasher};
+use crate::hash::KeyHash;
 use crate::keys::UrlGenerator;
 use crate::structures::counting::{CountingBloom, CountingKind};
 use crate::structures::windowed::{WindowPlan, Windowed, WindowedKind};
@@ -126,15 +126,15 @@ enum State {
 }
 
 impl State {
-    fn new(contender: Contender, window_keys: u64, fpr: f64, seed: u64) -> Result<State> {
-        let mut config = BuildConfig::new(window_keys, fpr, seed);
-        config.window_keys = Some(window_keys);
+    /// The contender's state for a window of `config.window_keys` keys.
+    fn new(contender: Contender, config: &BuildConfig) -> Result<State> {
+        let window_keys = config.window_keys.unwrap_or(config.expected_keys);
         Ok(match contender {
             Contender::Windowed => {
-                State::Windowed(Windowed::new(WindowPlan::of(&config), config.hasher()))
+                State::Windowed(Windowed::new(WindowPlan::of(config), config.hasher()))
             }
             Contender::CountingWithLog => State::CountingWithLog {
-                filter: CountingBloom::for_config(&config)?,
+                filter: CountingBloom::for_config(config)?,
                 log: VecDeque::with_capacity(window_entries(window_keys) + 1),
             },
             Contender::ExactMap => State::ExactMap {
@@ -236,9 +236,12 @@ pub fn run(
     generator: &UrlGenerator,
 ) -> Result<ExpiryRecord> {
     let arrivals = ARRIVALS_PER_WINDOW * window_keys;
-    let mut state = State::new(contender, window_keys, fpr, seed)?;
+    let mut config = BuildConfig::new(window_keys, fpr, seed);
+    config.window_keys = Some(window_keys);
+    let mut state = State::new(contender, &config)?;
+    // Every contender's keys are hashed as its structure hashes them (the exact map keeps h1).
+    let hasher = config.hasher();
     let mut stream = RecrawlStream::new(seed, window_keys);
-    let hasher = KeyHasher::default_with_seed(seed);
     // Sized once for every arrival: growing by doubling would hold two tables at the last resize, past
     // the experiment's peak model (one table of 4 windows of entries).
     let mut shadow: HashMap<u64, u64> = HashMap::with_capacity(arrivals as usize);

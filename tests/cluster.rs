@@ -10,6 +10,7 @@
 mod common;
 use common::*;
 
+use dedupbench::hash::HashFn;
 use dedupbench::redis::cluster::{cluster_for_test, Cluster};
 use dedupbench::redis::server::{Server, ServerOptions};
 use dedupbench::redis::{Conn, Endpoint, RemoteConfig};
@@ -103,7 +104,14 @@ fn a_filter_split_over_a_cluster_answers_as_its_theory_from_each_shards_load() {
     }
     for structure in ["redis-bloom", "redis-bitmap", "redis-set-fp"] {
         let mut filter = open(structure, endpoint(&cluster), structure, n, 30);
-        // A batch comes hashed with its filter's hash (redis-set-fp keeps 128-bit xxh3 fingerprints).
+        // A batch comes hashed with its filter's hash: the default, but redis-set-fp keeps 128-bit xxh3
+        // fingerprints (a 64-bit hash's second half adds no bits).
+        let expected_hash = if structure == "redis-set-fp" {
+            HashFn::Xxh3_128
+        } else {
+            HashFn::DEFAULT
+        };
+        assert_eq!(filter.hasher().func(), expected_hash, "{structure}");
         batch.hash_all(filter.hasher());
         probes.hash_all(filter.hasher());
         let new = filter.insert_batch(&batch);

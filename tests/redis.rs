@@ -278,13 +278,28 @@ fn a_worker_with_other_parameters_is_refused() {
     // join it with --hash xxh3-128 and find every key, and are refused without it.
     let o = with_hash("old-hash", Some("xxh3-128"), "--insert");
     assert!(o.status.success(), "{}", stderr(&o));
+    let stored: String = redis::cmd("GET")
+        .arg("old-hash:params")
+        .query(&mut connect(&server.url()))
+        .unwrap();
+    assert!(
+        stored
+            .starts_with("dedupbench-bloom-v1 m=958506 k=7 hash=xxh3-128 seed=42 bits_per_string="),
+        "the parameters of before: {stored}"
+    );
     let o = with_hash("old-hash", Some("xxh3-128"), "--check");
     let found: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(found["answered"], 1000, "{found}");
     let o = with_hash("old-hash", None, "--check");
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    // Fingerprint sets depend on the seed: a worker with another seed is refused too.
+    // Fingerprint sets depend on the seed: a worker with another seed is refused too. Their fingerprints
+    // are 128-bit xxh3 whatever the run's hash, in the parameters' words of before the hash was a choice.
     let _ = answer(worker(&url, "redis-set-fp", "fp", "--insert", "0..100"));
+    let stored: String = redis::cmd("GET")
+        .arg("fp:params")
+        .query(&mut connect(&server.url()))
+        .unwrap();
+    assert_eq!(stored, "redis-set-fp v1 member=xxh3-128 seed=42");
     let o = run(&[
         "shared",
         "--redis",

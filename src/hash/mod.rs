@@ -13,12 +13,13 @@ pub use candidates::HashFn;
 
 use xxhash_rust::xxh3::xxh3_128_with_seed;
 
-/// The 128-bit hash of one key, split into the two halves used for double hashing.
+/// The hash of one key as the two 64-bit halves double hashing uses: a 128-bit hash's low and high
+/// halves, or a 64-bit hash and that hash through [`fmix64`] (see [`HashFn::hash`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct KeyHash {
-    /// Low 64 bits: the first position and the fingerprint.
+    /// The first position and the fingerprint.
     pub h1: u64,
-    /// High 64 bits: the step between probes.
+    /// The step between probes.
     pub h2: u64,
 }
 

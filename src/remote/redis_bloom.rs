@@ -10,8 +10,9 @@
 //! connect time (`MODULE LIST`); without it the build fails with that reason and the cell is skipped.
 //! `BF.MADD` answers per key and is atomic per command: under concurrent workers, at most one of them is
 //! told a key is new (none, when the key was a false positive); `dedup`'s adds keep their answers for a
-//! resend ([`super::once`]). The parameters (rate, capacity, mode)
-//! are stored in `NAME:params` and checked by every worker that joins.
+//! resend ([`super::once`]). The parameters (rate, capacity, mode,
+//! and on a cluster the hash and seed that pick a key's shard, unless xxh3-128, which older parameters
+//! meant without naming it) are stored in `NAME:params` and checked by every worker that joins.
 //!
 //! On a Redis Cluster the logical filter is S sub-filters ([`Shards`]), each reserved for
 //! ⌈n/S + 6·√(n/S)⌉ keys (a shard's load is binomial; a `NONSCALING` filter refuses keys past its

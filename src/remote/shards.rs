@@ -1,6 +1,6 @@
 //! How one logical structure is split over a Redis Cluster: S sub-structures, each under its own hash tag
-//! so that all its keys live in one slot, and the shard of a key taken from hash bits independent of the
-//! bits its probes use.
+//! so that all its keys live in one slot, and the shard of a key taken from a mix of its hash that does not
+//! follow the positions its probes use.
 //!
 //! Invariants:
 //! - On one server there is one shard, and its keys are the structure's name itself (as before sharding).
@@ -8,8 +8,8 @@
 //!   mod 16384, as Redis Cluster computes it) falls in the middle half of the s-th of S equal slot ranges. A cluster created
 //!   with `redis-cli --cluster create` gives each master equal contiguous ranges, so S = 3 × masters puts 3
 //!   shards on each master; after a reshard the tags stay, and the cluster moves them.
-//! - A key's shard is `reduce(fmix64(h1 ⊕ rotl(h2, 32)), S)`: a mix of both halves of the key's 128-bit
-//!   hash, not either probe value alone (the client-hashed bitmap probes with h1 + i·h2; RedisBloom hashes
+//! - A key's shard is `reduce(fmix64(h1 ⊕ rotl(h2, 32)), S)`: a mix of both halves of the key's hash (of
+//!   one 64-bit value for a 64-bit hash, whose h2 is fmix64(h1)), not either probe value alone (the client-hashed bitmap probes with h1 + i·h2; RedisBloom hashes
 //!   keys itself with MurmurHash64A, which shares nothing with ours).
 
 use crate::hash::{fmix64, reduce, KeyHash};

@@ -100,8 +100,9 @@ pub struct RunHeader {
     pub fpr: f64,
     pub memory_budget_bytes: u64,
     pub seed: u64,
-    /// The hash every structure of the run hashed with ([`crate::hash::HashFn::id`]); runs written before
-    /// the field all used xxh3-128.
+    /// The hash the run's structures hashed with ([`crate::hash::HashFn::id`]; `redis-set-fp` keeps
+    /// xxh3-128, and the external rows and RedisBloom hash for themselves); runs written before the field
+    /// all used xxh3-128.
     #[serde(default = "hash_before_the_field")]
     pub hash: String,
     pub reps: u32,

@@ -115,6 +115,7 @@ impl Runner<'_> {
             "article-6e9: query non-members",
             queries,
             threads,
+            hasher,
             true,
             |batch, t| {
                 for (i, s) in refs.iter().enumerate() {
@@ -186,20 +187,20 @@ impl Runner<'_> {
     }
 
     /// Splits `[0, count)` over `threads` threads; each generates (members, or non-members when
-    /// `non_members`) and hashes a batch, then calls `work`. Returns timings summed over threads, except the
+    /// `non_members`) and hashes a batch with `hasher`, then calls `work`. Returns timings summed over threads, except the
     /// probe times, which are the slowest thread's (the pass's wall time for that structure).
     fn parallel_pass(
         &mut self,
         label: &str,
         count: u64,
         threads: u64,
+        hasher: KeyHasher,
         non_members: bool,
         work: impl Fn(&KeyBatch, &mut Timings) + Sync,
     ) -> Result<Timings> {
         let done = AtomicU64::new(0);
         let generator = &self.source.generator;
         let stop = self.stop;
-        let hasher = KeyHasher::default_with_seed(self.plan.seed);
         self.progress.start(label, count);
         let per_thread: Vec<Timings> = std::thread::scope(|scope| {
             let (done, work) = (&done, &work);

@@ -332,4 +332,23 @@ mod tests {
             .collect();
         assert_eq!(top, ["bitmap", "bloom", "blocked"]);
     }
+
+    #[test]
+    fn a_run_hashed_with_another_hash_is_not_resumed() {
+        let line = include_str!("../../tests/fixtures/skips-and-scenario/results.jsonl")
+            .lines()
+            .next()
+            .expect("a header");
+        let mut header: RunHeader = serde_json::from_str(line).expect("the fixture's header");
+        assert_eq!(header.hash, "xxh3-128", "a header from before the field");
+        let refused = RunSpec::from_header(&header).err().map(|e| e.to_string());
+        assert!(
+            refused
+                .as_deref()
+                .is_some_and(|e| e.contains("--resume") && e.contains("hashed with xxh3-128")),
+            "{refused:?}"
+        );
+        header.hash = crate::hash::HashFn::DEFAULT.id().into();
+        assert!(RunSpec::from_header(&header).is_ok());
+    }
 }

@@ -76,7 +76,7 @@ pub struct ExactSet {
 }
 
 impl ExactSet {
-    /// An empty set hashing with `seed`.
+    /// An empty set hashing with `hasher`.
     pub fn new(hasher: KeyHasher) -> Self {
         ExactSet {
             table: HashTable::new(),
