@@ -37,7 +37,7 @@ impl KeyBatch {
     }
 
     /// Appends a key written by `write` straight into the batch buffer (no copy).
-    #[inline]
+    #[inline(always)]
     pub fn push_with(&mut self, write: impl FnOnce(&mut Vec<u8>)) {
         write(&mut self.bytes);
         self.ends.push(self.bytes.len() as u32);

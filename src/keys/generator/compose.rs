@@ -30,8 +30,8 @@ const MAX_TARGET_BYTES: usize = 65_536;
 const MAX_MIDDLE: usize = 5;
 /// An upper bound on a URL's bytes beyond its target length: scheme (8), host (≤ 35: "www.", two 12-byte
 /// words, '-', '.', a TLD), the middle run's copy (80), '/', '-', the token (10), an extension (5), the
-/// query run's copy (80) and the slug's copy overshoot (32), with slack.
-const MAX_PARTS_BYTES: usize = 352;
+/// query run's copy (80) and the slug's copy overshoot (64), with slack.
+const MAX_PARTS_BYTES: usize = 384;
 /// Words in each corpus (a power of two); a run starts at one of the first `CORPUS_STARTS` words.
 const CORPUS_WORDS: usize = 8192;
 const CORPUS_STARTS: usize = 4096;
@@ -42,6 +42,9 @@ const CORPUS_STARTS: usize = 4096;
 const CACHED_HOSTS: u64 = 1 << 12;
 /// Bytes copied for a middle path or a query: more than 5 × 13 and 3 × 24.
 const RUN_COPY_BYTES: usize = 80;
+/// The slug is copied in whole blocks of this many bytes (its last block overshoots by up to this much);
+/// one block holds most slugs, so the copy loop is seldom taken twice.
+const SLUG_COPY_BYTES: usize = 64;
 
 /// Vocabulary words joined by a separator, each preceded by it, with every word's offset.
 #[derive(Clone, Debug)]
@@ -74,6 +77,16 @@ impl Corpus {
         Corpus { text, starts }
     }
 
+    /// The starts of words `draw % CORPUS_STARTS` and the five after it: the run of k words from there
+    /// spans `ends[0]..ends[k]`.
+    #[inline(always)]
+    fn ends(&self, draw: u64) -> &[u32; MAX_MIDDLE + 1] {
+        let i = draw as usize % CORPUS_STARTS;
+        self.starts[i..i + MAX_MIDDLE + 1]
+            .try_into()
+            .expect("CORPUS_STARTS + 5 < CORPUS_WORDS")
+    }
+
     /// The offset and length of the run of `count` words (≤ 5) from word `draw % CORPUS_STARTS`.
     #[inline(always)]
     fn run(&self, draw: u64, count: usize) -> (usize, usize) {
@@ -103,8 +116,11 @@ pub(super) struct Tables {
     extension_below: u64,
     query_below: u64,
     www_below: u64,
-    /// Cumulative shares of 1, 2, … path segments.
-    segment_below: Vec<u64>,
+    /// Cumulative shares of 1, 2, … path segments, padded with `u64::MAX` (below no draw) to a fixed
+    /// length so the count of thresholds a draw passes is one unrolled sum.
+    segment_below: [u64; MAX_MIDDLE + 1],
+    /// How many of `segment_below` the profile gave.
+    segments: usize,
     /// The length quantiles as thresholds on a 64-bit draw (1 saturates to `u64::MAX`).
     length_below: Vec<u64>,
     /// `length_lines[j]`: the length at quantile point j − 1 (plus one half, for rounding) in 48-bit fixed
@@ -190,7 +206,7 @@ impl Tables {
             &vocabulary,
             &mut state,
             |_| b"-".to_vec(),
-            longest_target + 32,
+            longest_target + SLUG_COPY_BYTES,
         );
         let query = Corpus::new(
             &vocabulary,
@@ -203,7 +219,7 @@ impl Tables {
         extensions.push(Word::new(b""));
         let weight_sum: f64 = profile.path_segment_weights.iter().sum();
         let mut acc = 0.0;
-        let segment_below = profile
+        let segment_list: Vec<u64> = profile
             .path_segment_weights
             .iter()
             .take(MAX_MIDDLE + 1)
@@ -212,6 +228,8 @@ impl Tables {
                 threshold(acc)
             })
             .collect();
+        let mut segment_below = [u64::MAX; MAX_MIDDLE + 1];
+        segment_below[..segment_list.len()].copy_from_slice(&segment_list);
         let points = profile.length_quantiles.clone();
         let length_below: Vec<u64> = points.iter().map(|p| threshold(p.0)).collect();
         let length_segment_start: Vec<u32> = (0..LENGTH_BUCKETS as u64)
@@ -258,6 +276,7 @@ impl Tables {
             query_below: threshold(profile.query_fraction),
             www_below: threshold(profile.www_fraction),
             segment_below,
+            segments: segment_list.len(),
             length_below,
             length_lines,
             length_segment_start: boxed(length_segment_start),
@@ -333,8 +352,12 @@ impl Tables {
 
         // Decide the parts after the host, then fit the slug to the target length.
         let draw = rng.next();
-        let below = self.segment_below.iter().filter(|t| **t < draw).count();
-        let middle_wanted = below.min(self.segment_below.len() - 1);
+        let below: usize = self
+            .segment_below
+            .iter()
+            .map(|t| usize::from(*t < draw))
+            .sum();
+        let middle_wanted = below.min(self.segments - 1);
         let middle_draw = rng.next();
         let with_extension = rng.next() < self.extension_below;
         let extension = &self.extensions[if with_extension {
@@ -349,13 +372,15 @@ impl Tables {
 
         let token_digits = base36(token);
         let fixed = out.written() + 1 + 1 + token_digits.len() + extension.len();
-        let middle_len = |k: usize| self.middle.run(middle_draw, k).1;
+        // The ends of the middle run's first 0..=5 words, from one slice of the corpus's word starts.
+        let middle_ends = self.middle.ends(middle_draw);
+        let middle_len = |k: usize| (middle_ends[k] - middle_ends[0]) as usize;
         // Too long: drop the query, then middle segments from the end, before shrinking the slug below a word.
         let with_query = wants_query && fixed + middle_len(middle_wanted) + query_len < target;
         let query_len = usize::from(with_query) * query_len;
-        let fits = (1..=MAX_MIDDLE)
-            .filter(|k| fixed + middle_len(*k) + query_len < target)
-            .count();
+        let fits: usize = (1..=MAX_MIDDLE)
+            .map(|k| usize::from(fixed + middle_len(k) + query_len < target))
+            .sum();
         let (middle_at, middle_len) = self.middle.run(middle_draw, middle_wanted.min(fits));
         let slug_len = target.saturating_sub(fixed + middle_len + query_len).max(1);
 
@@ -366,11 +391,12 @@ impl Tables {
         out.byte(b'/');
         let (slug_at, _) = self.slug.run(rng.next(), 0);
         // Skip the run's leading '-' so the slug starts with a letter.
-        out.copy_long(
-            &self.slug.text[slug_at + 1..slug_at + 1 + slug_len + 32],
-            slug_len,
-        );
-        out.replace_last(b'-', b'x');
+        let slug_text = &self.slug.text[slug_at + 1..slug_at + 1 + slug_len + SLUG_COPY_BYTES];
+        out.copy_long(slug_text, slug_len);
+        // The slug's last byte, read from the corpus (not back from the store just made): a '-' there
+        // would run into the token's separator.
+        let last = slug_text[slug_len - 1];
+        out.put_last(if last == b'-' { b'x' } else { last });
         out.byte(b'-');
         out.word_if(&token_digits, true);
         out.word_if(extension, true);
@@ -379,7 +405,8 @@ impl Tables {
             &self.query.text[query_at..query_at + RUN_COPY_BYTES],
             query_len,
         );
-        out.put_if(query_start, b'?', with_query);
+        // Without a query nothing was kept past `query_start`: the byte written there is past the URL.
+        out.put_at(query_start, b'?');
         out.written()
     }
 

@@ -163,20 +163,57 @@ impl UrlGenerator {
 
     /// Appends members `range` to `batch`, back to back (one key per index).
     pub fn fill_members(&self, range: std::ops::Range<u64>, batch: &mut KeyBatch) {
-        for i in range {
-            batch.push_with(|buf| self.append_member(i, buf));
-        }
+        debug_assert!(range.end <= NON_MEMBER_BASE);
+        self.fill(range.start..range.end, batch);
     }
 
     /// Appends non-members `range` to `batch`.
     pub fn fill_non_members(&self, range: std::ops::Range<u64>, batch: &mut KeyBatch) {
-        for j in range {
-            batch.push_with(|buf| self.append_non_member(j, buf));
+        debug_assert!(range.end <= NON_MEMBER_BASE);
+        self.fill(
+            NON_MEMBER_BASE + range.start..NON_MEMBER_BASE + range.end,
+            batch,
+        );
+    }
+
+    /// Appends the URLs of raw indices `range`. On a CPU with AVX2 (x86-64-v3) the loop is compiled for
+    /// it, once, at run time's choice: the same arithmetic, so the same URLs, with 32-byte copies for the
+    /// 48-, 64- and 80-byte blocks a URL is written from (half the moves of the baseline's 16 bytes).
+    fn fill(&self, range: std::ops::Range<u64>, batch: &mut KeyBatch) {
+        debug_assert!(range.end <= 2 * NON_MEMBER_BASE);
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2")
+            && std::arch::is_x86_feature_detected!("bmi1")
+            && std::arch::is_x86_feature_detected!("bmi2")
+            && std::arch::is_x86_feature_detected!("lzcnt")
+            && std::arch::is_x86_feature_detected!("popcnt")
+        {
+            // SAFETY: the CPU has the features the function is compiled for (checked just above).
+            unsafe { self.fill_v3(range, batch) };
+            return;
+        }
+        self.fill_with(range, batch);
+    }
+
+    /// [`UrlGenerator::fill_with`] compiled for x86-64-v3's integer and vector instructions.
+    ///
+    /// # Safety
+    /// The CPU has AVX2, BMI1, BMI2, LZCNT and POPCNT.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
+    unsafe fn fill_v3(&self, range: std::ops::Range<u64>, batch: &mut KeyBatch) {
+        self.fill_with(range, batch);
+    }
+
+    #[inline(always)]
+    fn fill_with(&self, range: std::ops::Range<u64>, batch: &mut KeyBatch) {
+        for index in range {
+            batch.push_with(|buf| self.append(index, buf));
         }
     }
 
     /// Appends the URL of raw index `index` to `buf` (see [`compose`] for how it is written).
-    #[inline]
+    #[inline(always)]
     pub fn append(&self, index: u64, buf: &mut Vec<u8>) {
         let token = self.scramble(index);
         let stream = self.seed.rotate_left(17) ^ 0xA076_1D64_78BD_642F;
@@ -279,6 +316,39 @@ mod tests {
                 cached.member(i, &mut a);
                 uncached.member(i, &mut b);
                 assert_eq!(a, b, "member {i}");
+            }
+        }
+    }
+
+    /// A batch filled at once (compiled for AVX2 where the CPU has it) holds the URLs written one by one.
+    #[test]
+    fn filled_batches_hold_the_urls_written_one_by_one() {
+        for profile in [
+            Profile::default_profile(),
+            Profile::load("short-keys").unwrap(),
+        ] {
+            let g = UrlGenerator::new(profile, 42);
+            let mut batch = KeyBatch::with_capacity(4096, 80);
+            let mut one = Vec::new();
+            for (start, non_members) in [(0, false), (1 << 40, false), (0, true), (77, true)] {
+                batch.clear();
+                if non_members {
+                    g.fill_non_members(start..start + 50_000, &mut batch);
+                } else {
+                    g.fill_members(start..start + 50_000, &mut batch);
+                }
+                for (k, i) in (start..start + 50_000).enumerate() {
+                    if non_members {
+                        g.non_member(i, &mut one);
+                    } else {
+                        g.member(i, &mut one);
+                    }
+                    assert_eq!(
+                        batch.key(k),
+                        &one[..],
+                        "index {i}, non-member {non_members}"
+                    );
+                }
             }
         }
     }

@@ -157,42 +157,43 @@ impl<'a> Cursor<'a> {
         };
         self.pos += keep;
     }
-    /// Copies the first `len` bytes of `text` (which holds at least `len + 32`) in 32-byte chunks.
+    /// Copies the first `len` bytes of `text` (which holds at least `len + 64`) in 64-byte blocks, at least
+    /// one: the loop is taken again only for slugs longer than a block.
     #[inline(always)]
     pub(super) fn copy_long(&mut self, text: &[u8], len: usize) {
-        assert!(text.len() >= len + 32);
-        debug_assert!(self.pos + len + 32 <= self.spare.len());
+        const BLOCK: usize = 64;
+        assert!(text.len() >= len + BLOCK);
+        debug_assert!(self.pos + len + BLOCK <= self.spare.len());
         let mut done = 0;
-        while done < len {
-            // SAFETY: `done < len`, so the 32 bytes read lie in `text` (asserted above) and the 32 written lie
-            // in `spare` (the caller's room guarantee, checked in debug builds).
+        loop {
+            // SAFETY: `done` is 0 or below `len`, so the block read lies in `text` (asserted
+            // above) and the block written lies in `spare` (the caller's room guarantee, checked in debug
+            // builds).
             unsafe {
                 std::ptr::copy_nonoverlapping(
                     text.as_ptr().add(done),
                     self.spare.as_mut_ptr().add(self.pos + done).cast(),
-                    32,
+                    BLOCK,
                 )
             };
-            done += 32;
+            done += BLOCK;
+            if done >= len {
+                break;
+            }
         }
         self.pos += len;
     }
-    /// Writes `b` at `at` (before the cursor) if `present`, without a branch.
+    /// Writes `b` at `at`, which lies before the cursor or right at it (then past what is kept).
     #[inline(always)]
-    pub(super) fn put_if(&mut self, at: usize, b: u8, present: bool) {
-        debug_assert!(at < self.pos || !present);
-        // SAFETY: `at` is within `spare`, and its byte was written: callers pass a position that a block or
-        // run written before covers (the query's first byte, which `copy_run` always writes, 80 bytes).
-        let old = unsafe { self.spare.get_unchecked(at).assume_init() };
-        self.put(at, if present { b } else { old });
+    pub(super) fn put_at(&mut self, at: usize, b: u8) {
+        debug_assert!(at <= self.pos);
+        self.put(at, b);
     }
-    /// Replaces the last written byte with `to` if it is `from`.
+    /// Overwrites the last written byte with `b`.
     #[inline(always)]
-    pub(super) fn replace_last(&mut self, from: u8, to: u8) {
-        let last = &mut self.spare[self.pos - 1];
-        // SAFETY: the byte before `pos` was written (the module invariant); callers write before replacing.
-        let b = unsafe { last.assume_init() };
-        *last = MaybeUninit::new(if b == from { to } else { b });
+    pub(super) fn put_last(&mut self, b: u8) {
+        debug_assert!(self.pos > 0);
+        self.put(self.pos - 1, b);
     }
 }
 
