@@ -14,7 +14,9 @@ const VERDICT_KEY_BYTES: u32 = 77;
 
 /// The hash the run's structures hashed with (its header's; xxh3-128 before headers named it).
 fn run_hash(r: &Results) -> &str {
-    r.header.as_ref().map_or("xxh3-128", |h| h.hash.as_str())
+    r.header
+        .as_ref()
+        .map_or(HashFn::Xxh3_128.id(), |h| h.hash.as_str())
 }
 
 fn speed<'r>(r: &'r Results, hash: &str, bytes: u32) -> Option<&'r HashSpeedRecord> {

@@ -1,7 +1,7 @@
 //! `hashset`: the exact set of URL strings, the "just use a set" regime.
 //!
 //! A `hashbrown` table of boxed byte strings (`Box<[u8]>`: 16-byte slot, exactly-sized heap copy of the key),
-//! probed by our seeded xxh3 hash, so hashing is timed apart like every other structure. No reserve: it
+//! probed by our seeded hash, so hashing is timed apart like every other structure. No reserve: it
 //! grows by doubling as a set in a crawler would. Memory model: [`crate::theory::hashbrown_table_bytes`] for
 //! the slots plus one heap string per key (requested bytes = key length; footprint = glibc's chunk size).
 
