@@ -10,7 +10,7 @@
 //! does not hinge on branch prediction. Building each part word by word cost 137–166 ns per URL; see
 //! `keys/generate` in `benches/structures.rs` for today's figure.
 
-use super::writer::{base36, Cursor, Host, Rng, Word};
+use super::writer::{base36, Cursor, Host, Rng, Word, LONG_COPY_BYTES};
 use super::{EXTENSIONS, QUERY_KEYS, SYLLABLES, TLDS, VOCABULARY};
 use crate::keys::profile::Profile;
 use std::mem::MaybeUninit;
@@ -42,9 +42,6 @@ const CORPUS_STARTS: usize = 4096;
 const CACHED_HOSTS: u64 = 1 << 12;
 /// Bytes copied for a middle path or a query: more than 5 × 13 and 3 × 24.
 const RUN_COPY_BYTES: usize = 80;
-/// The slug is copied in whole blocks of this many bytes (its last block overshoots by up to this much);
-/// one block holds most slugs, so the copy loop is seldom taken twice.
-const SLUG_COPY_BYTES: usize = 64;
 
 /// Vocabulary words joined by a separator, each preceded by it, with every word's offset.
 #[derive(Clone, Debug)]
@@ -90,9 +87,8 @@ impl Corpus {
     /// The offset and length of the run of `count` words (≤ 5) from word `draw % CORPUS_STARTS`.
     #[inline(always)]
     fn run(&self, draw: u64, count: usize) -> (usize, usize) {
-        let i = draw as usize % CORPUS_STARTS;
-        let start = self.starts[i] as usize;
-        (start, self.starts[i + count] as usize - start)
+        let ends = self.ends(draw);
+        (ends[0] as usize, (ends[count] - ends[0]) as usize)
     }
 }
 
@@ -116,11 +112,10 @@ pub(super) struct Tables {
     extension_below: u64,
     query_below: u64,
     www_below: u64,
-    /// Cumulative shares of 1, 2, … path segments, padded with `u64::MAX` (below no draw) to a fixed
-    /// length so the count of thresholds a draw passes is one unrolled sum.
+    /// Cumulative shares of 1, 2, … path segments, the last the profile gives and the padding after it
+    /// `u64::MAX` (below no draw), so that the count of thresholds a draw passes is at most the profile's
+    /// segments less one, in one unrolled sum.
     segment_below: [u64; MAX_MIDDLE + 1],
-    /// How many of `segment_below` the profile gave.
-    segments: usize,
     /// The length quantiles as thresholds on a 64-bit draw (1 saturates to `u64::MAX`).
     length_below: Vec<u64>,
     /// `length_lines[j]`: the length at quantile point j − 1 (plus one half, for rounding) in 48-bit fixed
@@ -206,7 +201,7 @@ impl Tables {
             &vocabulary,
             &mut state,
             |_| b"-".to_vec(),
-            longest_target + SLUG_COPY_BYTES,
+            longest_target + LONG_COPY_BYTES,
         );
         let query = Corpus::new(
             &vocabulary,
@@ -219,7 +214,7 @@ impl Tables {
         extensions.push(Word::new(b""));
         let weight_sum: f64 = profile.path_segment_weights.iter().sum();
         let mut acc = 0.0;
-        let segment_list: Vec<u64> = profile
+        let segments: Vec<u64> = profile
             .path_segment_weights
             .iter()
             .take(MAX_MIDDLE + 1)
@@ -229,7 +224,8 @@ impl Tables {
             })
             .collect();
         let mut segment_below = [u64::MAX; MAX_MIDDLE + 1];
-        segment_below[..segment_list.len()].copy_from_slice(&segment_list);
+        let last = segments.len() - 1;
+        segment_below[..last].copy_from_slice(&segments[..last]);
         let points = profile.length_quantiles.clone();
         let length_below: Vec<u64> = points.iter().map(|p| threshold(p.0)).collect();
         let length_segment_start: Vec<u32> = (0..LENGTH_BUCKETS as u64)
@@ -276,7 +272,6 @@ impl Tables {
             query_below: threshold(profile.query_fraction),
             www_below: threshold(profile.www_fraction),
             segment_below,
-            segments: segment_list.len(),
             length_below,
             length_lines,
             length_segment_start: boxed(length_segment_start),
@@ -352,12 +347,11 @@ impl Tables {
 
         // Decide the parts after the host, then fit the slug to the target length.
         let draw = rng.next();
-        let below: usize = self
+        let middle_wanted: usize = self
             .segment_below
             .iter()
             .map(|t| usize::from(*t < draw))
             .sum();
-        let middle_wanted = below.min(self.segments - 1);
         let middle_draw = rng.next();
         let with_extension = rng.next() < self.extension_below;
         let extension = &self.extensions[if with_extension {
@@ -381,7 +375,8 @@ impl Tables {
         let fits: usize = (1..=MAX_MIDDLE)
             .map(|k| usize::from(fixed + middle_len(k) + query_len < target))
             .sum();
-        let (middle_at, middle_len) = self.middle.run(middle_draw, middle_wanted.min(fits));
+        let (middle_at, middle_len) =
+            (middle_ends[0] as usize, middle_len(middle_wanted.min(fits)));
         let slug_len = target.saturating_sub(fixed + middle_len + query_len).max(1);
 
         out.copy_run(
@@ -391,7 +386,7 @@ impl Tables {
         out.byte(b'/');
         let (slug_at, _) = self.slug.run(rng.next(), 0);
         // Skip the run's leading '-' so the slug starts with a letter.
-        let slug_text = &self.slug.text[slug_at + 1..slug_at + 1 + slug_len + SLUG_COPY_BYTES];
+        let slug_text = &self.slug.text[slug_at + 1..slug_at + 1 + slug_len + LONG_COPY_BYTES];
         out.copy_long(slug_text, slug_len);
         // The slug's last byte, read from the corpus (not back from the store just made): a '-' there
         // would run into the token's separator.
@@ -424,7 +419,7 @@ impl Tables {
         };
         let rank = rank.clamp(1, self.hosts);
         match self.cached_hosts.get(rank as usize - 1) {
-            Some(host) => out.host(host),
+            Some(host) => out.word_if(host, true),
             None => self.write_host_of_rank(rank, out),
         }
     }

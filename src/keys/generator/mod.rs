@@ -83,6 +83,22 @@ const SYLLABLES: &[&str] = &[
 /// Number of words in the vocabulary (a power of two).
 const VOCABULARY: usize = 4096;
 
+/// Whether the CPU has what [`UrlGenerator::fill_v3`] is compiled for.
+fn cpu_has_v3() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx2")
+            && std::arch::is_x86_feature_detected!("bmi1")
+            && std::arch::is_x86_feature_detected!("bmi2")
+            && std::arch::is_x86_feature_detected!("lzcnt")
+            && std::arch::is_x86_feature_detected!("popcnt")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
 /// Writes URLs for indices, as a pure function of (profile, seed, index).
 #[derive(Clone, Debug)]
 pub struct UrlGenerator {
@@ -90,6 +106,8 @@ pub struct UrlGenerator {
     seed: u64,
     scramble_key: u64,
     tables: Tables,
+    /// Whether this CPU runs [`UrlGenerator::fill_v3`] (found once, when the generator is built).
+    v3: bool,
 }
 
 impl UrlGenerator {
@@ -101,6 +119,7 @@ impl UrlGenerator {
             profile,
             seed,
             scramble_key: splitmix(&mut key_state) & MASK48,
+            v3: cpu_has_v3(),
         }
     }
 
@@ -180,15 +199,9 @@ impl UrlGenerator {
     /// it, once, at run time's choice: the same arithmetic, so the same URLs, with 32-byte copies for the
     /// 48-, 64- and 80-byte blocks a URL is written from (half the moves of the baseline's 16 bytes).
     fn fill(&self, range: std::ops::Range<u64>, batch: &mut KeyBatch) {
-        debug_assert!(range.end <= 2 * NON_MEMBER_BASE);
         #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2")
-            && std::arch::is_x86_feature_detected!("bmi1")
-            && std::arch::is_x86_feature_detected!("bmi2")
-            && std::arch::is_x86_feature_detected!("lzcnt")
-            && std::arch::is_x86_feature_detected!("popcnt")
-        {
-            // SAFETY: the CPU has the features the function is compiled for (checked just above).
+        if self.v3 {
+            // SAFETY: the CPU has the features the function is compiled for (`cpu_has_v3`).
             unsafe { self.fill_v3(range, batch) };
             return;
         }

@@ -6,69 +6,59 @@
 
 use std::mem::MaybeUninit;
 
-/// A word or fixed string of at most 15 bytes in one aligned 16-byte block: its bytes, zeros, and its
-/// length in the last byte, so that a word and its length come from one cache line in one load.
+/// At most `N − 1` bytes in one aligned block of `N`: the bytes, zeros, and the length in the last byte,
+/// so that the bytes and their length come from one load. A [`Word`] (a word or fixed string) is one
+/// 16-byte block; a [`Host`] three (hosts are at most 35 bytes: see `MAX_PARTS_BYTES`).
 #[derive(Clone, Copy, Debug)]
 #[repr(align(16))]
-pub(super) struct Word {
-    block: [u8; 16],
+pub(super) struct Block<const N: usize> {
+    block: [u8; N],
 }
 
-impl Word {
-    /// The longest word a block holds.
-    pub(super) const MAX_BYTES: usize = 15;
+/// A word or fixed string of at most 15 bytes.
+pub(super) type Word = Block<16>;
+/// A host of at most 47 bytes.
+pub(super) type Host = Block<48>;
 
-    /// A block from the first `len` bytes of `bytes` (the rest must be zero).
+impl<const N: usize> Block<N> {
+    /// The longest string a block holds.
+    pub(super) const MAX_BYTES: usize = N - 1;
+
+    /// A block from the first `len` bytes of `block` (the rest must be zero).
     #[inline(always)]
-    pub(super) fn from_block(mut block: [u8; 16], len: usize) -> Word {
-        debug_assert!(len <= Word::MAX_BYTES);
-        block[15] = len as u8;
-        Word { block }
+    pub(super) fn from_block(mut block: [u8; N], len: usize) -> Self {
+        debug_assert!(len <= Self::MAX_BYTES);
+        block[N - 1] = len as u8;
+        Block { block }
     }
 
-    pub(super) fn new(bytes: &[u8]) -> Word {
-        assert!(bytes.len() <= Word::MAX_BYTES, "a block holds 15 bytes");
-        let mut block = [0u8; 16];
+    pub(super) fn new(bytes: &[u8]) -> Self {
+        assert!(
+            bytes.len() <= Self::MAX_BYTES,
+            "a block of {N} bytes holds {}",
+            Self::MAX_BYTES
+        );
+        let mut block = [0u8; N];
         block[..bytes.len()].copy_from_slice(bytes);
-        Word::from_block(block, bytes.len())
+        Self::from_block(block, bytes.len())
     }
 
-    /// The word's length in bytes.
+    /// The string's length in bytes.
     #[inline(always)]
     pub(super) fn len(&self) -> usize {
-        self.block[15] as usize
+        self.block[N - 1] as usize
     }
 
-    /// The word's bytes.
+    /// The string's bytes.
     #[cfg(test)]
     pub(super) fn bytes(&self) -> &[u8] {
         &self.block[..self.len()]
     }
 }
 
-/// A host of at most 47 bytes in three aligned 16-byte blocks, its length in the last byte (hosts are at
-/// most 35: see `MAX_PARTS_BYTES`).
-#[derive(Clone, Copy, Debug)]
-#[repr(align(16))]
-pub(super) struct Host {
-    block: [u8; 48],
-}
-
-impl Host {
-    /// The longest host a block holds.
-    pub(super) const MAX_BYTES: usize = 47;
-
-    pub(super) fn new(bytes: &[u8]) -> Host {
-        assert!(
-            bytes.len() <= Host::MAX_BYTES,
-            "a host block holds 47 bytes"
-        );
-        let mut block = [0u8; 48];
-        block[..bytes.len()].copy_from_slice(bytes);
-        block[47] = bytes.len() as u8;
-        Host { block }
-    }
-}
+/// [`Cursor::copy_long`] copies in blocks of this many bytes (its last block overshoots by up to this much);
+/// one block holds most slugs, so its loop is seldom taken twice.
+pub(super) const LONG_COPY_BYTES: usize = 64;
 
 /// Writes one URL into a buffer's spare capacity: words and fixed strings go as whole 16-byte blocks, and
 /// an optional part is written always and advanced past only when present.
@@ -98,14 +88,14 @@ impl<'a> Cursor<'a> {
         unsafe { self.spare.get_unchecked_mut(at).write(b) };
     }
     #[inline(always)]
-    fn block_at(&mut self, at: usize, w: &Word) {
-        debug_assert!(at + 16 <= self.spare.len());
-        // SAFETY: `at + 16` is within `spare` (as in `put`); a block and `spare` never overlap.
+    fn block_at<const N: usize>(&mut self, at: usize, w: &Block<N>) {
+        debug_assert!(at + N <= self.spare.len());
+        // SAFETY: `at + N` is within `spare` (as in `put`); a block and `spare` never overlap.
         unsafe {
             std::ptr::copy_nonoverlapping(
                 w.block.as_ptr(),
                 self.spare.as_mut_ptr().add(at).cast(),
-                16,
+                N,
             )
         };
     }
@@ -114,26 +104,11 @@ impl<'a> Cursor<'a> {
         self.put(self.pos, b);
         self.pos += 1;
     }
-    /// Writes a word, kept only if `present`.
+    /// Writes a block (a word, a host), kept only if `present`.
     #[inline(always)]
-    pub(super) fn word_if(&mut self, w: &Word, present: bool) {
+    pub(super) fn word_if<const N: usize>(&mut self, w: &Block<N>, present: bool) {
         self.block_at(self.pos, w);
         self.pos += usize::from(present) * w.len();
-    }
-    /// Writes a held host (48 bytes, advancing past its length).
-    #[inline(always)]
-    pub(super) fn host(&mut self, h: &Host) {
-        debug_assert!(self.pos + 48 <= self.spare.len());
-        // SAFETY: `pos + 48` is within `spare` (the caller's room guarantee, checked in debug builds); a
-        // host block and `spare` never overlap.
-        unsafe {
-            std::ptr::copy_nonoverlapping(
-                h.block.as_ptr(),
-                self.spare.as_mut_ptr().add(self.pos).cast(),
-                48,
-            )
-        };
-        self.pos += h.block[47] as usize;
     }
     /// Writes a separator and a word, kept only if `present`.
     #[inline(always)]
@@ -157,11 +132,11 @@ impl<'a> Cursor<'a> {
         };
         self.pos += keep;
     }
-    /// Copies the first `len` bytes of `text` (which holds at least `len + 64`) in 64-byte blocks, at least
-    /// one: the loop is taken again only for slugs longer than a block.
+    /// Copies the first `len` bytes of `text` (which holds at least `len + LONG_COPY_BYTES`) in blocks of
+    /// [`LONG_COPY_BYTES`], at least one: the loop is taken again only for slugs longer than a block.
     #[inline(always)]
     pub(super) fn copy_long(&mut self, text: &[u8], len: usize) {
-        const BLOCK: usize = 64;
+        const BLOCK: usize = LONG_COPY_BYTES;
         assert!(text.len() >= len + BLOCK);
         debug_assert!(self.pos + len + BLOCK <= self.spare.len());
         let mut done = 0;
