@@ -18,7 +18,6 @@ use std::hint::black_box;
 const LOOKUP_KEYS: u64 = 4096;
 const MAX_LOOKUP_POOL: u64 = 1 << 20;
 const SEED: u64 = 42;
-const HASHER: KeyHasher = KeyHasher::default_with_seed(SEED);
 
 fn members(g: &UrlGenerator, indices: impl Iterator<Item = u64>) -> KeyBatch {
     let mut batch = KeyBatch::with_capacity(4096, 80);
@@ -163,6 +162,8 @@ fn targets(c: &mut Criterion) {
             continue;
         };
         let config = BuildConfig::new(n, 0.01, SEED);
+        // Keys are hashed as the structures built from `config` hash them: ours and the peers alike.
+        let hasher = config.hasher();
         let has_batch_path = kind.build(&config).expect("builds").batch_path();
         let paths: &[(&str, bool)] = if has_batch_path {
             &[("per-key", false), ("batched", true)]
@@ -176,7 +177,7 @@ fn targets(c: &mut Criterion) {
                     || kind.build(&config).expect("builds"),
                     |mut s| {
                         for batch in inserts.iter_mut() {
-                            batch.hash_all(HASHER);
+                            batch.hash_all(hasher);
                             if batched {
                                 s.insert_batch(batch);
                             } else {
@@ -193,7 +194,7 @@ fn targets(c: &mut Criterion) {
         }
         let mut built = kind.build(&config).expect("builds");
         for batch in inserts.iter_mut() {
-            batch.hash_all(HASHER);
+            batch.hash_all(hasher);
             built.insert_batch(batch);
         }
         for (name, batches) in [
@@ -208,7 +209,7 @@ fn targets(c: &mut Criterion) {
                         let count = batches.len();
                         let batch = &mut batches[next];
                         next = (next + 1) % count;
-                        batch.hash_all(HASHER);
+                        batch.hash_all(hasher);
                         let batch = black_box(&*batch);
                         if batched {
                             built.contains_batch(batch)

@@ -235,11 +235,11 @@ pub fn pass_new_lines(
 ) -> Result<DedupCounts> {
     let mut counts = DedupCounts::default();
     let mut batch = KeyBatch::with_capacity(BATCH_LINES, 96);
-    let mut lines =
-        KeyPipeline::file(input, u64::MAX, structure.hasher()).with_batch_keys(BATCH_LINES);
+    let hasher = structure.hasher();
+    let mut lines = KeyPipeline::file(input, u64::MAX).with_batch_keys(BATCH_LINES);
     let written = (|| -> Result<()> {
         loop {
-            if lines.next_hashed(&mut batch)? == 0 {
+            if lines.next_hashed(&mut batch, hasher)? == 0 {
                 return Ok(());
             }
             // Through the structure's batch path, each new line written right after its insert: every

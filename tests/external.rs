@@ -238,12 +238,8 @@ fn a_stop_request_or_the_time_limit_kills_the_tool() {
         let started = Instant::now();
         let error = run(
             &request,
-            KeyPipeline::members(
-                &g,
-                0..2_000_000,
-                dedupbench::hash::KeyHasher::default_with_seed(0),
-            ),
-            KeyPipeline::non_members(&g, 0..10, dedupbench::hash::KeyHasher::default_with_seed(0)),
+            KeyPipeline::members(&g, 0..2_000_000),
+            KeyPipeline::non_members(&g, 0..10),
             &AtomicBool::new(stop),
             limit,
         )

@@ -25,8 +25,8 @@ fn bytes_held_matches_the_allocator_and_the_model() {
         config.key_lengths = lengths;
         let before = heap_snapshot();
         let mut s = kind.build(&config).unwrap();
-        let mut members = KeyPipeline::members(&g, 0..n, s.hasher());
-        while members.next_hashed(&mut batch).unwrap() > 0 {
+        let mut members = KeyPipeline::members(&g, 0..n);
+        while members.next_hashed(&mut batch, s.hasher()).unwrap() > 0 {
             s.insert_batch(&batch);
         }
         let after = heap_snapshot().since(&before);

@@ -82,8 +82,8 @@ pub fn run(args: DedupArgs) -> Result<i32> {
     // Workers sharing a filter must hash alike: without --seed they derive it from the name.
     let seed = match (args.seed, &args.name, &remote) {
         (Some(seed), _, _) => seed,
-        // xxh3-128 whatever the filter's hash: a name gives the seed it gave before the hash was a choice.
-        (None, Some(name), Some(_)) => HashFn::Xxh3_128.hash(0, name.as_bytes()).h1,
+        // Whatever the filter's hash: a name gives the seed it gave before the hash was a choice.
+        (None, Some(name), Some(_)) => HashFn::FORMER_DEFAULT.hash(0, name.as_bytes()).h1,
         _ => rand::random(),
     };
     let options = DedupOptions {

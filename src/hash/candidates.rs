@@ -39,6 +39,14 @@ impl HashFn {
     /// `benches/structures.rs`; the README's dated notes of December 2026 give the figures).
     pub const DEFAULT: HashFn = HashFn::Xxh3_64;
 
+    /// The default before the hash was a choice: what a saved file, a Redis parameter line or a results
+    /// header that names no hash was built with, and what `dedup --name` still derives its seed with.
+    pub const FORMER_DEFAULT: HashFn = HashFn::Xxh3_128;
+
+    /// What a 128-bit fingerprint keeps (`redis-set-fp`, the distinct-key counts of URL files): both
+    /// halves of a 128-bit hash, whatever the run's hash (a 64-bit hash's second half adds no bits).
+    pub const FINGERPRINT: HashFn = HashFn::Xxh3_128;
+
     /// Every hash of the study.
     pub const ALL: [HashFn; 6] = [
         HashFn::Xxh3_128,
@@ -66,22 +74,36 @@ impl HashFn {
         HashFn::ALL.into_iter().find(|h| h.id() == id)
     }
 
-    /// The ids a structure may be built with (those documented to pass SMHasher), for error messages.
+    /// Whether the hash's output is fixed across crate versions, CPUs and builds, so that a saved file or
+    /// a filter shared between hosts answers the same wherever it is read: xxh3 is a specified format,
+    /// and rapidhash's README guarantees its v3 output; ahash's README says its output differs between
+    /// computers, versions and builds, and the foldhash and wyhash crates promise nothing of the kind.
+    pub fn persistent(self) -> bool {
+        matches!(self, HashFn::Xxh3_128 | HashFn::Xxh3_64 | HashFn::Rapidhash)
+    }
+
+    /// Whether a structure may be built with it (`--hash`, saved files): documented to pass SMHasher and
+    /// persistent.
+    pub fn usable(self) -> bool {
+        self.documented_to_pass() && self.persistent()
+    }
+
+    /// The ids of the usable hashes, for error messages.
     pub fn usable_ids() -> String {
         HashFn::ALL
             .into_iter()
-            .filter(|h| h.documented_to_pass())
+            .filter(|h| h.usable())
             .map(HashFn::id)
             .collect::<Vec<_>>()
             .join(", ")
     }
 
-    /// The hash of that name, for building a structure: one documented to pass SMHasher.
+    /// The usable hash of that name.
     pub fn parse_usable(id: &str) -> Result<HashFn, String> {
         match HashFn::from_id(id) {
-            Some(h) if h.documented_to_pass() => Ok(h),
+            Some(h) if h.usable() => Ok(h),
             Some(_) => Err(format!(
-                "'{id}' is in the hash study only (its documentation does not say it passes SMHasher); usable: {}",
+                "'{id}' is in the hash study only (its documentation does not say it passes SMHasher, or that its output stays the same across versions and machines); usable: {}",
                 HashFn::usable_ids()
             )),
             None => Err(format!("unknown hash '{id}'; usable: {}", HashFn::usable_ids())),
@@ -160,6 +182,10 @@ mod tests {
             assert_ne!(h.hash(1, key), h.hash(1, b"other"), "{}", h.id());
             assert_eq!(HashFn::from_id(h.id()), Some(h));
         }
+        // A filter is saved or shared only with a hash whose output does not move between machines.
+        assert_eq!(HashFn::usable_ids(), "xxh3-128, xxh3-64, rapidhash-v3");
+        assert!(HashFn::parse_usable("ahash-fallback").is_err());
+        assert!(HashFn::DEFAULT.usable() && HashFn::FORMER_DEFAULT.usable());
         assert_eq!(
             HashFn::Xxh3_128.hash(9, b"k"),
             super::super::xxh3_128(9, b"k")

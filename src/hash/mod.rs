@@ -47,15 +47,6 @@ impl KeyHasher {
     pub fn seed(self) -> u64 {
         self.seed
     }
-    /// The same seed with a hash of at least 128 output bits: xxh3-128 in place of a 64-bit hash (whose
-    /// second half is derived from the first). For structures that keep both halves as a fingerprint.
-    pub fn with_128_bits(self) -> Self {
-        if self.func.output_bits() >= 128 {
-            self
-        } else {
-            KeyHasher::new(HashFn::Xxh3_128, self.seed)
-        }
-    }
     /// Hashes one key.
     #[inline]
     pub fn hash(self, key: &[u8]) -> KeyHash {
@@ -74,9 +65,9 @@ pub fn splitmix64(state: &mut u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// Hashes `key` with the default hash keyed by `seed` (in tests and examples: a structure hashes with its
-/// own [`KeyHasher`]).
-#[inline]
+/// Hashes `key` with the default hash keyed by `seed`, for unit tests (a structure hashes with its own
+/// [`KeyHasher`]).
+#[cfg(test)]
 pub fn hash_key(seed: u64, key: &[u8]) -> KeyHash {
     KeyHasher::default_with_seed(seed).hash(key)
 }

@@ -1,7 +1,7 @@
 //! The one key pipeline: a source (the generator's members or non-members over an index range, an evenly
 //! spread sample of members, or the lines of a URL file) made into batches one at a time, and hashed with
-//! one hasher (a hash function keyed by a seed). Every loop that feeds a structure (the harness's passes, the parallel builds, the scenario,
-//! the sweep, `dedup`, `shared`, the tests) reads keys through it.
+//! the hasher the caller gives (its structure's). Every loop that feeds a structure (the harness's passes,
+//! the parallel builds, the scenario, the sweep, `dedup`, `shared`, the tests) reads keys through it.
 //!
 //! Making and hashing are separate steps ([`KeyPipeline::make`], then [`KeyBatch::hash_all`] or
 //! [`KeyPipeline::next_hashed`] for both), so the harness can time them apart. Batches belong to the
@@ -41,73 +41,54 @@ enum Source<'g> {
     File { file: Box<UrlFile>, left: u64 },
 }
 
-/// Batches of keys from one source, hashed with one hasher.
+/// Batches of keys from one source.
 pub struct KeyPipeline<'g> {
     source: Source<'g>,
-    hasher: KeyHasher,
     batch_keys: usize,
 }
 
 impl<'g> KeyPipeline<'g> {
-    fn new(source: Source<'g>, hasher: KeyHasher) -> Self {
+    fn new(source: Source<'g>) -> Self {
         KeyPipeline {
             source,
-            hasher,
             batch_keys: DEFAULT_BATCH_KEYS,
         }
     }
 
     /// Generated members `range`.
-    pub fn members(generator: &'g UrlGenerator, range: Range<u64>, hasher: KeyHasher) -> Self {
-        Self::new(
-            Source::Members {
-                generator,
-                next: range.start,
-                end: range.end.max(range.start),
-            },
-            hasher,
-        )
+    pub fn members(generator: &'g UrlGenerator, range: Range<u64>) -> Self {
+        Self::new(Source::Members {
+            generator,
+            next: range.start,
+            end: range.end.max(range.start),
+        })
     }
 
     /// `count` generated members spread evenly: every `stride`-th, from index 0.
-    pub fn strided_members(
-        generator: &'g UrlGenerator,
-        count: u64,
-        stride: u64,
-        hasher: KeyHasher,
-    ) -> Self {
-        Self::new(
-            Source::Strided {
-                generator,
-                next: 0,
-                end: count,
-                stride: stride.max(1),
-            },
-            hasher,
-        )
+    pub fn strided_members(generator: &'g UrlGenerator, count: u64, stride: u64) -> Self {
+        Self::new(Source::Strided {
+            generator,
+            next: 0,
+            end: count,
+            stride: stride.max(1),
+        })
     }
 
     /// Generated non-members `range`.
-    pub fn non_members(generator: &'g UrlGenerator, range: Range<u64>, hasher: KeyHasher) -> Self {
-        Self::new(
-            Source::NonMembers {
-                generator,
-                next: range.start,
-                end: range.end.max(range.start),
-            },
-            hasher,
-        )
+    pub fn non_members(generator: &'g UrlGenerator, range: Range<u64>) -> Self {
+        Self::new(Source::NonMembers {
+            generator,
+            next: range.start,
+            end: range.end.max(range.start),
+        })
     }
 
     /// At most `lines` lines of `file` (`u64::MAX`: to its end), validated as they are read.
-    pub fn file(file: UrlFile, lines: u64, hasher: KeyHasher) -> Self {
-        Self::new(
-            Source::File {
-                file: Box::new(file),
-                left: lines,
-            },
-            hasher,
-        )
+    pub fn file(file: UrlFile, lines: u64) -> Self {
+        Self::new(Source::File {
+            file: Box::new(file),
+            left: lines,
+        })
     }
 
     /// The same pipeline with `keys` keys per batch.
@@ -119,11 +100,6 @@ impl<'g> KeyPipeline<'g> {
     /// From now on, at most `keys` keys per batch (a batch can end exactly where the caller needs).
     pub fn set_batch_keys(&mut self, keys: usize) {
         self.batch_keys = keys.max(1);
-    }
-
-    /// The hash function and seed the keys are hashed with.
-    pub fn hasher(&self) -> KeyHasher {
-        self.hasher
     }
 
     /// Clears `batch` and fills it with the next keys, not hashed; returns how many (0: the source is
@@ -179,20 +155,20 @@ impl<'g> KeyPipeline<'g> {
         })
     }
 
-    /// The next batch, made and hashed; returns how many keys (0: exhausted).
-    pub fn next_hashed(&mut self, batch: &mut KeyBatch) -> Result<usize> {
+    /// The next batch, made and hashed with `hasher`; returns how many keys (0: exhausted).
+    pub fn next_hashed(&mut self, batch: &mut KeyBatch, hasher: KeyHasher) -> Result<usize> {
         let made = self.make(batch)?;
         if made > 0 {
-            batch.hash_all(self.hasher);
+            batch.hash_all(hasher);
         }
         Ok(made)
     }
 
-    /// Runs `op` over every hashed batch and sums what it returns.
-    pub fn sum(mut self, mut op: impl FnMut(&KeyBatch) -> u64) -> Result<u64> {
+    /// Runs `op` over every batch hashed with `hasher` and sums what it returns.
+    pub fn sum(mut self, hasher: KeyHasher, mut op: impl FnMut(&KeyBatch) -> u64) -> Result<u64> {
         let mut batch = KeyBatch::with_capacity(self.batch_keys, 96);
         let mut total = 0;
-        while self.next_hashed(&mut batch)? > 0 {
+        while self.next_hashed(&mut batch, hasher)? > 0 {
             total += op(&batch);
         }
         Ok(total)
@@ -211,9 +187,10 @@ mod tests {
     fn collect(mut p: KeyPipeline<'_>) -> Vec<Vec<u8>> {
         let mut batch = KeyBatch::with_capacity(16, 80);
         let mut keys = Vec::new();
-        while p.next_hashed(&mut batch).unwrap() > 0 {
+        let hasher = KeyHasher::default_with_seed(1);
+        while p.next_hashed(&mut batch, hasher).unwrap() > 0 {
             for (i, (key, hash)) in batch.iter().enumerate() {
-                assert_eq!(hash, p.hasher().hash(key), "key {i} hashed");
+                assert_eq!(hash, hasher.hash(key), "key {i} hashed");
                 keys.push(key.to_vec());
             }
         }
@@ -223,26 +200,17 @@ mod tests {
     #[test]
     fn every_source_gives_its_keys_in_order_in_batches() {
         let g = generator();
-        let members = collect(
-            KeyPipeline::members(&g, 3..1000, KeyHasher::default_with_seed(1)).with_batch_keys(7),
-        );
+        let members = collect(KeyPipeline::members(&g, 3..1000).with_batch_keys(7));
         assert_eq!(members.len(), 997);
         let mut buf = Vec::new();
         g.member(3, &mut buf);
         assert_eq!(members[0], buf);
         g.member(999, &mut buf);
         assert_eq!(members[996], buf);
-        let strided = collect(
-            KeyPipeline::strided_members(&g, 10, 100, KeyHasher::default_with_seed(1))
-                .with_batch_keys(3),
-        );
+        let strided = collect(KeyPipeline::strided_members(&g, 10, 100).with_batch_keys(3));
         g.member(900, &mut buf);
         assert_eq!((strided.len(), &strided[9]), (10, &buf));
-        let non = collect(KeyPipeline::non_members(
-            &g,
-            0..50,
-            KeyHasher::default_with_seed(1),
-        ));
+        let non = collect(KeyPipeline::non_members(&g, 0..50));
         g.non_member(49, &mut buf);
         assert_eq!((non.len(), &non[49]), (50, &buf));
         let text = "https://a.example/\nhttps://b.example/\nhttps://c.example/\n";
@@ -250,7 +218,7 @@ mod tests {
             "<test>",
             Box::new(std::io::Cursor::new(text.as_bytes().to_vec())),
         );
-        let lines = collect(KeyPipeline::file(file, 2, KeyHasher::default_with_seed(9)));
+        let lines = collect(KeyPipeline::file(file, 2));
         assert_eq!(
             lines,
             vec![
@@ -258,11 +226,6 @@ mod tests {
                 b"https://b.example/".to_vec()
             ]
         );
-        assert!(collect(KeyPipeline::members(
-            &g,
-            5..5,
-            KeyHasher::default_with_seed(1)
-        ))
-        .is_empty());
+        assert!(collect(KeyPipeline::members(&g, 5..5)).is_empty());
     }
 }

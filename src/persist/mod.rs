@@ -165,10 +165,10 @@ pub fn decode(bytes: &[u8]) -> Result<(String, Loaded<'_>), FormatError> {
     let hash_id = r.bytes(hash_len as u64)?;
     let hash = std::str::from_utf8(hash_id)
         .ok()
-        .and_then(HashFn::from_id)
+        .and_then(|id| HashFn::parse_usable(id).ok())
         .ok_or_else(|| FormatError::Hash {
             found: String::from_utf8_lossy(hash_id).into_owned(),
-            known: HashFn::ALL.map(HashFn::id).join(", "),
+            known: HashFn::usable_ids(),
         })?;
     let seed = r.u64()?;
     let inserted = r.u64()?;

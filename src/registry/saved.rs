@@ -107,7 +107,7 @@ mod tests {
         // Each kind with the default hash and with the one files made before it name.
         for (id, hash) in savable_ids()
             .into_iter()
-            .flat_map(|id| [(id, HashFn::DEFAULT), (id, HashFn::Xxh3_128)])
+            .flat_map(|id| [(id, HashFn::DEFAULT), (id, HashFn::FORMER_DEFAULT)])
         {
             let s = filled_with(id, 20_000, hash);
             assert_eq!(s.hasher().func(), hash);

@@ -4,6 +4,7 @@
 //! (`PREFIX:params`, `SET NX`, compared on every connect).
 
 use super::shards::Shards;
+use crate::hash::HashFn;
 use crate::redis::{Conn, RemoteConfig};
 use crate::Result;
 use std::sync::Mutex;
@@ -135,6 +136,17 @@ pub fn claim_params(conn: &mut Conn, prefix: &str, params: &str) -> Result<bool>
         )));
     }
     Ok(false)
+}
+
+/// The words a parameter line adds for a structure whose client hash picks where a key goes (its shard,
+/// its bits): nothing for [`HashFn::FORMER_DEFAULT`], which lines written before the hash was a choice
+/// meant without naming it (so workers still join those filters), else ` hash=ID` and `more`.
+pub fn hash_tag(hash: HashFn, more: &str) -> String {
+    if hash == HashFn::FORMER_DEFAULT {
+        String::new()
+    } else {
+        format!(" hash={}{more}", hash.id())
+    }
 }
 
 /// For workers that only read: the structure must exist (its first shard's parameters key is there).

@@ -23,7 +23,7 @@
 
 use super::link::{self, Link};
 use super::shards::{InFlight, Shards};
-use crate::hash::{HashFn, KeyHash, KeyHasher};
+use crate::hash::{KeyHash, KeyHasher};
 use crate::keys::KeyBatch;
 use crate::redis::{Conn, RemoteConfig};
 use crate::structures::{BuildConfig, Geometry, Kind, Membership, MemoryModel};
@@ -173,12 +173,9 @@ impl RedisBloom {
             shard_capacity(config.expected_keys, count)
         }
         .to_string();
-        // The client's hash picks a key's shard. Parameters written before the hash could be chosen
-        // name neither hash nor seed (theirs was xxh3-128).
-        let hash_tag = match config.hash {
-            HashFn::Xxh3_128 => String::new(),
-            other => format!(" hash={} seed={}", other.id(), config.seed),
-        };
+        // The client's hash picks a key's shard: a sharded filter records it and the seed (lines of before
+        // recorded neither).
+        let hash_tag = link::hash_tag(config.hash, &format!(" seed={}", config.seed));
         for (s, prefix) in shards.prefixes().iter().enumerate() {
             let shard = if count > 1 {
                 format!(" shard={s}/{count}{hash_tag}")

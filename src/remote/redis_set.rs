@@ -137,17 +137,12 @@ impl RedisSet {
             link::require_existing(&mut conn, &remote.key, &shards)?;
         }
         let count = shards.count();
-        // A fingerprint keeps both halves of a 128-bit hash, whatever the run's hash.
         let hasher = if fingerprint {
-            config.hasher().with_128_bits()
+            KeyHasher::new(HashFn::FINGERPRINT, config.seed)
         } else {
             config.hasher()
         };
-        // Parameters written before the hash could be chosen name none: theirs was xxh3-128.
-        let hash_tag = match hasher.func() {
-            HashFn::Xxh3_128 => String::new(),
-            other => format!(" hash={}", other.id()),
-        };
+        let hash_tag = link::hash_tag(hasher.func(), "");
         for (s, prefix) in shards.prefixes().iter().enumerate() {
             // Fingerprints and shards depend on the hash and seed: a worker with another would miss keys.
             let params = match (fingerprint, count) {

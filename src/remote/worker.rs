@@ -39,12 +39,12 @@ pub fn apply(
 ) -> Result<u64> {
     let hasher = filter.hasher();
     let mut keys = match op {
-        WorkerOp::NonMembers => KeyPipeline::non_members(generator, range, hasher),
-        WorkerOp::Insert | WorkerOp::Check => KeyPipeline::members(generator, range, hasher),
+        WorkerOp::NonMembers => KeyPipeline::non_members(generator, range),
+        WorkerOp::Insert | WorkerOp::Check => KeyPipeline::members(generator, range),
     };
     let mut batch = KeyBatch::with_capacity(4096, 96);
     let mut answered = 0u64;
-    while filter.failure().is_none() && keys.next_hashed(&mut batch)? > 0 {
+    while filter.failure().is_none() && keys.next_hashed(&mut batch, hasher)? > 0 {
         answered += match op {
             WorkerOp::Insert => filter.insert_batch(&batch),
             WorkerOp::Check | WorkerOp::NonMembers => filter.contains_batch(&batch),

@@ -16,7 +16,7 @@ const VERDICT_KEY_BYTES: u32 = 77;
 fn run_hash(r: &Results) -> &str {
     r.header
         .as_ref()
-        .map_or(HashFn::Xxh3_128.id(), |h| h.hash.as_str())
+        .map_or(HashFn::FORMER_DEFAULT.id(), |h| h.hash.as_str())
 }
 
 fn speed<'r>(r: &'r Results, hash: &str, bytes: u32) -> Option<&'r HashSpeedRecord> {

@@ -88,7 +88,7 @@ pub struct HashQualityRecord {
 
 /// What a header without a `hash` field hashed with.
 fn hash_before_the_field() -> String {
-    crate::hash::HashFn::Xxh3_128.id().to_string()
+    crate::hash::HashFn::FORMER_DEFAULT.id().to_string()
 }
 
 /// The parameters of a run and the machine it ran on (the first line).

@@ -374,15 +374,13 @@ impl Runner<'_> {
         let words = crate::measure::floor::line_array(array_bytes);
         let lines = (words.len() / 8).max(1) as u64;
         // Hashed with another seed than the structures', so the reads land apart from their probes.
+        let hasher = KeyHasher::default_with_seed(self.plan.seed ^ 0xF100);
         let mut keys = self
             .source
-            .generated_non_members(
-                0..n.min(FLOOR_KEYS),
-                KeyHasher::default_with_seed(self.plan.seed ^ 0xF100),
-            )
+            .generated_non_members(0..n.min(FLOOR_KEYS))
             .with_batch_keys(BATCH_KEYS);
         let mut hashes = Vec::new();
-        while keys.next_hashed(&mut self.batch)? > 0 {
+        while keys.next_hashed(&mut self.batch, hasher)? > 0 {
             hashes.extend_from_slice(self.batch.hashes());
         }
         let mut per_read = Vec::new();

@@ -6,7 +6,6 @@
 
 use super::*;
 use crate::external::process::{self, Request};
-use crate::hash::KeyHasher;
 use crate::results::{ExternalCell, SkipCause};
 use crate::structures::External;
 
@@ -104,10 +103,8 @@ impl Runner<'_> {
         };
         let outcome = process::run(
             &request,
-            // The tool hashes for itself: the pipeline's hash is never used.
-            self.source.members(n, KeyHasher::default_with_seed(0))?,
-            self.source
-                .non_members(queries, KeyHasher::default_with_seed(0))?,
+            self.source.members(n)?,
+            self.source.non_members(queries)?,
             self.stop,
             CELL_TIME_LIMIT,
         );

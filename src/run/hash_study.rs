@@ -136,9 +136,9 @@ fn study_filters(
     let mut batch = KeyBatch::with_capacity(BATCH_KEYS, 96);
     let each_key = |range: std::ops::Range<u64>, members: bool| {
         let pipeline = if members {
-            KeyPipeline::members(generator, range, config.hasher())
+            KeyPipeline::members(generator, range)
         } else {
-            KeyPipeline::non_members(generator, range, config.hasher())
+            KeyPipeline::non_members(generator, range)
         };
         pipeline.with_batch_keys(BATCH_KEYS)
     };

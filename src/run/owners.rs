@@ -62,8 +62,8 @@ impl Runner<'_> {
                         let mut owner = Owner::new(inserters, t, inbox, outboxes);
                         let mut batch = KeyBatch::with_capacity(BATCH_KEYS, 96);
                         let range = t as u64 * n / threads..(t as u64 + 1) * n / threads;
-                        let mut members = KeyPipeline::members(generator, range, hasher)
-                            .with_batch_keys(BATCH_KEYS);
+                        let mut members =
+                            KeyPipeline::members(generator, range).with_batch_keys(BATCH_KEYS);
                         while !stop.load(Ordering::Relaxed) {
                             let t0 = Instant::now();
                             let made = members
@@ -327,6 +327,8 @@ mod tests {
         let build = |id: &str, config: &BuildConfig| find(id).unwrap().build(config).unwrap();
         let mut built: Vec<Box<dyn Membership>> =
             configs.iter().map(|(id, c)| build(id, c)).collect();
+        let hasher = built[0].hasher();
+        assert!(built.iter().all(|s| s.hasher() == hasher));
         let mut inserters: Vec<Box<dyn ConcurrentInsert + '_>> = Vec::new();
         for s in built.iter_mut() {
             inserters.push(s.concurrent_inserter().expect("each has an inserter"));
@@ -334,16 +336,14 @@ mod tests {
         for i in &inserters {
             assert!(i.part_of(KeyHash::default(), 2).is_some(), "owner-writes");
         }
-        let per_thread = runner
-            .owned_build(n, 2, KeyHasher::default_with_seed(9), &inserters, None)
-            .unwrap();
+        let per_thread = runner.owned_build(n, 2, hasher, &inserters, None).unwrap();
         drop(inserters);
         let totals = sum_timings(&per_thread);
         for (s, ((id, config), parallel)) in configs.iter().zip(&built).enumerate() {
             let mut single = build(id, config);
             let mut new = 0;
             runner
-                .over_members(KeyHasher::default_with_seed(9), 0, n, |batch| {
+                .over_members(hasher, 0, n, |batch| {
                     new += single.insert_batch(batch);
                     0
                 })

@@ -95,11 +95,11 @@ impl Runner<'_> {
         self.progress.start(&format!("{label}: {phase}"), total);
         // Hashing is timed in `work`, so the pipeline only makes the keys here.
         let mut producer = match keys {
-            PassKeys::Members(n) => self.source.members(n, hasher)?,
-            PassKeys::MemberSample { n, count } => self.source.member_sample(n, count, hasher)?,
-            PassKeys::NonMembers { count, .. } => self.source.non_members(count, hasher)?,
+            PassKeys::Members(n) => self.source.members(n)?,
+            PassKeys::MemberSample { n, count } => self.source.member_sample(n, count)?,
+            PassKeys::NonMembers { count, .. } => self.source.non_members(count)?,
             PassKeys::GeneratedNonMembers { count, .. } => {
-                self.source.generated_non_members(0..count, hasher)
+                self.source.generated_non_members(0..count)
             }
         }
         .with_batch_keys(BATCH_KEYS);
@@ -232,10 +232,10 @@ impl Runner<'_> {
         mut op: impl FnMut(&KeyBatch) -> u64,
     ) -> Result<u64> {
         // Experiments run on generated keys, whatever the grid's members are.
-        let mut members = KeyPipeline::members(&self.source.generator, from..to, hasher)
-            .with_batch_keys(BATCH_KEYS);
+        let mut members =
+            KeyPipeline::members(&self.source.generator, from..to).with_batch_keys(BATCH_KEYS);
         let mut total = 0;
-        while members.next_hashed(&mut self.batch)? > 0 {
+        while members.next_hashed(&mut self.batch, hasher)? > 0 {
             if self.stop.load(Ordering::Relaxed) {
                 return Err(interrupted_error());
             }

@@ -78,7 +78,10 @@ impl Runner<'_> {
         }
         let threads = self.plan.threads.max(1) as u64;
         let hasher = structures[0].hasher();
-        debug_assert!(structures.iter().all(|s| s.hasher() == hasher));
+        assert!(
+            structures.iter().all(|s| s.hasher() == hasher),
+            "the scenario hashes once for its three structures"
+        );
 
         // Build: one pass, every thread generating and hashing its own index range once for all three.
         let build_started = Instant::now();
@@ -132,10 +135,9 @@ impl Runner<'_> {
         let stride = (n / sample).max(1);
         let mut batch = KeyBatch::with_capacity(BATCH_KEYS, 96);
         let mut missing = [0u64; 3];
-        let mut members =
-            KeyPipeline::strided_members(&self.source.generator, sample, stride, hasher)
-                .with_batch_keys(BATCH_KEYS);
-        while members.next_hashed(&mut batch)? > 0 {
+        let mut members = KeyPipeline::strided_members(&self.source.generator, sample, stride)
+            .with_batch_keys(BATCH_KEYS);
+        while members.next_hashed(&mut batch, hasher)? > 0 {
             for (i, s) in structures.iter().enumerate() {
                 missing[i] += batch.len() as u64 - s.contains_batch(&batch);
             }
@@ -211,9 +213,9 @@ impl Runner<'_> {
                         let mut batch = KeyBatch::with_capacity(BATCH_KEYS, 96);
                         let range = t * count / threads..(t + 1) * count / threads;
                         let mut keys = if non_members {
-                            KeyPipeline::non_members(generator, range, hasher)
+                            KeyPipeline::non_members(generator, range)
                         } else {
-                            KeyPipeline::members(generator, range, hasher)
+                            KeyPipeline::members(generator, range)
                         }
                         .with_batch_keys(BATCH_KEYS);
                         while !stop.load(Ordering::Relaxed) {

@@ -38,7 +38,7 @@ impl Members {
     pub fn from_file(path: &Path, scales: &[u64]) -> Result<Members> {
         let count = UrlFile::count(path)?;
         let lines = count.keys;
-        let mut file = KeyPipeline::file(UrlFile::open(path)?, lines, FINGERPRINT_HASHER);
+        let mut file = KeyPipeline::file(UrlFile::open(path)?, lines);
         let mut seen = hashbrown::HashSet::with_capacity(lines as usize);
         let mut batch = KeyBatch::with_capacity(4096, 80);
         let mut marks: Vec<u64> = scales.iter().copied().filter(|s| *s < lines).collect();
@@ -51,7 +51,7 @@ impl Members {
             while read < mark {
                 // Batches end at each mark, so every prefix is counted exactly.
                 file.set_batch_keys((mark - read).min(4096) as usize);
-                let made = file.next_hashed(&mut batch)?;
+                let made = file.next_hashed(&mut batch, FINGERPRINT_HASHER)?;
                 if made == 0 {
                     break;
                 }
@@ -83,7 +83,7 @@ pub enum NonMembers {
 
 /// What the distinct-key counts hash with: a 128-bit hash whatever the run's, so a fingerprint keeps 128
 /// bits.
-const FINGERPRINT_HASHER: KeyHasher = KeyHasher::new(HashFn::Xxh3_128, 0);
+const FINGERPRINT_HASHER: KeyHasher = KeyHasher::new(HashFn::FINGERPRINT, 0);
 
 /// A key's 128-bit fingerprint (both halves of its [`FINGERPRINT_HASHER`] hash): a false match between
 /// distinct keys has probability about k²/2¹²⁹ for k keys.
@@ -124,13 +124,9 @@ impl NonMembers {
         }
         let mut first_at = hashbrown::HashMap::<[u64; 2], u64>::with_capacity(count.keys as usize);
         let mut batch = KeyBatch::with_capacity(4096, 80);
-        let mut file = KeyPipeline::file(
-            UrlFile::open_for(path, NON_MEMBERS_FLAG)?,
-            u64::MAX,
-            FINGERPRINT_HASHER,
-        );
+        let mut file = KeyPipeline::file(UrlFile::open_for(path, NON_MEMBERS_FLAG)?, u64::MAX);
         let (mut ordinal, mut repeats) = (0u64, 0u64);
-        while file.next_hashed(&mut batch)? > 0 {
+        while file.next_hashed(&mut batch, FINGERPRINT_HASHER)? > 0 {
             for h in batch.hashes() {
                 match first_at.entry(fingerprint(h)) {
                     hashbrown::hash_map::Entry::Occupied(_) => repeats += 1,
@@ -141,10 +137,10 @@ impl NonMembers {
                 ordinal += 1;
             }
         }
-        let mut members = source.members(member_count, FINGERPRINT_HASHER)?;
+        let mut members = source.members(member_count)?;
         let mut members_dropped = 0u64;
         let mut members_checked = 0u64;
-        while members.next_hashed(&mut batch)? > 0 {
+        while members.next_hashed(&mut batch, FINGERPRINT_HASHER)? > 0 {
             members_checked += batch.len() as u64;
             for h in batch.hashes() {
                 members_dropped += u64::from(first_at.remove(&fingerprint(h)).is_some());
@@ -199,7 +195,7 @@ pub struct KeySource {
 impl KeySource {
     /// Key lengths of the first 20,000 members.
     pub fn key_lengths(&self) -> Result<KeyLengths> {
-        let mut members = self.members(20_000, FINGERPRINT_HASHER)?;
+        let mut members = self.members(20_000)?;
         let mut batch = KeyBatch::with_capacity(4096, 80);
         let mut lengths = Vec::new();
         while members.make(&mut batch)? > 0 {
@@ -226,27 +222,27 @@ impl KeySource {
         }
     }
 
-    /// The first `n` members, hashed with `hasher`.
-    pub fn members(&self, n: u64, hasher: KeyHasher) -> Result<KeyPipeline<'_>> {
+    /// The first `n` members.
+    pub fn members(&self, n: u64) -> Result<KeyPipeline<'_>> {
         Ok(match &self.members {
-            Members::Generated => KeyPipeline::members(&self.generator, 0..n, hasher),
+            Members::Generated => KeyPipeline::members(&self.generator, 0..n),
             Members::File { path, lines, .. } => {
-                KeyPipeline::file(UrlFile::open(path)?, n.min(*lines), hasher)
+                KeyPipeline::file(UrlFile::open(path)?, n.min(*lines))
             }
         })
     }
 
     /// `count` of the first `n` members spread evenly over them (every ⌊n/count⌋-th generated member; a
     /// file's first `count` lines, since a file has no random access).
-    pub fn member_sample(&self, n: u64, count: u64, hasher: KeyHasher) -> Result<KeyPipeline<'_>> {
+    pub fn member_sample(&self, n: u64, count: u64) -> Result<KeyPipeline<'_>> {
         if count >= n {
-            return self.members(n, hasher);
+            return self.members(n);
         }
         Ok(match &self.members {
             Members::Generated => {
-                KeyPipeline::strided_members(&self.generator, count, n / count.max(1), hasher)
+                KeyPipeline::strided_members(&self.generator, count, n / count.max(1))
             }
-            Members::File { .. } => self.members(count, hasher)?,
+            Members::File { .. } => self.members(count)?,
         })
     }
 
@@ -258,24 +254,19 @@ impl KeySource {
         }
     }
 
-    /// The grid's first `count` non-members (fewer when a file has fewer), hashed with `hasher`.
-    pub fn non_members(&self, count: u64, hasher: KeyHasher) -> Result<KeyPipeline<'_>> {
+    /// The grid's first `count` non-members (fewer when a file has fewer).
+    pub fn non_members(&self, count: u64) -> Result<KeyPipeline<'_>> {
         Ok(match &self.non_members {
-            NonMembers::Generated => self.generated_non_members(0..count, hasher),
+            NonMembers::Generated => self.generated_non_members(0..count),
             NonMembers::File { path, mask, .. } => KeyPipeline::file(
                 UrlFile::open_for(path, NON_MEMBERS_FLAG)?.masked(mask.clone()),
                 count.min(mask.kept()),
-                hasher,
             ),
         })
     }
 
-    /// Generated non-members `range`, hashed with `hasher` (the experiments' and the memory floor's).
-    pub fn generated_non_members(
-        &self,
-        range: std::ops::Range<u64>,
-        hasher: KeyHasher,
-    ) -> KeyPipeline<'_> {
-        KeyPipeline::non_members(&self.generator, range, hasher)
+    /// Generated non-members `range` (the experiments' and the memory floor's).
+    pub fn generated_non_members(&self, range: std::ops::Range<u64>) -> KeyPipeline<'_> {
+        KeyPipeline::non_members(&self.generator, range)
     }
 }

@@ -10,7 +10,6 @@
 use super::pass::Path;
 use super::resume::{Completed, WorkId};
 use super::{PassKeys, Runner, BATCH_KEYS};
-use crate::hash::KeyHasher;
 use crate::redis::raw::Client;
 use crate::redis::{BitmapMode, Conn, Endpoint, RemoteConfig};
 use crate::registry::find;
@@ -333,10 +332,7 @@ impl Runner<'_> {
         let mut timed_ns = 0u64;
         let mut commands: Vec<(Vec<u8>, usize)> = Vec::new();
         // The raw pipeline hashes nothing: the server does.
-        let mut members = self
-            .source
-            .members(n, KeyHasher::default_with_seed(0))?
-            .with_batch_keys(BATCH_KEYS);
+        let mut members = self.source.members(n)?.with_batch_keys(BATCH_KEYS);
         self.progress.start(
             &format!(
                 "{} raw pipeline",

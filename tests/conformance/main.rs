@@ -27,12 +27,12 @@ fn over_keys(
     mut op: impl FnMut(&KeyBatch) -> u64,
 ) -> u64 {
     let keys = if non_members {
-        KeyPipeline::non_members(g, from..to, hasher)
+        KeyPipeline::non_members(g, from..to)
     } else {
-        KeyPipeline::members(g, from..to, hasher)
+        KeyPipeline::members(g, from..to)
     };
     keys.with_batch_keys(BATCH)
-        .sum(&mut op)
+        .sum(hasher, &mut op)
         .expect("generated keys do not fail")
 }
 
