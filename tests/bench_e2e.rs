@@ -439,7 +439,13 @@ fn the_six_billion_url_scenario_keeps_the_articles_ratios_at_small_n() {
         let s = get(id);
         assert_eq!(s.false_negatives, 0, "{id}");
         assert!(s.n_queries >= 1_000_000, "{id}");
-        assert!(s.theory_in_interval, "{id}: {s:?}");
+        // Theory inside the 99.9% Wilson interval of the observed rate, both ways (the record's
+        // `theory_in_interval` is the report's 95% one: one structure in twenty misses it by chance).
+        let interval = dedupbench::stats::wilson(s.n_false_positives, s.n_queries, 0.999);
+        assert!(
+            interval.contains(s.expected_fpr),
+            "{id}: {interval:?} {s:?}"
+        );
         assert!(
             (s.expected_fpr - expected).abs() < expected * 0.01,
             "{id}: {}",

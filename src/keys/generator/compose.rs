@@ -2,7 +2,8 @@
 //! without a data-dependent branch except the slug's copy loop.
 //!
 //! Everything a URL is made of is tabulated when the generator is built ([`Tables`]): host words and fixed
-//! strings as 16-byte blocks, each probability as a 64-bit threshold, the length quantiles' starting
+//! strings as 16-byte blocks, each probability as a threshold on a field of a draw (16, 16 or 64 bits), the
+//! length quantiles' starting
 //! segment per slice of (0, 1), the TLD per weighted draw, the Zipf host-rank inverse CDF at 1025 points,
 //! and three [`Corpus`] texts of vocabulary words joined by '/', '-' and "&key=": the middle segments, the
 //! slug and the query are each one copy of a run of consecutive corpus words starting at a drawn word.
@@ -10,7 +11,7 @@
 //! does not hinge on branch prediction. Building each part word by word cost 137–166 ns per URL; see
 //! `keys/generate` in `benches/structures.rs` for today's figure.
 
-use super::writer::{base36, Cursor, Host, Rng, Word, LONG_COPY_BYTES};
+use super::writer::{base32, Cursor, Host, Rng, Word, LONG_COPY_BYTES};
 use super::{EXTENSIONS, QUERY_KEYS, SYLLABLES, TLDS, VOCABULARY};
 use crate::keys::profile::Profile;
 use std::mem::MaybeUninit;
@@ -42,6 +43,22 @@ const CORPUS_STARTS: usize = 4096;
 const CACHED_HOSTS: u64 = 1 << 12;
 /// Bytes copied for a middle path or a query: more than 5 × 13 and 3 × 24.
 const RUN_COPY_BYTES: usize = 80;
+/// Bits of a draw that pick a corpus run's first word (`CORPUS_STARTS` = 2^12).
+const START_BITS: u32 = 12;
+/// Bits of a draw that decide an optional part (https, an extension, a query): shares to 1/65536.
+const FLAG_BITS: u32 = 16;
+/// Bits of a draw that pick the number of query pairs (1–3: shares within 1/4096 of a third).
+const PAIR_BITS: u32 = 12;
+/// Bits of a draw that pick the number of path segments: shares to 1/65536.
+const SEGMENT_BITS: u32 = 16;
+// The shape draw's fields: three run starts, the query's pair count, the segment count; the flags draw's:
+// https, an extension, a query, and which extension.
+const _: () = assert!(
+    CORPUS_STARTS == 1 << START_BITS
+        && 3 * START_BITS + PAIR_BITS + SEGMENT_BITS <= 64
+        && 4 * FLAG_BITS <= 64
+        && EXTENSIONS.len() <= 1 << FLAG_BITS
+);
 
 /// Vocabulary words joined by a separator, each preceded by it, with every word's offset.
 #[derive(Clone, Debug)]
@@ -108,13 +125,16 @@ pub(super) struct Tables {
     query: Corpus,
     /// Extension blocks; the last is empty (no extension).
     extensions: Vec<Word>,
+    /// The shares of https, of an extension and of a query as thresholds on a [`FLAG_BITS`]-bit field of a
+    /// draw (a field below its threshold has the part; 2^16 for a share of 1).
     https_below: u64,
     extension_below: u64,
     query_below: u64,
+    /// A threshold on a whole 64-bit draw (for hosts written from their rank).
     www_below: u64,
-    /// Cumulative shares of 1, 2, … path segments, the last the profile gives and the padding after it
-    /// `u64::MAX` (below no draw), so that the count of thresholds a draw passes is at most the profile's
-    /// segments less one, in one unrolled sum.
+    /// Cumulative shares of 1, 2, … path segments as thresholds on a [`SEGMENT_BITS`]-bit field, the last
+    /// the profile gives and the padding after it `u64::MAX` (reached by no draw), so that the count of
+    /// thresholds a draw reaches is at most the profile's segments less one, in one unrolled sum.
     segment_below: [u64; MAX_MIDDLE + 1],
     /// The length quantiles as thresholds on a 64-bit draw (1 saturates to `u64::MAX`).
     length_below: Vec<u64>,
@@ -160,6 +180,17 @@ fn threshold(fraction: f64) -> u64 {
     } else {
         (fraction.max(0.0) * 18_446_744_073_709_551_616.0) as u64
     }
+}
+
+/// `fraction` as a threshold on a uniform field of `bits` (< 64) bits: 2^bits, above every value, for 1.
+fn threshold_bits(fraction: f64, bits: u32) -> u64 {
+    (fraction.clamp(0.0, 1.0) * (1u64 << bits) as f64).round() as u64
+}
+
+/// Bits `shift..shift + bits` of a draw.
+#[inline(always)]
+fn field(draw: u64, shift: u32, bits: u32) -> u64 {
+    (draw >> shift) & ((1 << bits) - 1)
 }
 
 /// The continuous Zipf inverse CDF over ranks 1..=`hosts` with exponent `s`: P(rank ≤ x) ∝ ∫₁ˣ t^−s dt.
@@ -220,7 +251,7 @@ impl Tables {
             .take(MAX_MIDDLE + 1)
             .map(|w| {
                 acc += w / weight_sum;
-                threshold(acc)
+                threshold_bits(acc, SEGMENT_BITS)
             })
             .collect();
         let mut segment_below = [u64::MAX; MAX_MIDDLE + 1];
@@ -267,9 +298,9 @@ impl Tables {
             slug,
             query,
             extensions,
-            https_below: threshold(profile.https_fraction),
-            extension_below: threshold(profile.extension_fraction),
-            query_below: threshold(profile.query_fraction),
+            https_below: threshold_bits(profile.https_fraction, FLAG_BITS),
+            extension_below: threshold_bits(profile.extension_fraction, FLAG_BITS),
+            query_below: threshold_bits(profile.query_fraction, FLAG_BITS),
             www_below: threshold(profile.www_fraction),
             segment_below,
             length_below,
@@ -338,39 +369,40 @@ impl Tables {
             spare.len() >= self.max_url_bytes,
             "room for the longest URL"
         );
+        // Four draws: the target length and the host take whole ones; the rest share two, in disjoint
+        // bit fields (a draw costs about as much as the choices made from it).
         let mut rng = Rng(token ^ stream);
         let target = self.length_at(rng.next()).min(self.longest_target);
+        let host_draw = rng.next();
+        let shape = rng.next();
+        let flags = rng.next();
+        let https = field(flags, 0, FLAG_BITS) < self.https_below;
         let mut out = Cursor::new(spare);
-        let https = rng.next() < self.https_below;
         out.word_if(&self.schemes[usize::from(https)], self.with_scheme);
-        self.write_host(rng.next(), &mut out);
+        self.write_host(host_draw, &mut out);
 
         // Decide the parts after the host, then fit the slug to the target length.
-        let draw = rng.next();
-        let middle_wanted: usize = self
-            .segment_below
-            .iter()
-            .map(|t| usize::from(*t < draw))
-            .sum();
-        let middle_draw = rng.next();
-        let with_extension = rng.next() < self.extension_below;
+        let middle_wanted = self.middle_segments(field(shape, 64 - SEGMENT_BITS, SEGMENT_BITS));
+        let with_extension = field(flags, FLAG_BITS, FLAG_BITS) < self.extension_below;
+        let extension_pick =
+            (field(flags, 3 * FLAG_BITS, FLAG_BITS) as usize * EXTENSIONS.len()) >> FLAG_BITS;
+        // A select, not a branch: whether a URL has an extension is a coin toss no predictor learns.
         let extension = &self.extensions[if with_extension {
-            pick_below(rng.next(), EXTENSIONS.len())
+            extension_pick
         } else {
             EXTENSIONS.len()
         }];
-        let wants_query = rng.next() < self.query_below;
-        let query_draw = rng.next();
-        let query_pairs = 1 + pick_below(query_draw, 3);
-        let (query_at, query_len) = self.query.run(query_draw, query_pairs);
+        let wants_query = field(flags, 2 * FLAG_BITS, FLAG_BITS) < self.query_below;
+        let query_pairs = 1 + ((field(shape, 3 * START_BITS, PAIR_BITS) as usize * 3) >> PAIR_BITS);
+        let (query_at, query_len) = self.query.run(shape >> (2 * START_BITS), query_pairs);
 
-        let token_digits = base36(token);
+        let token_digits = base32(token);
         let fixed = out.written() + 1 + 1 + token_digits.len() + extension.len();
         // The ends of the middle run's first 0..=5 words, from one slice of the corpus's word starts.
-        let middle_ends = self.middle.ends(middle_draw);
+        let middle_ends = self.middle.ends(shape);
         let middle_len = |k: usize| (middle_ends[k] - middle_ends[0]) as usize;
         // Too long: drop the query, then middle segments from the end, before shrinking the slug below a word.
-        let with_query = wants_query && fixed + middle_len(middle_wanted) + query_len < target;
+        let with_query = wants_query & (fixed + middle_len(middle_wanted) + query_len < target);
         let query_len = usize::from(with_query) * query_len;
         let fits: usize = (1..=MAX_MIDDLE)
             .map(|k| usize::from(fixed + middle_len(k) + query_len < target))
@@ -384,7 +416,7 @@ impl Tables {
             middle_len,
         );
         out.byte(b'/');
-        let (slug_at, _) = self.slug.run(rng.next(), 0);
+        let (slug_at, _) = self.slug.run(shape >> START_BITS, 0);
         // Skip the run's leading '-' so the slug starts with a letter.
         let slug_text = &self.slug.text[slug_at + 1..slug_at + 1 + slug_len + LONG_COPY_BYTES];
         out.copy_long(slug_text, slug_len);
@@ -403,6 +435,16 @@ impl Tables {
         // Without a query nothing was kept past `query_start`: the byte written there is past the URL.
         out.put_at(query_start, b'?');
         out.written()
+    }
+
+    /// The middle path segments (all but the last) of a URL whose segment field is `draw`: how many
+    /// cumulative shares it reaches, so that 1 + k segments come with the profile's share for them.
+    #[inline(always)]
+    fn middle_segments(&self, draw: u64) -> usize {
+        self.segment_below
+            .iter()
+            .map(|t| usize::from(*t <= draw))
+            .sum()
     }
 
     /// The host of a Zipf rank drawn at the quantile `draw / 2⁶⁴`: a pure function of the rank.
@@ -441,5 +483,44 @@ impl Tables {
         out.sep_word_if(b'-', self.word(shape >> 13), shape & 1 == 1);
         let tld = self.tld_by_draw[pick_below(host.next(), self.tld_by_draw.len())];
         out.sep_word_if(b'.', &self.tlds[tld as usize], true);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every value of the segment field, for profiles that give one count always, never, or half the time:
+    /// each count comes exactly as often as its share says (shares are multiples of 2⁻¹⁶ here).
+    #[test]
+    fn segment_counts_come_with_their_shares_exactly() {
+        let cases: [(&[f64], [u64; MAX_MIDDLE + 1]); 4] = [
+            (&[1.0, 0.0, 0.0, 0.0, 0.0, 0.0], [65_536, 0, 0, 0, 0, 0]),
+            (&[0.0, 0.0, 0.0, 0.0, 0.0, 1.0], [0, 0, 0, 0, 0, 65_536]),
+            (&[0.0, 1.0], [0, 65_536, 0, 0, 0, 0]),
+            (&[1.0, 1.0, 0.0, 2.0], [16_384, 16_384, 0, 32_768, 0, 0]),
+        ];
+        for (weights, expected) in cases {
+            let mut profile = Profile::default_profile();
+            profile.path_segment_weights = weights.to_vec();
+            let tables = Tables::new(&profile);
+            let mut counts = [0u64; MAX_MIDDLE + 1];
+            for draw in 0..1u64 << SEGMENT_BITS {
+                counts[tables.middle_segments(draw)] += 1;
+            }
+            assert_eq!(counts, expected, "weights {weights:?}");
+        }
+    }
+
+    /// Shares of 0 and 1 for https, an extension and a query: never and always, for every flag value.
+    #[test]
+    fn flag_shares_of_zero_and_one_are_never_and_always() {
+        for (share, always) in [(0.0, false), (1.0, true)] {
+            let below = threshold_bits(share, FLAG_BITS);
+            for value in 0..1u64 << FLAG_BITS {
+                assert_eq!(value < below, always, "share {share}, value {value}");
+            }
+        }
+        assert_eq!(threshold_bits(0.25, FLAG_BITS), 16_384);
     }
 }
