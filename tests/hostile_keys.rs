@@ -92,9 +92,9 @@ fn a_secret_seed_defeats_keys_chosen_against_the_unkeyed_hash() {
             );
         } else {
             let interval = wilson(seen, chosen, 0.999);
-            // `dedup` inserts each URL it passes, so the filter holds N + i keys (less the few dropped)
-            // when chosen URL i arrives: the theory is the mean rate over those fills, not the rate at N
-            // (1.00% at N, 1.26% at N + 5000: a mean of ≈ 1.12%).
+            // `dedup` inserts every URL it reads (one it drops has its bits set already), so the filter
+            // holds the bits of exactly N + i keys when chosen URL i arrives: the theory is the mean rate
+            // over those fills, not the rate at N (1.00% at N, 1.26% at N + 5000: a mean of 1.13%).
             let theory = (0..chosen)
                 .map(|i| replica.expected_fpr(N + i))
                 .sum::<f64>()
