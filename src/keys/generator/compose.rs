@@ -1,12 +1,12 @@
 //! One URL from its scrambled token: the shape's choices drawn from a token-seeded stream and written
-//! without a data-dependent branch except the slug's copy loop.
+//! without a data-dependent branch except the slug's copy loop and whether the host's rank is cached.
 //!
 //! Everything a URL is made of is tabulated when the generator is built ([`Tables`]): host words and fixed
-//! strings as 16-byte blocks, each probability as a threshold on a field of a draw (16, 16 or 64 bits), the
-//! length quantiles' starting
-//! segment per slice of (0, 1), the TLD per weighted draw, the Zipf host-rank inverse CDF at 1025 points,
-//! and three [`Corpus`] texts of vocabulary words joined by '/', '-' and "&key=": the middle segments, the
-//! slug and the query are each one copy of a run of consecutive corpus words starting at a drawn word.
+//! strings as 16-byte blocks, each probability as a threshold on a field of a draw (16 or 64 bits), the
+//! length quantiles' starting segment per slice of (0, 1), the TLD per weighted draw, the Zipf host-rank
+//! inverse CDF at 1025 points, and three [`Corpus`] texts of vocabulary words joined by '/', '-' and
+//! "&key=": the middle segments, the slug and the query are each one copy of a run of consecutive corpus
+//! words starting at a drawn word.
 //! Optional parts are written always and the cursor advances past them only when present, so a URL's cost
 //! does not hinge on branch prediction. Building each part word by word cost 137–166 ns per URL; see
 //! `keys/generate` in `benches/structures.rs` for today's figure.
@@ -167,10 +167,11 @@ fn boxed<T, const N: usize>(items: Vec<T>) -> Box<[T; N]> {
     }
 }
 
-/// A uniform index below `n` from the high half of a 64-bit draw (a multiply instead of a division).
+/// An index below `n` from a uniform value of `bits` bits (a multiply instead of a division): uniform
+/// when `n` is a power of two, otherwise within `n / 2^bits` of it.
 #[inline(always)]
-fn pick_below(draw: u64, n: usize) -> usize {
-    (((draw >> 32) * n as u64) >> 32) as usize
+fn pick_below(value: u64, bits: u32, n: usize) -> usize {
+    ((value * n as u64) >> bits) as usize
 }
 
 /// `fraction` as a threshold on a uniform 64-bit draw.
@@ -384,8 +385,11 @@ impl Tables {
         // Decide the parts after the host, then fit the slug to the target length.
         let middle_wanted = self.middle_segments(field(shape, 64 - SEGMENT_BITS, SEGMENT_BITS));
         let with_extension = field(flags, FLAG_BITS, FLAG_BITS) < self.extension_below;
-        let extension_pick =
-            (field(flags, 3 * FLAG_BITS, FLAG_BITS) as usize * EXTENSIONS.len()) >> FLAG_BITS;
+        let extension_pick = pick_below(
+            field(flags, 3 * FLAG_BITS, FLAG_BITS),
+            FLAG_BITS,
+            EXTENSIONS.len(),
+        );
         // A select, not a branch: whether a URL has an extension is a coin toss no predictor learns.
         let extension = &self.extensions[if with_extension {
             extension_pick
@@ -393,7 +397,7 @@ impl Tables {
             EXTENSIONS.len()
         }];
         let wants_query = field(flags, 2 * FLAG_BITS, FLAG_BITS) < self.query_below;
-        let query_pairs = 1 + ((field(shape, 3 * START_BITS, PAIR_BITS) as usize * 3) >> PAIR_BITS);
+        let query_pairs = 1 + pick_below(field(shape, 3 * START_BITS, PAIR_BITS), PAIR_BITS, 3);
         let (query_at, query_len) = self.query.run(shape >> (2 * START_BITS), query_pairs);
 
         let token_digits = base32(token);
@@ -481,7 +485,7 @@ impl Tables {
         out.word_if(&self.www, www);
         out.word_if(self.word(shape >> 1), true);
         out.sep_word_if(b'-', self.word(shape >> 13), shape & 1 == 1);
-        let tld = self.tld_by_draw[pick_below(host.next(), self.tld_by_draw.len())];
+        let tld = self.tld_by_draw[pick_below(host.next() >> 32, 32, self.tld_by_draw.len())];
         out.sep_word_if(b'.', &self.tlds[tld as usize], true);
     }
 }

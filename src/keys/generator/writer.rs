@@ -141,9 +141,8 @@ impl<'a> Cursor<'a> {
         debug_assert!(self.pos + len + BLOCK <= self.spare.len());
         let mut done = 0;
         loop {
-            // SAFETY: `done` is 0 or below `len`, so the block read lies in `text` (asserted
-            // above) and the block written lies in `spare` (the caller's room guarantee, checked in debug
-            // builds).
+            // SAFETY: `done` is 0 or below `len`, so the block read lies in `text` (asserted above) and
+            // the block written lies in `spare` (the caller's room guarantee, checked in debug builds).
             unsafe {
                 std::ptr::copy_nonoverlapping(
                     text.as_ptr().add(done),
