@@ -82,6 +82,9 @@ pub enum FormatError {
     KindNotUtf8,
     #[error("hash '{found}' is not one this build knows; known hashes: {known}")]
     Hash { found: String, known: String },
+    /// A hash this build knows but does not build structures with (`HashFn::usable`).
+    #[error("saved with hash {0}")]
+    HashNotUsable(String),
     #[error("kind '{id}' cannot be loaded; savable kinds: {savable}")]
     NotSavable { id: String, savable: String },
     /// A structure's parameters or arrays are inconsistent.

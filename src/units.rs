@@ -152,7 +152,8 @@ pub fn fpr_arg(text: &str) -> std::result::Result<f64, String> {
     Ok(value)
 }
 
-/// Parses `--hash`: a hash id documented to pass SMHasher (`xxh3-128`, `rapidhash-v3`, …).
+/// Parses `--hash`: a usable hash id (documented to pass SMHasher and persistent: `xxh3-64`, `xxh3-128`,
+/// `rapidhash-v3`).
 pub fn hash_arg(text: &str) -> std::result::Result<crate::hash::HashFn, String> {
     crate::hash::HashFn::parse_usable(text.trim())
 }

@@ -163,13 +163,17 @@ pub fn decode(bytes: &[u8]) -> Result<(String, Loaded<'_>), FormatError> {
         .to_string();
     let hash_len = r.u8()?;
     let hash_id = r.bytes(hash_len as u64)?;
-    let hash = std::str::from_utf8(hash_id)
-        .ok()
-        .and_then(|id| HashFn::parse_usable(id).ok())
-        .ok_or_else(|| FormatError::Hash {
-            found: String::from_utf8_lossy(hash_id).into_owned(),
-            known: HashFn::usable_ids(),
-        })?;
+    let found = String::from_utf8_lossy(hash_id).into_owned();
+    let hash = match HashFn::from_id(&found) {
+        None => {
+            return Err(FormatError::Hash {
+                found,
+                known: HashFn::usable_ids(),
+            }
+            .into())
+        }
+        Some(hash) => HashFn::parse_usable(hash.id()).map_err(FormatError::HashNotUsable)?,
+    };
     let seed = r.u64()?;
     let inserted = r.u64()?;
     let params_len = r.u32()?;

@@ -184,6 +184,16 @@ mod tests {
             "{}",
             err(&hash)
         );
+        // A hash this build knows but builds no structure with: the reason, not "unknown".
+        let ahash = encoded(
+            filled_with("bloom", 2_000, HashFn::Ahash).as_ref(),
+            dir.path(),
+        );
+        assert!(
+            err(&ahash).contains("saved with hash 'ahash-fallback' is in the hash study only"),
+            "{}",
+            err(&ahash)
+        );
         let path = dir.path().join("missing.filter");
         assert!(load(&path)
             .err()

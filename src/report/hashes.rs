@@ -29,9 +29,13 @@ fn quality<'r>(r: &'r Results, hash: &str) -> Vec<&'r HashQualityRecord> {
     r.hash_quality.iter().filter(|q| q.hash == hash).collect()
 }
 
-/// Whether `hash` is documented to pass SMHasher and every filter it built kept its rate inside the
+/// Whether `hash` is documented to pass SMHasher, may build a structure (`HashFn::usable`: also
+/// persistent, as `--hash` and saved files require), and every filter it built kept its rate inside the
 /// 99.9% interval, with no false negative: what a default must show.
 fn passes(r: &Results, hash: &str) -> bool {
+    if !crate::hash::HashFn::from_id(hash).is_some_and(crate::hash::HashFn::usable) {
+        return false;
+    }
     let built = quality(r, hash);
     let documented = r
         .hash_speed

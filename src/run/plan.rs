@@ -267,8 +267,9 @@ pub const HASH_STUDY_SIZES: [u64; 2] = [10_000_000, 1_000_000_000];
 pub const HASH_KEY_BYTES: [u32; 3] = [40, 77, 200];
 
 /// The hashes whose filters the hash study builds at `n`: every hash up to 10⁷ keys; above, only those
-/// documented to pass SMHasher, the only ones the report may recommend (the other two would add four
-/// filters of 1.2 GB and ≈ 2–3 minutes to the full suite's ≈ 8 for the study).
+/// documented to pass SMHasher (the other two would add four filters of 1.2 GB and ≈ 2–3 minutes to the
+/// full suite's ≈ 8 for the study). The report recommends only the usable ones among them
+/// (`HashFn::usable`: persistent too), which ahash-fallback is not.
 pub fn hash_study_hashes(n: u64) -> Vec<crate::hash::candidates::HashFn> {
     crate::hash::candidates::HashFn::ALL
         .into_iter()
