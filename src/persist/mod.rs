@@ -169,8 +169,7 @@ pub fn decode(bytes: &[u8]) -> Result<(String, Loaded<'_>), FormatError> {
             return Err(FormatError::Hash {
                 found,
                 known: HashFn::usable_ids(),
-            }
-            .into())
+            })
         }
         Some(hash) => HashFn::parse_usable(hash.id()).map_err(FormatError::HashNotUsable)?,
     };

@@ -101,7 +101,7 @@ pub fn verdict(r: &Results) -> String {
     if !failing.is_empty() {
         let _ = write!(
             out,
-            "; not documented to pass SMHasher, or a filter outside the interval or with false negatives: {}",
+            "; not usable (not documented to pass SMHasher, or its output not fixed across versions and machines), or a filter outside the interval or with false negatives: {}",
             failing.join(", ")
         );
     }
