@@ -1,9 +1,10 @@
 //! Bad input through the real binary: each case is a one-line error that names the flag or file, exit
 //! status 2, and nothing half-written.
 
+mod common;
+
 use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
 
 struct Case {
     args: Vec<String>,
@@ -326,19 +327,8 @@ fn every_bad_input_is_a_one_line_error_with_status_2() {
     assert!(cases.len() >= 30);
     let mut failures = Vec::new();
     for c in &cases {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_dedupbench"))
-            .args(&c.args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let stdin = child.stdin.take().unwrap();
-        if let Some(bytes) = &c.stdin {
-            let mut stdin = stdin;
-            stdin.write_all(bytes).unwrap();
-        }
-        let output = child.wait_with_output().unwrap();
+        let args: Vec<&str> = c.args.iter().map(String::as_str).collect();
+        let output = common::run_piped(&args, c.stdin.as_deref().unwrap_or_default());
         let stderr = String::from_utf8_lossy(&output.stderr);
         let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
         let ok = output.status.code() == Some(2)

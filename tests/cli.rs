@@ -1,6 +1,8 @@
 //! The commands through the real binary: `size` reproduces the articles' numbers, `advise` answers their
 //! cases, and bad input is a one-line error with exit status 2.
 
+mod common;
+
 use std::process::Command;
 
 fn run(args: &[&str]) -> (Option<i32>, String, String) {
@@ -244,16 +246,7 @@ fn gen_writes_distinct_urls_and_its_stats() {
 
 /// Runs the binary with `stdin` piped in; returns (status, stdout, stderr).
 fn run_with_input(args: &[&str], stdin: &[u8]) -> (Option<i32>, String, String) {
-    use std::io::Write;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_dedupbench"))
-        .args(args)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(stdin).unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = common::run_piped(args, stdin);
     (
         out.status.code(),
         String::from_utf8_lossy(&out.stdout).into_owned(),

@@ -8,31 +8,22 @@
 //! with a secret seed. Neither outcome holds by construction: a victim that hashed differently from the
 //! replica would pass attack URLs, and one that ignored its seed would drop them all.
 
+mod common;
+
 use dedupbench::keys::{Profile, UrlGenerator};
 use dedupbench::registry::find;
 use dedupbench::stats::wilson;
 use dedupbench::structures::BuildConfig;
-use std::io::Write;
-use std::process::{Command, Stdio};
 
 const N: u64 = 100_000;
 const FPR: f64 = 0.01;
 
 /// Runs `dedup` on `input` with `args`; returns the lines it passed.
 fn dedup(args: &[&str], input: &[u8]) -> Vec<Vec<u8>> {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_dedupbench"))
-        .arg("dedup")
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let input = input.to_vec();
-    let writer = std::thread::spawn(move || stdin.write_all(&input).unwrap());
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap();
+    let args: Vec<&str> = std::iter::once("dedup")
+        .chain(args.iter().copied())
+        .collect();
+    let out = common::run_piped(&args, input);
     assert!(
         out.status.success(),
         "{}",

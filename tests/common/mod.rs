@@ -1,5 +1,5 @@
-//! Helpers shared by the tests on real Redis servers (`tests/redis.rs`, `tests/cluster.rs`): the binary,
-//! the generated keys, and the rate check against theory.
+//! Helpers shared by the integration tests: the binary and a run with piped input, the generated keys,
+//! and the rate check against theory.
 #![allow(dead_code)]
 
 use dedupbench::hash::KeyHasher;
@@ -81,6 +81,31 @@ pub fn member_urls(n: u64) -> Vec<String> {
             String::from_utf8(buf.clone()).unwrap()
         })
         .collect()
+}
+
+/// Runs the binary with `args`, writes `input` to its stdin from a thread (so a child that writes while
+/// it reads cannot deadlock on a full pipe) and waits for its output. A child that refuses its arguments
+/// may exit before it reads stdin: the broken pipe that leaves is allowed only when the child failed; a
+/// child that succeeded must have read everything.
+pub fn run_piped(args: &[&str], input: &[u8]) -> Output {
+    use std::io::Write;
+    let mut child = dedupbench()
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_vec();
+    let writer = std::thread::spawn(move || stdin.write_all(&input));
+    let out = child.wait_with_output().unwrap();
+    match writer.join().unwrap() {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe && !out.status.success() => {}
+        Err(e) => panic!("writing stdin of {args:?}: {e}; stderr: {}", stderr(&out)),
+    }
+    out
 }
 
 /// `dedupbench dedup ARGS` with stdin, stdout and stderr piped.
