@@ -1,5 +1,6 @@
 //! Criterion micro-benchmarks: insert and contains per registered structure at a cache-resident (10⁵) and a
-//! DRAM-resident (10⁷) size, hashing alone and generating alone. Keys are prepared outside the timed loops;
+//! DRAM-resident (10⁷) size, hashing alone and generating alone (and generating between writes that evict
+//! the caches, as a build's inserts do). Keys are prepared outside the timed loops;
 //! lookups cycle through min(n, 2^20) distinct members spread over the whole key range, so at 10⁷ keys
 //! they touch far more cache lines than the caches hold.
 //!
@@ -107,8 +108,38 @@ fn hashing_and_generating(c: &mut Criterion) {
             out.key_bytes()
         })
     });
+    // The same, each batch made after writes that evict the caches as a build's inserts do between two
+    // batches: three random 8-byte writes per URL into 1 GiB (untimed), then the batch (timed). The gap to
+    // `generate` is what a build's generator pays for the company it keeps.
+    let mut table: Vec<u64> = Vec::new();
+    let mut state = SEED;
+    group.bench_function("generate after inserts", |b| {
+        if table.is_empty() {
+            table = vec![0; EVICT_TABLE_BYTES / 8];
+        }
+        b.iter_custom(|iters| {
+            let mut timed = std::time::Duration::ZERO;
+            for _ in 0..iters {
+                for _ in 0..3 * LOOKUP_KEYS {
+                    let i = (dedupbench::hash::splitmix64(&mut state) >> 37) as usize;
+                    table[i] = table[i].wrapping_add(1);
+                }
+                let t0 = std::time::Instant::now();
+                out.clear();
+                g.fill_members(start..start + LOOKUP_KEYS, &mut out);
+                timed += t0.elapsed();
+                start += LOOKUP_KEYS;
+                black_box(out.key_bytes());
+            }
+            timed
+        })
+    });
     group.finish();
 }
+
+/// The table `generate after inserts` writes into between batches (2^27 words): far past the caches.
+const EVICT_TABLE_BYTES: usize = 1 << 30;
+const _: () = assert!(EVICT_TABLE_BYTES / 8 == 1 << (64 - 37));
 
 /// Keys of the targets group: the size the registry's speed targets are judged at.
 const TARGET_N: u64 = dedupbench::analysis::TARGET_N;

@@ -408,8 +408,13 @@ impl Tables {
         // Too long: drop the query, then middle segments from the end, before shrinking the slug below a word.
         let with_query = wants_query & (fixed + middle_len(middle_wanted) + query_len < target);
         let query_len = usize::from(with_query) * query_len;
-        let fits: usize = (1..=MAX_MIDDLE)
-            .map(|k| usize::from(fixed + middle_len(k) + query_len < target))
+        // The runs of 1..=5 words that fit: shorter than the room the other parts leave (which may be
+        // none), compared as ends against one limit (the ends increase, so this counts a prefix).
+        let room = target.saturating_sub(fixed + query_len);
+        let limit = middle_ends[0] as usize + room;
+        let fits: usize = middle_ends[1..]
+            .iter()
+            .map(|end| usize::from((*end as usize) < limit))
             .sum();
         let (middle_at, middle_len) =
             (middle_ends[0] as usize, middle_len(middle_wanted.min(fits)));
