@@ -226,6 +226,21 @@ fn resume_refuses_other_parameters_and_missing_runs() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    // How long to wait for a server is given again on resume, and checked against the run: this one has
+    // no sweep to wait in.
+    let out = run(&[
+        "bench",
+        "--resume",
+        done.to_str().unwrap(),
+        "--redis-retry-secs",
+        "5",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("--redis-retry-secs") && stderr.contains("applies to a sweep"),
+        "{stderr}"
+    );
     // Resuming a finished run has nothing to do and succeeds.
     let out = run(&["bench", "--quiet", "--resume", done.to_str().unwrap()]);
     assert!(out.status.success());

@@ -70,11 +70,11 @@ pub struct BenchArgs {
     #[arg(long, value_delimiter = ',')]
     redis_batches: Option<Vec<usize>>,
     /// Seconds a sweep round trip is retried (on a fresh connection) while a server is away; past it the
-    /// point fails and the run exits 1.
+    /// point fails and the run exits 1. Also with --resume: it is not one of the run's parameters.
     #[arg(long)]
     redis_retry_secs: Option<u64>,
     /// Continue an interrupted run in DIR with its own parameters: completed cells are kept, the rest run.
-    #[arg(long, conflicts_with_all = ["suite", "scales", "structures", "fpr", "memory_budget", "seed", "reps", "profile", "input", "non_members", "out", "no_experiments", "redis", "redis_cluster", "redis_keys", "redis_batches", "redis_retry_secs"])]
+    #[arg(long, conflicts_with_all = ["suite", "scales", "structures", "fpr", "memory_budget", "seed", "reps", "profile", "input", "non_members", "out", "no_experiments", "redis", "redis_cluster", "redis_keys", "redis_batches"])]
     resume: Option<PathBuf>,
 }
 
@@ -105,7 +105,7 @@ impl BenchArgs {
 pub fn run(args: BenchArgs) -> Result<i32> {
     // Everything is validated before the folder is touched.
     let session = match &args.resume {
-        Some(dir) => Session::resume(dir)?,
+        Some(dir) => Session::resume(dir, args.redis_retry_secs)?,
         None => Session::new(RunSpec::from_options(&args.options())?, args.out.as_deref())?,
     };
     if args.resume.is_some() {

@@ -51,8 +51,9 @@ impl Session {
         })
     }
 
-    /// Continues the interrupted run in `dir` with its own parameters.
-    pub fn resume(dir: &Path) -> Result<Session> {
+    /// Continues the interrupted run in `dir` with its own parameters (and a sweep's round trips retried
+    /// for `redis_retry_secs`, which is not one of them).
+    pub fn resume(dir: &Path, redis_retry_secs: Option<u64>) -> Result<Session> {
         if !dir.join("results.jsonl").is_file() {
             return Err(Error::invalid(
                 "--resume",
@@ -63,7 +64,7 @@ impl Session {
         let header = results.header.as_ref().ok_or_else(|| {
             Error::invalid("--resume", format!("{} has no run header", dir.display()))
         })?;
-        let spec = RunSpec::from_header(header)?;
+        let spec = RunSpec::from_header(header, redis_retry_secs)?;
         let (plan, source, _) = plan(&spec)?;
         if source.non_members.checked() != header.non_members.as_ref() {
             return Err(Error::invalid(

@@ -170,22 +170,7 @@ impl RunSpec {
             .clone()
             .unwrap_or_else(|| SweepPlan::DEFAULT_BATCHES.to_vec());
         check_batches(&redis_batches)?;
-        let redis_retry = match options.redis_retry_secs {
-            Some(s) if redis.is_empty() => {
-                return Err(Error::invalid(
-                    "--redis-retry-secs",
-                    format!("{s} s applies to a sweep; give --redis or --redis-cluster"),
-                ))
-            }
-            Some(s) if s > 3600 => {
-                return Err(Error::invalid(
-                    "--redis-retry-secs",
-                    format!("must be at most 3600, got {s}"),
-                ))
-            }
-            Some(s) => std::time::Duration::from_secs(s),
-            None => crate::redis::conn::DEFAULT_RETRY_FOR,
-        };
+        let redis_retry = redis_retry(options.redis_retry_secs, &redis)?;
         if options.non_members.is_some() && matches!(suite, Suite::Article6e9 | Suite::Redis) {
             return Err(Error::invalid(
                 "--non-members",
@@ -222,8 +207,9 @@ impl RunSpec {
         })
     }
 
-    /// The request an interrupted run was started with.
-    pub fn from_header(h: &RunHeader) -> Result<RunSpec> {
+    /// The request an interrupted run was started with; `redis_retry_secs` is given again (how long a
+    /// round trip waits for an away server is not one of the run's parameters, and not in its header).
+    pub fn from_header(h: &RunHeader, redis_retry_secs: Option<u64>) -> Result<RunSpec> {
         if h.hash != crate::hash::HashFn::DEFAULT.id() {
             return Err(Error::invalid(
                 "--resume",
@@ -254,6 +240,7 @@ impl RunSpec {
             parse_list(&all.join(","))?
         };
         let (kinds, remote_kinds) = split_kinds(suite, kinds, false, redis.first())?;
+        let redis_retry = redis_retry(redis_retry_secs, &redis)?;
         Ok(RunSpec {
             suite,
             kinds,
@@ -264,7 +251,7 @@ impl RunSpec {
                 .redis_batches
                 .clone()
                 .unwrap_or_else(|| SweepPlan::DEFAULT_BATCHES.to_vec()),
-            redis_retry: crate::redis::conn::DEFAULT_RETRY_FOR,
+            redis_retry,
             external_max_keys: h.external_max_keys,
             full_suite_max_keys: h.full_suite_max_keys,
             fpr: h.fpr,
@@ -278,6 +265,22 @@ impl RunSpec {
             scales: Some(h.scales.clone()),
             experiments: h.experiments,
         })
+    }
+}
+
+/// `--redis-retry-secs` as a duration (at most an hour; only with a server or cluster to wait for).
+fn redis_retry(secs: Option<u64>, redis: &[Endpoint]) -> Result<std::time::Duration> {
+    match secs {
+        Some(s) if redis.is_empty() => Err(Error::invalid(
+            "--redis-retry-secs",
+            format!("{s} s applies to a sweep; give --redis or --redis-cluster"),
+        )),
+        Some(s) if s > 3600 => Err(Error::invalid(
+            "--redis-retry-secs",
+            format!("must be at most 3600, got {s}"),
+        )),
+        Some(s) => Ok(std::time::Duration::from_secs(s)),
+        None => Ok(crate::redis::conn::DEFAULT_RETRY_FOR),
     }
 }
 
@@ -341,7 +344,9 @@ mod tests {
             .expect("a header");
         let mut header: RunHeader = serde_json::from_str(line).expect("the fixture's header");
         assert_eq!(header.hash, "xxh3-128", "a header from before the field");
-        let refused = RunSpec::from_header(&header).err().map(|e| e.to_string());
+        let refused = RunSpec::from_header(&header, None)
+            .err()
+            .map(|e| e.to_string());
         assert!(
             refused
                 .as_deref()
@@ -349,6 +354,35 @@ mod tests {
             "{refused:?}"
         );
         header.hash = crate::hash::HashFn::DEFAULT.id().into();
-        assert!(RunSpec::from_header(&header).is_ok());
+        assert!(RunSpec::from_header(&header, None).is_ok());
+    }
+
+    #[test]
+    fn a_resumed_sweep_waits_as_long_as_it_is_told() {
+        let line = include_str!("../../tests/fixtures/skips-and-scenario/results.jsonl")
+            .lines()
+            .next()
+            .expect("a header");
+        let mut header: RunHeader = serde_json::from_str(line).expect("the fixture's header");
+        header.hash = crate::hash::HashFn::DEFAULT.id().into();
+        assert_eq!(header.redis, None, "a run without a sweep");
+        let refused = RunSpec::from_header(&header, Some(5))
+            .err()
+            .map(|e| e.to_string());
+        assert!(
+            refused
+                .as_deref()
+                .is_some_and(|e| e.contains("--redis-retry-secs") && e.contains("--redis")),
+            "{refused:?}"
+        );
+        header.redis = Some("redis://127.0.0.1:6399/0".into());
+        header.redis_structures = vec!["redis-bloom".into()];
+        let spec = |secs| RunSpec::from_header(&header, secs).map(|s| s.redis_retry);
+        assert_eq!(
+            spec(Some(5)).map_err(|e| e.to_string()),
+            Ok(std::time::Duration::from_secs(5))
+        );
+        assert_eq!(spec(None).ok(), Some(crate::redis::conn::DEFAULT_RETRY_FOR));
+        assert!(spec(Some(3601)).is_err());
     }
 }
