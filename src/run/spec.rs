@@ -373,7 +373,7 @@ mod tests {
         assert_eq!(header.redis, None, "a run without a sweep");
         let refused = refusal(&header, Some(5));
         assert!(
-            refused.contains("--redis-retry-secs") && refused.contains("--redis"),
+            refused.contains("--redis-retry-secs") && refused.contains("applies to a sweep"),
             "{refused}"
         );
         header.redis = Some("redis://127.0.0.1:6399/0".into());

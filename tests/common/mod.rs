@@ -85,8 +85,8 @@ pub fn member_urls(n: u64) -> Vec<String> {
 
 /// Runs the binary with `args`, writes `input` to its stdin from a thread (so a child that writes while
 /// it reads cannot deadlock on a full pipe) and waits for its output. A child that refuses its arguments
-/// may exit before it reads stdin: the broken pipe that leaves is allowed only when the child failed; a
-/// child that succeeded must have read everything.
+/// may exit before it reads stdin: the broken pipe that leaves is allowed only when the child failed (when
+/// a child that succeeded left the pipe, the test fails here).
 pub fn run_piped(args: &[&str], input: &[u8]) -> Output {
     use std::io::Write;
     let mut child = dedupbench()
