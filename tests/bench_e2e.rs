@@ -1,5 +1,7 @@
 //! End to end: a tiny `bench` through the real binary, then `report` from the results alone.
 
+mod common;
+
 use std::path::Path;
 use std::process::Command;
 
@@ -441,11 +443,7 @@ fn the_six_billion_url_scenario_keeps_the_articles_ratios_at_small_n() {
         assert!(s.n_queries >= 1_000_000, "{id}");
         // Theory inside the 99.9% Wilson interval of the observed rate, both ways (the record's
         // `theory_in_interval` is the report's 95% one: one structure in twenty misses it by chance).
-        let interval = dedupbench::stats::wilson(s.n_false_positives, s.n_queries, 0.999);
-        assert!(
-            interval.contains(s.expected_fpr),
-            "{id}: {interval:?} {s:?}"
-        );
+        common::assert_rate(id, s.n_false_positives, s.n_queries, s.expected_fpr);
         assert!(
             (s.expected_fpr - expected).abs() < expected * 0.01,
             "{id}: {}",
