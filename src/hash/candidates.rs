@@ -100,14 +100,21 @@ impl HashFn {
 
     /// The usable hash of that name.
     pub fn parse_usable(id: &str) -> Result<HashFn, String> {
-        match HashFn::from_id(id) {
-            Some(h) if h.usable() => Ok(h),
-            Some(_) => Err(format!(
-                "'{id}' is in the hash study only (its documentation does not say it passes SMHasher, or that its output stays the same across versions and machines); usable: {}",
-                HashFn::usable_ids()
-            )),
-            None => Err(format!("unknown hash '{id}'; usable: {}", HashFn::usable_ids())),
+        HashFn::from_id(id)
+            .ok_or_else(|| format!("unknown hash '{id}'; usable: {}", HashFn::usable_ids()))?
+            .checked_usable()
+    }
+
+    /// This hash if it is usable, or why not.
+    pub fn checked_usable(self) -> Result<HashFn, String> {
+        if self.usable() {
+            return Ok(self);
         }
+        Err(format!(
+            "'{}' is in the hash study only (its documentation does not say it passes SMHasher, or that its output stays the same across versions and machines); usable: {}",
+            self.id(),
+            HashFn::usable_ids()
+        ))
     }
 
     /// Bits of output the hash itself gives (64-bit hashes get `h2` by a finaliser).

@@ -171,7 +171,7 @@ pub fn decode(bytes: &[u8]) -> Result<(String, Loaded<'_>), FormatError> {
                 known: HashFn::usable_ids(),
             })
         }
-        Some(hash) => HashFn::parse_usable(hash.id()).map_err(FormatError::HashNotUsable)?,
+        Some(hash) => hash.checked_usable().map_err(FormatError::HashNotUsable)?,
     };
     let seed = r.u64()?;
     let inserted = r.u64()?;
