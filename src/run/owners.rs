@@ -98,12 +98,11 @@ impl Runner<'_> {
     }
 }
 
-/// Keys each thread generates and routes at a time: 4× the harness's [`super::BATCH_KEYS`]. Between two
-/// batches the inserts evict the generator's tables from the core's caches; a longer batch pays for
-/// fetching them again over more URLs. In a 10⁹-key `bench --suite article-6e9` it cut generation from
-/// 40.7–41.3 to 37.9–38.4 ns per URL (inserts no slower); 65,536 made it slower again in the criterion
-/// stand-in (its 5 MiB of URLs no longer fit the core's L2).
-pub(super) const OWNED_BATCH_KEYS: usize = 16_384;
+/// Keys each thread generates and routes at a time: twice the harness's [`super::BATCH_KEYS`]. Between
+/// two batches the inserts evict the generator's tables from the core's caches, and a longer batch pays
+/// for fetching them again over more URLs; ≈ 630 KB of URLs still fit a 1 MiB L2 for the hash that reads
+/// them next. The README's dated notes (2026-12-06) give the figures for 4096, 8192 and 16,384.
+pub(super) const OWNED_BATCH_KEYS: usize = 2 * super::BATCH_KEYS;
 
 /// Per-thread timings of one pass.
 #[derive(Default, Clone)]
@@ -114,7 +113,8 @@ pub(super) struct Timings {
     pub(super) hits: [u64; MAX_STRUCTURES],
 }
 
-/// Parcels of hashes a thread may have waiting for it (a bound on the memory in flight).
+/// Parcels of hashes a thread may have waiting for it (a bound on the memory in flight: each parcel holds
+/// at most [`OWNED_BATCH_KEYS`] 16-byte hashes, 128 KiB; with the spare parcels, at most 6 MiB per thread).
 pub(super) const PARCELS_IN_FLIGHT: usize = 16;
 
 /// Hashes of one structure's keys whose bits lie in the receiving thread's part.

@@ -41,8 +41,8 @@ const CORPUS_STARTS: usize = 4096;
 /// slower: each host's length, which every later write's position waits on, then came from L3 (the
 /// README's dated notes have the figures; `keys/generate` in `benches/structures.rs` measures it).
 const CACHED_HOSTS: u64 = 1 << 12;
-/// Cached hosts [`Tables::prefetch_hot`] fetches before a batch: the ranks drawn at least about once per
-/// 4096 URLs (at Zipf s = 1 over 10⁵ hosts, rank 1024 is drawn 0.35 times per 4096).
+/// Cached hosts [`Tables::prefetch_hot`] fetches before a batch: ranks 1–1024 (at Zipf s = 1 over 10⁵
+/// hosts, rank 1024 is drawn 0.35 times per 4096 URLs; the ranks past it are mostly not drawn in a batch).
 const PREFETCHED_HOSTS: usize = 1024;
 /// Bytes copied for a middle path or a query: more than 5 × 13 and 3 × 24.
 const RUN_COPY_BYTES: usize = 80;
@@ -112,21 +112,20 @@ impl Corpus {
     }
 }
 
-/// Asks the core to bring every cache line of `items` into its L1 cache: a hint, which reads nothing
-/// and changes no result (no-op off x86-64).
-fn prefetch<T>(items: &[T]) {
+/// Asks the core to bring every cache line `items` touches into its caches (a hint: it reads nothing
+/// and changes no result; nothing is asked off x86-64). Returns the number of lines.
+fn prefetch<T>(items: &[T]) -> usize {
+    let start = items.as_ptr() as usize;
+    let first_line = start & !63;
+    let end = start + std::mem::size_of_val(items);
     #[cfg(target_arch = "x86_64")]
-    {
-        let start = items.as_ptr() as *const i8;
-        for at in (0..std::mem::size_of_val(items)).step_by(64) {
-            // SAFETY: `start + at` lies inside `items`; a prefetch neither reads nor faults.
-            unsafe {
-                std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(start.add(at))
-            };
-        }
+    for line in (first_line..end).step_by(64) {
+        // SAFETY: a prefetch neither reads memory nor faults, whatever the address.
+        unsafe {
+            std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(line as *const i8)
+        };
     }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = items;
+    (end - first_line).div_ceil(64)
 }
 
 /// The generator's precomputed tables (a pure function of the profile).
@@ -359,23 +358,32 @@ impl Tables {
     }
 
     /// Asks the core to bring the parts of the tables a batch of URLs reads most into its caches, all at
-    /// once, before the batch: the corpora's starts and the text their runs copy, the first
-    /// [`PREFETCHED_HOSTS`] cached hosts, the vocabulary and the small tables (≈ 4,900 lines). Between two
+    /// once, before the batch: each corpus's starts and the text its runs copy (the slug's up to a
+    /// 64-byte copy past its run), the first [`PREFETCHED_HOSTS`] cached hosts, the vocabulary and the
+    /// TLDs when some hosts are written from their rank, and the small per-URL tables. Between two
     /// batches a build's inserts evict them; fetched one miss at a time, inside the URLs that need them,
-    /// they cost 5% more per URL than fetched together here (a 10⁹-key `bench --suite article-6e9`).
-    pub(super) fn prefetch_hot(&self) {
+    /// they cost ≈ 5% more per URL than fetched together here (the README's dated notes). Returns the
+    /// number of cache lines asked for.
+    pub(super) fn prefetch_hot(&self) -> usize {
+        let mut lines = 0;
         for corpus in [&self.middle, &self.slug, &self.query] {
             let starts = &corpus.starts[..CORPUS_STARTS + MAX_MIDDLE + 1];
-            prefetch(starts);
-            let copied_end = starts[CORPUS_STARTS + MAX_MIDDLE] as usize + RUN_COPY_BYTES;
-            prefetch(&corpus.text[..copied_end.min(corpus.text.len())]);
+            lines += prefetch(starts);
+            let copied_end =
+                starts[CORPUS_STARTS + MAX_MIDDLE] as usize + RUN_COPY_BYTES.max(LONG_COPY_BYTES);
+            lines += prefetch(&corpus.text[..copied_end.min(corpus.text.len())]);
         }
-        prefetch(&self.cached_hosts[..self.cached_hosts.len().min(PREFETCHED_HOSTS)]);
-        prefetch(&self.words[..]);
-        prefetch(&self.host_rank_at[..]);
-        prefetch(&self.zipf_exact[..]);
-        prefetch(&self.length_segment_start[..]);
-        prefetch(&self.tld_by_draw);
+        lines += prefetch(&self.cached_hosts[..self.cached_hosts.len().min(PREFETCHED_HOSTS)]);
+        if self.hosts > self.cached_hosts.len() as u64 {
+            lines += prefetch(&self.words[..]) + prefetch(&self.tld_by_draw) + prefetch(&self.tlds);
+        }
+        lines += prefetch(&self.host_rank_at[..])
+            + prefetch(&self.zipf_exact[..])
+            + prefetch(&self.length_segment_start[..])
+            + prefetch(&self.length_below)
+            + prefetch(&self.length_lines)
+            + prefetch(&self.extensions);
+        lines
     }
 
     #[inline(always)]
@@ -558,6 +566,28 @@ mod tests {
                 counts[tables.middle_segments(draw)] += 1;
             }
             assert_eq!(counts, expected, "weights {weights:?}");
+        }
+    }
+
+    /// What a batch prefetches stays within half of a 1 MiB L2 (8192 lines), for both profiles, and
+    /// leaves out the vocabulary when every host is cached.
+    #[test]
+    fn the_prefetched_tables_fit_half_an_l2() {
+        for profile in [
+            Profile::default_profile(),
+            Profile::load("short-keys").unwrap(),
+        ] {
+            let tables = Tables::new(&profile);
+            let lines = tables.prefetch_hot();
+            assert!((2_000..8_192).contains(&lines), "{lines} lines");
+            let mut few_hosts = profile.clone();
+            few_hosts.hosts = CACHED_HOSTS;
+            let without_words = Tables::new(&few_hosts).prefetch_hot();
+            // The vocabulary alone is 4096 16-byte words: 1024 lines.
+            assert!(
+                lines >= without_words + 1024,
+                "{lines} against {without_words}"
+            );
         }
     }
 

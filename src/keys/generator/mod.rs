@@ -31,9 +31,10 @@ pub const INDEX_LIMIT: u64 = 1 << 48;
 pub const NON_MEMBER_BASE: u64 = 1 << 47;
 
 const MASK48: u64 = INDEX_LIMIT - 1;
-/// Batches of at least this many URLs start by fetching the tables' hot parts into the cache
-/// ([`compose`]'s `prefetch_hot`, ≈ 4,900 lines): well under the batch's own time from this size on.
-const PREFETCH_MIN_KEYS: u64 = 1024;
+/// Batches of at least this many URLs (the harness's batches, 4096 and more) start by fetching the tables'
+/// hot parts into the core's caches ([`compose`]'s `prefetch_hot`); smaller ones, whose URLs would not
+/// read most of those lines, do not.
+const PREFETCH_MIN_KEYS: u64 = 4096;
 
 /// TLDs with weights roughly as crawls see them.
 const TLDS: &[(&str, u32)] = &[
