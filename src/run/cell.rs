@@ -339,7 +339,8 @@ impl Runner<'_> {
             .part_of(Default::default(), threads as usize)
             .is_some();
         let inserters = [inserter];
-        let per_thread = self.owned_build(n, threads, hasher, &inserters, None);
+        // The batch size of the one-thread build it is compared with.
+        let per_thread = self.owned_build(n, threads, BATCH_KEYS, hasher, &inserters, None);
         drop(inserters);
         let per_thread = per_thread?;
         structure.add_inserted(per_thread.iter().map(|t| t.hits[0]).sum());

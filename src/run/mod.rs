@@ -38,7 +38,7 @@ pub use spec::{RunOptions, RunSpec};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-/// Keys per batch in every timed loop but the owner-writes build's ([`owners::OWNED_BATCH_KEYS`]).
+/// Keys per batch in every timed loop but the 6·10⁹ scenario's bulk build (`scenario::BUILD_BATCH_KEYS`).
 pub const BATCH_KEYS: usize = 4096;
 
 /// Where the harness reports what it is doing (the CLI draws progress bars; tests stay silent).

@@ -21,13 +21,15 @@ pub(super) const MAX_STRUCTURES: usize = 3;
 
 impl Runner<'_> {
     /// Inserts the generated members `[0, n)` hashed with `hasher` into every inserter, `threads` threads each
-    /// generating its own index range and writing as `writes` says. Returns each thread's timings (a
+    /// generating its own index range, `batch_keys` keys at a time, and writing as `writes` says. Returns
+    /// each thread's timings (a
     /// structure's probe time is its inserts, and under owner-writes its routing and the parcels it
     /// applied); shows progress under `label` when given.
     pub(super) fn owned_build(
         &mut self,
         n: u64,
         threads: u64,
+        batch_keys: usize,
         hasher: KeyHasher,
         inserters: &[Box<dyn ConcurrentInsert + '_>],
         label: Option<&str>,
@@ -60,10 +62,10 @@ impl Runner<'_> {
                         .collect();
                     scope.spawn(move || {
                         let mut owner = Owner::new(inserters, t, inbox, outboxes);
-                        let mut batch = KeyBatch::with_capacity(OWNED_BATCH_KEYS, 96);
+                        let mut batch = KeyBatch::with_capacity(batch_keys, 96);
                         let range = t as u64 * n / threads..(t as u64 + 1) * n / threads;
-                        let mut members = KeyPipeline::members(generator, range)
-                            .with_batch_keys(OWNED_BATCH_KEYS);
+                        let mut members =
+                            KeyPipeline::members(generator, range).with_batch_keys(batch_keys);
                         while !stop.load(Ordering::Relaxed) {
                             let t0 = Instant::now();
                             let made = members
@@ -98,12 +100,6 @@ impl Runner<'_> {
     }
 }
 
-/// Keys each thread generates and routes at a time: twice the harness's [`super::BATCH_KEYS`]. Between
-/// two batches the inserts evict the generator's tables from the core's caches, and a longer batch pays
-/// for fetching them again over more URLs; ≈ 630 KB of URLs still fit a 1 MiB L2 for the hash that reads
-/// them next. The README's dated notes (2026-12-06) give the figures for 4096, 8192 and 16,384.
-pub(super) const OWNED_BATCH_KEYS: usize = 2 * super::BATCH_KEYS;
-
 /// Per-thread timings of one pass.
 #[derive(Default, Clone)]
 pub(super) struct Timings {
@@ -114,7 +110,7 @@ pub(super) struct Timings {
 }
 
 /// Parcels of hashes a thread may have waiting for it (a bound on the memory in flight: each parcel holds
-/// at most [`OWNED_BATCH_KEYS`] 16-byte hashes, 128 KiB; with the spare parcels, at most 6 MiB per thread).
+/// at most a batch's 16-byte hashes, 128 KiB at 8192 keys; with the spare parcels, 6 MiB per thread).
 pub(super) const PARCELS_IN_FLIGHT: usize = 16;
 
 /// Hashes of one structure's keys whose bits lie in the receiving thread's part.
@@ -343,7 +339,9 @@ mod tests {
         for i in &inserters {
             assert!(i.part_of(KeyHash::default(), 2).is_some(), "owner-writes");
         }
-        let per_thread = runner.owned_build(n, 2, hasher, &inserters, None).unwrap();
+        let per_thread = runner
+            .owned_build(n, 2, crate::run::BATCH_KEYS, hasher, &inserters, None)
+            .unwrap();
         drop(inserters);
         let totals = sum_timings(&per_thread);
         for (s, ((id, config), parallel)) in configs.iter().zip(&built).enumerate() {
