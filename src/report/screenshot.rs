@@ -132,16 +132,11 @@ fn top_screen(path: &Path) -> std::result::Result<Vec<u8>, String> {
     let frame = reader.next_frame(&mut pixels).map_err(|e| e.to_string())?;
     // A Chromium that shortens the window (to its screen's height) still gives the first screen.
     if frame.width != SCREEN_PX.0 || frame.height < SCREEN_PX.1 {
+        let (width, screen) = SCREEN_PX;
         return Err(format!(
-            "the capture is {} × {} px: a first screen of {} × {} px needs a width of {} px and a height \
-             of at least {} px (the window asked for was {} px tall)",
-            frame.width,
-            frame.height,
-            SCREEN_PX.0,
-            SCREEN_PX.1,
-            SCREEN_PX.0,
-            SCREEN_PX.1,
-            WINDOW_HEIGHT_SCREENS * SCREEN_PX.1
+            "the capture is {} × {} px: a first screen of {width} × {screen} px needs a width of {width} \
+             px and a height of at least {screen} px",
+            frame.width, frame.height
         ));
     }
     let mut out = Vec::new();

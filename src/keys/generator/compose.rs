@@ -104,6 +104,16 @@ impl Corpus {
             .expect("CORPUS_STARTS + 5 < CORPUS_WORDS")
     }
 
+    /// Prefetches what [`Corpus::ends`] and a run's copy read: the starts of the words a run can begin
+    /// at and the five after, and the text from the first start to the last plus the longest copy past
+    /// it. Returns the number of cache lines.
+    fn prefetch_runs(&self) -> usize {
+        let starts = &self.starts[..CORPUS_STARTS + MAX_MIDDLE + 1];
+        let copied_end =
+            starts[CORPUS_STARTS + MAX_MIDDLE] as usize + RUN_COPY_BYTES.max(LONG_COPY_BYTES);
+        prefetch(starts) + prefetch(&self.text[..copied_end.min(self.text.len())])
+    }
+
     /// The offset and length of the run of `count` words (≤ 5) from word `draw % CORPUS_STARTS`.
     #[inline(always)]
     fn run(&self, draw: u64, count: usize) -> (usize, usize) {
@@ -367,11 +377,7 @@ impl Tables {
     pub(super) fn prefetch_hot(&self) -> usize {
         let mut lines = 0;
         for corpus in [&self.middle, &self.slug, &self.query] {
-            let starts = &corpus.starts[..CORPUS_STARTS + MAX_MIDDLE + 1];
-            lines += prefetch(starts);
-            let copied_end =
-                starts[CORPUS_STARTS + MAX_MIDDLE] as usize + RUN_COPY_BYTES.max(LONG_COPY_BYTES);
-            lines += prefetch(&corpus.text[..copied_end.min(corpus.text.len())]);
+            lines += corpus.prefetch_runs();
         }
         lines += prefetch(&self.cached_hosts[..self.cached_hosts.len().min(PREFETCHED_HOSTS)]);
         if self.hosts > self.cached_hosts.len() as u64 {
