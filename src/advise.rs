@@ -58,6 +58,10 @@ pub struct Advice {
     pub overshoot: Option<Overshoot>,
     /// Past one process: one shared node or a cluster of N (`advise --node-memory`, `--inserts-per-sec`).
     pub nodes: Option<crate::analysis::nodes::NodePlan>,
+    /// With `--results`: the run's paired speed ratios (from its `analysis.json`) of the recommended
+    /// structures against the peers their targets name, at the speed group nearest 10⁷ keys.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub speed_ratios: Vec<crate::analysis::SpeedRatio>,
 }
 
 /// A filter sized for the workload's n, filled past it: its theoretical rate at each overshoot.
@@ -327,6 +331,7 @@ capacity and rate) holds on the server; `bench --redis` measures the backends"
         notes,
         current: None,
         nodes: None,
+        speed_ratios: Vec::new(),
     })
 }
 

@@ -102,13 +102,70 @@ fn tiny_bench_writes_results_and_a_report_that_report_regenerates() {
         "ragged CSV"
     );
 
-    // `report` redraws from the results alone and gives the same page.
+    // The speed groups: one per n, every compared structure, every round of every op and path.
+    assert_eq!(results.speed_groups.len(), 2);
+    for g in &results.speed_groups {
+        assert_eq!(g.structures, ["bloom", "blocked", "fastbloom", "sbbf"], "at {}", g.n);
+        assert_eq!(g.rounds, 15);
+        assert!(g.series.iter().all(|s| s.ns_per_key.len() == 15
+            && s.ns_per_key.iter().all(|v| v.is_finite() && *v > 0.0)));
+        // 6 ops on each structure's per-key path, and on the batched path of those with their own.
+        assert_eq!(g.series.len(), 6 * (4 + 2), "at {}", g.n);
+    }
+    let analysis_text = std::fs::read_to_string(out.join("analysis.json")).unwrap();
+    let analysis: serde_json::Value = serde_json::from_str(&analysis_text).unwrap();
+    let ratios = analysis["speed_ratios"].as_array().unwrap();
+    // 3 pairs × 6 ops × 2 paths (fastbloom's and sbbf's sides both exist per key) at each of 2 sizes.
+    assert_eq!(ratios.len(), 3 * 6 * 2 * 2, "{analysis_text}");
+    let mut ops = std::collections::BTreeSet::new();
+    for q in ratios {
+        for field in ["ours", "peer", "op", "path", "verdict"] {
+            assert!(q[field].is_string(), "{field} in {q}");
+        }
+        let (low, median, high) = (
+            q["ratio_low"].as_f64().unwrap(),
+            q["ratio_median"].as_f64().unwrap(),
+            q["ratio_high"].as_f64().unwrap(),
+        );
+        assert!(0.0 < low && low <= median && median <= high, "{q}");
+        assert_eq!(q["rounds"].as_u64(), Some(15));
+        assert!([2000, 20000].contains(&q["n"].as_u64().unwrap()));
+        let verdict = q["verdict"].as_str().unwrap();
+        let expected = if low > 1.0 {
+            "faster"
+        } else if high < 1.0 {
+            "slower"
+        } else {
+            "within noise"
+        };
+        assert_eq!(verdict, expected, "{q}");
+        assert!(["per_key", "batched"].contains(&q["path"].as_str().unwrap()));
+        ops.insert(q["op"].as_str().unwrap().to_string());
+    }
+    let want: std::collections::BTreeSet<String> = [
+        "insert",
+        "member_query",
+        "non_member_query",
+        "query_25",
+        "query_50",
+        "query_75",
+    ]
+    .map(String::from)
+    .into();
+    assert_eq!(ops, want);
+
+    // `report` redraws from the results alone and gives the same page and the same analysis.
     std::fs::remove_file(out.join("index.html")).unwrap();
+    std::fs::remove_file(out.join("analysis.json")).unwrap();
     let status = dedupbench().arg("report").arg(&out).status().unwrap();
     assert!(status.success());
     assert_eq!(
         std::fs::read_to_string(out.join("index.html")).unwrap(),
         html
+    );
+    assert_eq!(
+        std::fs::read_to_string(out.join("analysis.json")).unwrap(),
+        analysis_text
     );
 }
 

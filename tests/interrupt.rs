@@ -113,6 +113,18 @@ fn counts(r: &Results) -> Vec<String> {
                 d.false_positives_before, d.false_positives_after, d.removed_still_present
             )
         }))
+        // A speed group is one record, timed whole: a resumed run holds each exactly once, with every
+        // series of every round.
+        .chain(r.speed_groups.iter().map(|g| {
+            let rounds: Vec<usize> = g.series.iter().map(|s| s.ns_per_key.len()).collect();
+            format!(
+                "speed group {} {:?} {} series, rounds {:?}",
+                g.n,
+                g.structures,
+                g.series.len(),
+                rounds.iter().min()..=rounds.iter().max()
+            )
+        }))
         .collect();
     rows.sort();
     rows

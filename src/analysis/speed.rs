@@ -1,16 +1,23 @@
-//! The "Speed" ratios: our structures against the peers and the machine's memory floor, each measured in
-//! the same run (ratios, not absolute times, carry across machines). The peer ratios are taken at 10⁷ keys,
-//! the size the targets are set for, or at the measured size nearest to it; a target is judged only at its
-//! own size. Every pair gets both comparisons ([`Comparison`]): per key against per key, and our batched
-//! path against the peer's best; each target is judged on its own. Cells from files before schema 3
-//! (`bloom` and `blocked` timed batched in the per-key fields) give their ratio labelled so, unjudged.
+//! The "Speed" verdicts. Ratios between our structures and the peers come only from the interleaved
+//! speed groups (`src/run/speed_group.rs`): for each round, the peer's nanoseconds per key over ours on
+//! the same keys, timed moments apart; the ratio reported is the median of those per-round ratios with a
+//! distribution-free 95% interval (order statistics, [`crate::stats::median_interval`]). A pair is
+//! `faster` when the interval lies above 1, `slower` below, `within noise` otherwise; a target is `met`
+//! when the interval lies above it, `missed` below, `undecided` otherwise, judged only at the size it is
+//! set for. Every pair gets both comparisons ([`Comparison`]): per key against per key, and our batched
+//! path against the peer's best (its batch API where it has one and it is faster over the rounds, else
+//! per key). Ratios measured once (the memory floor, the bits, the parallel build) are listed apart as
+//! single measurements. Computed here once and written to `analysis.json` ([`super::file`]).
 
 use crate::peers::SPEED_TARGETS;
 use crate::registry::find;
-use crate::results::{CellRecord, Results};
-use crate::structures::{blocked, bloom, Comparison, Op};
+use crate::results::{CellRecord, Results, SpeedGroupRecord};
+use crate::stats::median_interval;
+use crate::structures::{blocked, bloom, CallPath, Comparison, Op};
+use serde::{Deserialize, Serialize};
 
-/// One ratio with its target.
+/// A ratio measured once (no rounds to pair), with its target.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Ratio {
     pub what: String,
     pub value: f64,
@@ -18,22 +25,117 @@ pub struct Ratio {
     pub met: Option<bool>,
 }
 
-fn cell<'a>(r: &'a Results, id: &str, n: u64) -> Option<&'a CellRecord> {
-    r.cells.iter().find(|c| c.structure == id && c.n == n)
+/// What a paired ratio's interval says about ours against the peer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Verdict {
+    /// The interval lies above 1: ours is faster.
+    #[serde(rename = "faster")]
+    Faster,
+    /// The interval lies below 1.
+    #[serde(rename = "slower")]
+    Slower,
+    /// The interval holds 1.
+    #[serde(rename = "within noise")]
+    WithinNoise,
+}
+
+impl Verdict {
+    /// Words for reports.
+    pub fn words(self) -> &'static str {
+        match self {
+            Verdict::Faster => "faster",
+            Verdict::Slower => "slower",
+            Verdict::WithinNoise => "within noise",
+        }
+    }
+}
+
+/// Where a target stands against a paired ratio's interval.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TargetStatus {
+    /// The interval lies above the target.
+    Met,
+    /// The interval lies below it (or ours misses its rate).
+    Missed,
+    /// The interval holds it.
+    Undecided,
+}
+
+impl TargetStatus {
+    /// Words for reports.
+    pub fn words(self) -> &'static str {
+        match self {
+            TargetStatus::Met => "met",
+            TargetStatus::Missed => "missed",
+            TargetStatus::Undecided => "undecided",
+        }
+    }
+}
+
+/// One paired speed ratio: peer time over ours per key, from one speed group's rounds.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SpeedRatio {
+    pub ours: String,
+    pub peer: String,
+    pub op: Op,
+    /// Our side's path: `per_key` (against the peer's per key) or `batched` (against the peer's best).
+    pub path: CallPath,
+    /// The peer's side: its per-key path, or its best path for `batched`.
+    pub peer_path: CallPath,
+    pub n: u64,
+    pub ratio_median: f64,
+    pub ratio_low: f64,
+    pub ratio_high: f64,
+    /// The interval's exact coverage (≥ 0.95).
+    pub coverage: f64,
+    pub rounds: u32,
+    pub verdict: Verdict,
+    /// Medians over the rounds of each side's ns per key (hashing included).
+    pub ours_ns_median: f64,
+    pub peer_ns_median: f64,
+    /// The target this ratio is held to, where one applies to this pair, op and path.
+    pub target_min_ratio: Option<f64>,
+    /// Judged only at [`TARGET_N`].
+    pub target: Option<TargetStatus>,
+    /// Why a target was missed other than by speed (ours misses its rate), or where the peer misses its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+impl SpeedRatio {
+    /// "bloom / fastbloom, insert, per key vs per key at n = 10M".
+    pub fn label(&self) -> String {
+        let comparison = match self.path {
+            CallPath::PerKey => Comparison::PerKey,
+            CallPath::Batched => Comparison::OursBatchedVsBest,
+        };
+        let peer_side = match (self.path, self.peer_path) {
+            (CallPath::Batched, CallPath::Batched) => " (the peer's batched path)",
+            (CallPath::Batched, CallPath::PerKey) => " (the peer per key)",
+            _ => "",
+        };
+        format!(
+            "{} / {}, {}, {}{peer_side} at n = {}",
+            self.ours,
+            self.peer,
+            self.op.words(),
+            comparison.words(),
+            crate::units::human_count(self.n as f64)
+        )
+    }
+
+    /// "1.12 [1.05, 1.19]".
+    pub fn figure(&self) -> String {
+        format!(
+            "{:.2} [{:.2}, {:.2}]",
+            self.ratio_median, self.ratio_low, self.ratio_high
+        )
+    }
 }
 
 /// The size the peer targets are set for.
 pub const TARGET_N: u64 = 10_000_000;
-
-/// The n nearest to [`TARGET_N`] (by ratio; the larger on a tie) at which every id in `ids` has a cell.
-fn common_n(r: &Results, ids: &[&str]) -> Option<u64> {
-    let distance = |n: u64| (n.max(1) as f64 / TARGET_N as f64).ln().abs();
-    r.cells
-        .iter()
-        .map(|c| c.n)
-        .filter(|n| ids.iter().all(|id| cell(r, id, *n).is_some()))
-        .min_by(|a, b| distance(*a).total_cmp(&distance(*b)).then(b.cmp(a)))
-}
 
 /// "at n = …", with a note when the target belongs to another size.
 fn at(n: u64) -> String {
@@ -45,126 +147,161 @@ fn at(n: u64) -> String {
     }
 }
 
-/// The time of `op` per key in a cell, one call per key.
-fn ns_of(c: &CellRecord, op: Op) -> f64 {
-    match op {
-        Op::Insert => c.insert_ns_per_key.median,
-        Op::MemberQuery => c.member_query_ns_per_key.median,
-        Op::NonMemberQuery => c.non_member_query_ns_per_key.median,
-    }
+/// The grid cell of `id` at `n`, if measured.
+fn cell<'a>(r: &'a Results, id: &str, n: u64) -> Option<&'a CellRecord> {
+    r.cells.iter().find(|c| c.structure == id && c.n == n)
 }
 
-/// The time of `op` per key through the cell's batch API, where it has one.
-fn batched_ns_of(c: &CellRecord, op: Op) -> Option<f64> {
-    match op {
-        Op::Insert => c.batched_insert_ns_per_key,
-        Op::MemberQuery => c.batched_member_query_ns_per_key,
-        Op::NonMemberQuery => c.batched_non_member_query_ns_per_key,
-    }
-    .map(|s| s.median)
+/// The n nearest to [`TARGET_N`] (by ratio; the larger on a tie) at which every id in `ids` has a cell.
+fn common_n(r: &Results, ids: &[&str]) -> Option<u64> {
+    let distance = |n: u64| (n.max(1) as f64 / TARGET_N as f64).ln().abs();
+    r.cells
+        .iter()
+        .map(|c| c.n)
+        .filter(|n| ids.iter().all(|id| cell(r, id, *n).is_some()))
+        .min_by(|a, b| distance(*a).total_cmp(&distance(*b)).then(b.cmp(a)))
 }
 
 /// A batched non-member lookup's cost: the batched path where the cell has it, else (files before schema
 /// 3) the recorded one, which for `blocked` was batched.
 fn batched_lookup_ns(c: &CellRecord) -> f64 {
-    batched_ns_of(c, Op::NonMemberQuery).unwrap_or(c.non_member_query_ns_per_key.median)
+    c.batched_non_member_query_ns_per_key
+        .unwrap_or(c.non_member_query_ns_per_key)
+        .median
 }
 
-/// The two sides of `comparison` for `op` (ours, peer's) and how the label names the peer's side; `None`
-/// when the cells lack that path.
-fn sides(
-    ours: &CellRecord,
-    peer: &CellRecord,
-    op: Op,
-    comparison: Comparison,
-) -> Option<(f64, f64, String)> {
-    match comparison {
-        Comparison::PerKey => Some((ns_of(ours, op), ns_of(peer, op), String::new())),
-        Comparison::OursBatchedVsBest => {
-            let ours_ns = batched_ns_of(ours, op)?;
-            let per_key = ns_of(peer, op);
-            Some(match batched_ns_of(peer, op) {
-                Some(b) if b < per_key => (ours_ns, b, "; the peer's batched path".into()),
-                Some(_) => (ours_ns, per_key, "; the peer's per-key path".into()),
-                None => (
-                    ours_ns,
-                    per_key,
-                    "; the peer has no batch API: per key".into(),
-                ),
-            })
+/// The ops a group timed, inserts first.
+const OPS: [Op; 6] = [
+    Op::Insert,
+    Op::NonMemberQuery,
+    Op::Query25,
+    Op::Query50,
+    Op::Query75,
+    Op::MemberQuery,
+];
+
+/// Pairs `peer` against `ours` round by round; `None` when either series is missing or too short.
+fn paired(ours: &[f64], peer: &[f64]) -> Option<(crate::stats::MedianInterval, f64, f64)> {
+    if ours.len() != peer.len() {
+        return None;
+    }
+    let ratios: Vec<f64> = ours.iter().zip(peer).map(|(o, p)| p / o).collect();
+    let interval = median_interval(&ratios)?;
+    let median = |v: &[f64]| crate::stats::summarize(v).median;
+    Some((interval, median(ours), median(peer)))
+}
+
+/// Every paired ratio of one group: each target pair in it, each op, both comparisons.
+fn group_ratios(r: &Results, g: &SpeedGroupRecord, out: &mut Vec<SpeedRatio>) {
+    let timed = |id: &str| g.structures.iter().any(|s| s == id);
+    for &(peer, targets) in SPEED_TARGETS {
+        for target in targets.iter().filter(|t| timed(t.ours) && timed(peer)) {
+            for op in OPS {
+                for path in [CallPath::PerKey, CallPath::Batched] {
+                    let Some(ours_ns) = g.series(target.ours, op, path) else {
+                        continue;
+                    };
+                    let peer_per_key = g.series(peer, op, CallPath::PerKey);
+                    let peer_batched = g.series(peer, op, CallPath::Batched);
+                    let median = |v: &[f64]| crate::stats::summarize(v).median;
+                    let (peer_path, peer_ns) = match (path, peer_per_key, peer_batched) {
+                        (CallPath::Batched, Some(k), Some(b)) if median(b) < median(k) => {
+                            (CallPath::Batched, b)
+                        }
+                        (_, Some(k), _) => (CallPath::PerKey, k),
+                        _ => continue,
+                    };
+                    let Some((interval, ours_median, peer_median)) = paired(ours_ns, peer_ns)
+                    else {
+                        continue;
+                    };
+                    let verdict = if interval.low > 1.0 {
+                        Verdict::Faster
+                    } else if interval.high < 1.0 {
+                        Verdict::Slower
+                    } else {
+                        Verdict::WithinNoise
+                    };
+                    let comparison = match path {
+                        CallPath::PerKey => Comparison::PerKey,
+                        CallPath::Batched => Comparison::OursBatchedVsBest,
+                    };
+                    let applies = comparison == target.comparison && target.ops.contains(&op);
+                    let ours_cell = cell(r, target.ours, g.n);
+                    let peer_cell = cell(r, peer, g.n);
+                    let ours_rate_ok = ours_cell.is_none_or(|c| c.theory_in_interval);
+                    let judged = if interval.low > target.min_ratio && ours_rate_ok {
+                        TargetStatus::Met
+                    } else if interval.high < target.min_ratio || !ours_rate_ok {
+                        TargetStatus::Missed
+                    } else {
+                        TargetStatus::Undecided
+                    };
+                    let status = (applies && g.n == TARGET_N).then_some(judged);
+                    let mut notes = Vec::new();
+                    if !ours_rate_ok {
+                        notes.push(format!(
+                            "{}'s rate is outside its theory, so no speed target is met",
+                            target.ours
+                        ));
+                    }
+                    if peer_cell.is_some_and(|c| !c.theory_in_interval) {
+                        notes.push(format!("{peer}'s rate is outside its theory"));
+                    }
+                    out.push(SpeedRatio {
+                        ours: target.ours.to_string(),
+                        peer: peer.to_string(),
+                        op,
+                        path,
+                        peer_path,
+                        n: g.n,
+                        ratio_median: interval.median,
+                        ratio_low: interval.low,
+                        ratio_high: interval.high,
+                        coverage: interval.coverage,
+                        rounds: g.rounds,
+                        verdict,
+                        ours_ns_median: ours_median,
+                        peer_ns_median: peer_median,
+                        target_min_ratio: applies.then_some(target.min_ratio),
+                        target: status,
+                        note: (!notes.is_empty()).then(|| notes.join("; ")),
+                    });
+                }
+            }
         }
     }
 }
 
-/// Every ratio the results allow: the registry's speed targets against each peer, then our own.
-pub fn ratios(r: &Results) -> Vec<Ratio> {
+/// Every paired ratio the results' speed groups allow, by n.
+pub fn speed_ratios(r: &Results) -> Vec<SpeedRatio> {
+    let mut groups: Vec<&SpeedGroupRecord> = r.speed_groups.iter().collect();
+    groups.sort_by_key(|g| g.n);
+    let mut out = Vec::new();
+    for g in groups {
+        group_ratios(r, g, &mut out);
+    }
+    out
+}
+
+/// The ratios measured once: what a filter probing at the memory floor would reach against each peer,
+/// blocked's bits against bloom's, blocked's batched lookup against the floor, and the parallel builds.
+pub fn other_ratios(r: &Results) -> Vec<Ratio> {
     let mut out = Vec::new();
     let human = |n: u64| crate::units::human_count(n as f64);
     let judged = |n: u64, met: bool| (n == TARGET_N).then_some(met);
     for &(peer_id, targets) in SPEED_TARGETS {
-        for target in targets {
+        for target in targets.iter().filter(|t| t.floor_reach) {
             let Some(n) = common_n(r, &[target.ours, peer_id]) else {
                 continue;
             };
             let (Some(ours), Some(peer)) = (cell(r, target.ours, n), cell(r, peer_id, n)) else {
                 continue;
             };
-            let old_timings = !(ours.timed_per_key && peer.timed_per_key);
-            for &op in target.ops {
-                for comparison in [Comparison::PerKey, Comparison::OursBatchedVsBest] {
-                    if old_timings && comparison == Comparison::OursBatchedVsBest {
-                        continue;
-                    }
-                    let Some((ours_ns, peer_ns, peer_side)) = sides(ours, peer, op, comparison)
-                    else {
-                        continue;
-                    };
-                    let ratio = peer_ns / ours_ns;
-                    let applies = comparison == target.comparison && !old_timings;
-                    out.push(Ratio {
-                        what: format!(
-                            "{} {} throughput / {peer_id}, {}{} {} ({:.2} vs {:.2} bits per key{}{})",
-                            target.ours,
-                            op.words(),
-                            if old_timings {
-                                "as timed before schema 3 (ours batched, the peer per key)"
-                            } else {
-                                comparison.words()
-                            },
-                            peer_side,
-                            at(n),
-                            ours.bits_per_key,
-                            peer.bits_per_key,
-                            if peer.theory_in_interval {
-                                String::new()
-                            } else {
-                                format!("; {peer_id}'s rate is outside its theory")
-                            },
-                            if !old_timings && comparison != target.comparison {
-                                format!("; the target is {}", target.comparison.words())
-                            } else {
-                                String::new()
-                            }
-                        ),
-                        value: ratio,
-                        target: if applies {
-                            format!("≥ {:.1}", target.min_ratio)
-                        } else {
-                            "(no target)".into()
-                        },
-                        // A faster filter whose rate misses its theory has not met anything.
-                        met: if applies {
-                            judged(n, ratio >= target.min_ratio && ours.theory_in_interval)
-                        } else {
-                            None
-                        },
-                    });
-                }
-            }
             // What a one-line-per-key filter probing at the memory floor would reach against this peer at
             // this hash cost: the peer's lookup over (hashing + the floor of our array). The floor is
             // timed apart, so at cache-resident sizes the filter can come within a nanosecond of it, or under.
-            if let (Some(floor), true) = (ours.memory_floor_ns_per_key, target.floor_reach) {
+            if let Some(floor) = ours.memory_floor_ns_per_key {
                 let hash = ours.hash_ns_per_key.median;
                 let peer_ns = peer.non_member_query_ns_per_key.median;
                 out.push(Ratio {
@@ -278,7 +415,7 @@ fn sized_for_rate(id: &str) -> bool {
 }
 
 /// Filters (ours and peers) whose observed rate is significantly above the rate they were built for.
-pub fn missed_targets(r: &Results) -> Vec<String> {
+pub fn missed_rates(r: &Results) -> Vec<String> {
     let target = r.header.as_ref().map(|h| h.fpr).unwrap_or(0.0);
     r.cells
         .iter()
@@ -301,141 +438,223 @@ pub fn missed_targets(r: &Results) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stats::{Interval, Summary};
-    use crate::structures::Geometry;
+    use crate::results::RoundSeries;
 
-    fn ns(v: f64) -> Summary {
-        Summary {
-            median: v,
-            min: v,
-            max: v,
+    /// A group of `rounds` rounds in which `series` gives each (structure, op, path) its ns per round.
+    fn group(n: u64, rounds: u32, series: Vec<(&str, Op, CallPath, Vec<f64>)>) -> SpeedGroupRecord {
+        let mut structures: Vec<String> = Vec::new();
+        for (id, ..) in &series {
+            if !structures.iter().any(|s| s == id) {
+                structures.push(id.to_string());
+            }
         }
-    }
-
-    /// A cell with the timings that matter here (lookups take `query_ns`, hashing 10 ns).
-    fn cell(structure: &str, n: u64, query_ns: f64, floor: Option<f64>) -> CellRecord {
-        CellRecord {
-            structure: structure.into(),
-            peer: structure == "fastbloom",
-            exact: false,
+        SpeedGroupRecord {
             n,
-            n_distinct: n,
-            n_reported_new: n,
-            reps: 1,
-            geometry: Geometry::default(),
-            insert_ns_per_key: ns(query_ns),
-            hash_ns_per_key: ns(10.0),
-            probe_insert_ns_per_key: ns(query_ns - 10.0),
-            member_query_ns_per_key: ns(query_ns),
-            non_member_query_ns_per_key: ns(query_ns),
-            n_member_queries: n,
-            false_negatives: 0,
-            n_non_member_queries: 100_000,
-            n_false_positives: 1000,
-            observed_fpr: 0.01,
-            observed_fpr_wilson95: Interval {
-                low: 0.0094,
-                high: 0.0106,
-            },
-            expected_fpr: 0.01,
-            theory_in_interval: true,
-            fill_fpr: None,
-            fill_fpr_in_interval: None,
-            bytes_held: n * 10 / 8,
-            heap_requested_bytes: (n * 10 / 8) as i64,
-            heap_footprint_bytes: (n * 10 / 8) as i64,
-            model_heap_bytes: 0.0,
-            model_footprint_bytes: 0.0,
-            rss_before_bytes: 0,
-            rss_after_bytes: 0,
-            rss_peak_bytes: 0,
-            bits_per_key: 10.0,
-            wall_s: 1.0,
-            threads: 1,
-            parallel_insert_ns_per_key: None,
-            parallel_owner_writes: false,
-            timed_per_key: true,
-            batched_insert_ns_per_key: Some(ns(query_ns * 0.8)),
-            batched_member_query_ns_per_key: Some(ns(query_ns * 0.8)),
-            batched_non_member_query_ns_per_key: Some(ns(query_ns * 0.8)),
-            memory_floor_ns_per_key: floor,
-            memory_floor_reads_ns_per_key: floor.map(ns),
-            memory_floor_array_bytes: None,
-            external: None,
-            anon_huge_pages_bytes: 0,
+            rounds,
+            insert_keys_per_round: n / rounds as u64,
+            lookup_keys_per_round: 1 << 17,
+            order_seed: 1,
+            structures,
+            left_out: Vec::new(),
+            predicted_peak_bytes: 0.0,
+            series: series
+                .into_iter()
+                .map(|(id, op, path, ns_per_key)| RoundSeries {
+                    structure: id.to_string(),
+                    op,
+                    path,
+                    ns_per_key,
+                })
+                .collect(),
         }
     }
 
-    fn find<'a>(ratios: &'a [Ratio], starts: &str) -> &'a Ratio {
-        ratios
-            .iter()
-            .find(|q| q.what.starts_with(starts))
-            .unwrap_or_else(|| panic!("no ratio starting with {starts:?}"))
+    /// A machine whose speed drifts by up to 2× from round to round (deterministic).
+    fn drift(rounds: usize) -> Vec<f64> {
+        (0..rounds)
+            .map(|r| 1.0 + ((r * 7919) % 13) as f64 / 12.0)
+            .collect()
     }
 
-    /// The peer ratios come from 10⁷ even when a larger n ran (where a peer may be broken), and a target
-    /// is only judged at its own size.
+    fn find<'a>(
+        all: &'a [SpeedRatio],
+        ours: &str,
+        peer: &str,
+        op: Op,
+        path: CallPath,
+    ) -> &'a SpeedRatio {
+        all.iter()
+            .find(|q| q.ours == ours && q.peer == peer && q.op == op && q.path == path)
+            .unwrap_or_else(|| panic!("no {ours}/{peer} {op:?} {path:?}"))
+    }
+
+    /// Drift of 2× between rounds moves both sides alike, so the paired ratio stays put and its interval
+    /// is narrow; verdicts follow the interval, targets are judged only at 10⁷.
     #[test]
-    fn peer_ratios_are_taken_and_judged_at_ten_million() {
+    fn paired_ratios_survive_drift_and_give_three_verdicts() {
+        let d = drift(15);
+        let scaled = |ns: f64, wobble: &[f64]| -> Vec<f64> {
+            d.iter().zip(wobble).map(|(f, w)| ns * f * w).collect()
+        };
+        let flat = vec![1.0; 15];
+        // ±3% of noise of its own on one side, alternating.
+        let noisy: Vec<f64> = (0..15)
+            .map(|r| if r % 2 == 0 { 1.03 } else { 0.97 })
+            .collect();
         let mut r = Results::default();
-        for (n, blocked, fastbloom) in [
-            (1_000_000, 15.0, 30.0),
-            (10_000_000, 20.0, 50.0),
-            (1_000_000_000, 50.0, 500.0),
-        ] {
-            r.cells.push(cell("blocked", n, blocked, Some(5.0)));
-            let mut peer = cell("fastbloom", n, fastbloom, None);
-            peer.batched_insert_ns_per_key = None;
-            peer.batched_member_query_ns_per_key = None;
-            peer.batched_non_member_query_ns_per_key = None;
-            r.cells.push(peer);
-        }
-        let all = ratios(&r);
-        // The target is batched against the peer's best: fastbloom has no batch API, so its per-key path.
-        let q = find(
+        r.speed_groups.push(group(
+            TARGET_N,
+            15,
+            vec![
+                // bloom 20% faster than fastbloom to insert, as fast for non-members, slower for members.
+                ("bloom", Op::Insert, CallPath::PerKey, scaled(25.0, &flat)),
+                (
+                    "fastbloom",
+                    Op::Insert,
+                    CallPath::PerKey,
+                    scaled(30.0, &flat),
+                ),
+                (
+                    "bloom",
+                    Op::NonMemberQuery,
+                    CallPath::PerKey,
+                    scaled(20.0, &noisy),
+                ),
+                (
+                    "fastbloom",
+                    Op::NonMemberQuery,
+                    CallPath::PerKey,
+                    scaled(20.0, &flat),
+                ),
+                (
+                    "bloom",
+                    Op::MemberQuery,
+                    CallPath::PerKey,
+                    scaled(30.0, &flat),
+                ),
+                (
+                    "fastbloom",
+                    Op::MemberQuery,
+                    CallPath::PerKey,
+                    scaled(24.0, &flat),
+                ),
+            ],
+        ));
+        let all = speed_ratios(&r);
+        let insert = find(&all, "bloom", "fastbloom", Op::Insert, CallPath::PerKey);
+        assert!((insert.ratio_median - 1.2).abs() < 1e-9, "{insert:?}");
+        assert!((insert.ratio_high - insert.ratio_low).abs() < 1e-9);
+        assert_eq!(insert.verdict, Verdict::Faster);
+        assert_eq!(insert.target, Some(TargetStatus::Met));
+        assert_eq!(insert.target_min_ratio, Some(1.0));
+        assert_eq!(insert.rounds, 15);
+        assert!((insert.coverage - 0.96484375).abs() < 1e-12);
+        let non_member = find(
             &all,
-            "blocked non-member query throughput / fastbloom, our batched path vs the peer's best; the peer has no batch API",
+            "bloom",
+            "fastbloom",
+            Op::NonMemberQuery,
+            CallPath::PerKey,
         );
-        assert!(
-            q.what.contains("at n = 10M") && !q.what.contains("applies"),
-            "{}",
-            q.what
+        assert_eq!(non_member.verdict, Verdict::WithinNoise, "{non_member:?}");
+        assert_eq!(non_member.target, Some(TargetStatus::Undecided));
+        assert!(non_member.ratio_low < 1.0 && non_member.ratio_high > 1.0);
+        let member = find(
+            &all,
+            "bloom",
+            "fastbloom",
+            Op::MemberQuery,
+            CallPath::PerKey,
         );
-        assert!((q.value - 50.0 / 16.0).abs() < 1e-12);
-        assert_eq!(q.met, Some(true));
-        // Per key against per key is reported beside it, without a target of its own here.
+        assert_eq!(member.verdict, Verdict::Slower);
+        assert_eq!(member.target, Some(TargetStatus::Missed));
+
+        // The same group at another n: the same verdicts, no target judged.
+        r.speed_groups[0].n = 1_000_000;
+        let all = speed_ratios(&r);
+        let member = find(
+            &all,
+            "bloom",
+            "fastbloom",
+            Op::MemberQuery,
+            CallPath::PerKey,
+        );
+        assert_eq!(member.verdict, Verdict::Slower);
+        assert_eq!(member.target, None);
+        assert_eq!(member.target_min_ratio, Some(1.0));
+    }
+
+    /// Our batched path is set against the peer's best path over the rounds; a peer without a batch API
+    /// is taken per key. A target of another comparison is not judged on this one.
+    #[test]
+    fn batched_ratios_take_the_peers_best_path() {
+        let rounds = 9;
+        let at = |ns: f64| vec![ns; rounds];
+        let mut r = Results::default();
+        r.speed_groups.push(group(
+            TARGET_N,
+            rounds as u32,
+            vec![
+                ("blocked", Op::NonMemberQuery, CallPath::PerKey, at(12.0)),
+                ("blocked", Op::NonMemberQuery, CallPath::Batched, at(6.0)),
+                ("fastbloom", Op::NonMemberQuery, CallPath::PerKey, at(24.0)),
+                ("sbbf", Op::NonMemberQuery, CallPath::PerKey, at(10.0)),
+                ("sbbf", Op::NonMemberQuery, CallPath::Batched, at(8.0)),
+            ],
+        ));
+        let all = speed_ratios(&r);
+        let vs_fastbloom = find(
+            &all,
+            "blocked",
+            "fastbloom",
+            Op::NonMemberQuery,
+            CallPath::Batched,
+        );
+        assert_eq!(vs_fastbloom.peer_path, CallPath::PerKey);
+        assert!((vs_fastbloom.ratio_median - 4.0).abs() < 1e-12);
+        assert_eq!(vs_fastbloom.target, Some(TargetStatus::Met));
+        let vs_sbbf = find(
+            &all,
+            "blocked",
+            "sbbf",
+            Op::NonMemberQuery,
+            CallPath::Batched,
+        );
+        assert_eq!(vs_sbbf.peer_path, CallPath::Batched);
+        assert!((vs_sbbf.ratio_median - 8.0 / 6.0).abs() < 1e-12);
+        // sbbf's target is per key: none on the batched comparison.
+        assert_eq!(vs_sbbf.target_min_ratio, None);
         let per_key = find(
             &all,
-            "blocked non-member query throughput / fastbloom, per key vs per key",
+            "blocked",
+            "sbbf",
+            Op::NonMemberQuery,
+            CallPath::PerKey,
         );
-        assert!((per_key.value - 2.5).abs() < 1e-12);
-        assert_eq!(per_key.met, None);
-        let reach = find(&all, "at the memory floor");
-        assert!((reach.value - 50.0 / 15.0).abs() < 1e-12);
-        assert_eq!(reach.met, None);
+        assert!((per_key.ratio_median - 10.0 / 12.0).abs() < 1e-12);
+        assert_eq!(per_key.target, Some(TargetStatus::Missed));
+    }
 
-        r.cells.retain(|c| c.n == 1_000_000);
-        let all = ratios(&r);
-        let q = find(
-            &all,
-            "blocked non-member query throughput / fastbloom, our batched",
-        );
-        assert!(q.what.contains("the target applies at 10⁷"), "{}", q.what);
-        assert!((q.value - 30.0 / 12.0).abs() < 1e-12);
-        assert_eq!(q.met, None);
-
-        // Cells of a file before schema 3 give one ratio, labelled as timed then, and judge nothing.
-        for c in &mut r.cells {
-            c.timed_per_key = false;
-            c.batched_insert_ns_per_key = None;
-            c.batched_member_query_ns_per_key = None;
-            c.batched_non_member_query_ns_per_key = None;
-        }
-        let all = ratios(&r);
-        let old = find(
-            &all,
-            "blocked non-member query throughput / fastbloom, as timed before schema 3",
-        );
-        assert_eq!(old.met, None);
+    /// Too few rounds give no interval, so no ratio; a group without both sides of a target gives none.
+    #[test]
+    fn no_ratio_without_an_interval_or_a_pair() {
+        let mut r = Results::default();
+        r.speed_groups.push(group(
+            TARGET_N,
+            5,
+            vec![
+                ("bloom", Op::Insert, CallPath::PerKey, vec![1.0; 5]),
+                ("fastbloom", Op::Insert, CallPath::PerKey, vec![2.0; 5]),
+            ],
+        ));
+        r.speed_groups.push(group(
+            100_000,
+            15,
+            vec![
+                ("bloom", Op::Insert, CallPath::PerKey, vec![1.0; 15]),
+                ("sbbf", Op::Insert, CallPath::PerKey, vec![2.0; 15]),
+            ],
+        ));
+        assert!(speed_ratios(&r).is_empty());
     }
 }

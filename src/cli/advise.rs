@@ -221,6 +221,9 @@ pub fn run(args: AdviseArgs) -> Result<i32> {
         args.inserts_per_sec,
         results.as_ref().map(|(r, label)| (r, label.as_str())),
     ));
+    if let Some(dir) = &args.results {
+        advice.speed_ratios = speed_of_recommended(dir, &mut advice)?;
+    }
     if let (Some(id), Some((results, _))) = (&args.current, &results) {
         advice.current = Some(dedupbench::advise::current_tool(&workload, results, id)?);
     }
@@ -318,6 +321,15 @@ fn print_human(a: &Advice) {
     println!("Rejected:");
     for c in &a.rejected {
         println!("  -  {}", row(c));
+    }
+    if !a.speed_ratios.is_empty() {
+        println!();
+        println!(
+            "Measured against the peers in interleaved rounds (peer time over ours, median [95% interval]; above 1: ours is faster):"
+        );
+        for q in &a.speed_ratios {
+            println!("  {:<100} {} {}", q.label(), q.figure(), q.verdict.words());
+        }
     }
     if let Some(c) = &a.current {
         println!();
@@ -447,4 +459,41 @@ fn print_human(a: &Advice) {
             }
         );
     }
+}
+
+/// The paired speed ratios of the recommended structures, read from `dir`'s `analysis.json` (written by
+/// `bench` and `report`; for an older folder without one, a note says how to write it): those that carry
+/// a target, at the speed group nearest 10⁷ keys.
+fn speed_of_recommended(
+    dir: &std::path::Path,
+    advice: &mut dedupbench::advise::Advice,
+) -> Result<Vec<dedupbench::analysis::SpeedRatio>> {
+    use dedupbench::analysis::{Analysis, ANALYSIS_FILE, TARGET_N};
+    if !dir.join(ANALYSIS_FILE).is_file() {
+        advice.notes.push(format!(
+            "{} holds no {ANALYSIS_FILE} (a run from before it was written), so no speed verdict is shown; `dedupbench report {}` writes it",
+            dir.display(),
+            dir.display()
+        ));
+        return Ok(Vec::new());
+    }
+    let analysis = Analysis::read(dir)?;
+    let distance = |n: u64| (n.max(1) as f64 / TARGET_N as f64).ln().abs();
+    let Some(n) = analysis
+        .speed_ratios
+        .iter()
+        .map(|q| q.n)
+        .min_by(|a, b| distance(*a).total_cmp(&distance(*b)).then(b.cmp(a)))
+    else {
+        return Ok(Vec::new());
+    };
+    Ok(analysis
+        .speed_ratios
+        .into_iter()
+        .filter(|q| {
+            q.n == n
+                && q.target_min_ratio.is_some()
+                && advice.recommended.iter().any(|c| c.id == q.ours)
+        })
+        .collect())
 }

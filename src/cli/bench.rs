@@ -35,6 +35,10 @@ pub struct BenchArgs {
     /// Repetitions per cell (medians reported; default: the suite's).
     #[arg(long)]
     reps: Option<u32>,
+    /// Interleaved rounds of the speed groups, where the compared structures are timed side by side
+    /// (default 15; more rounds narrow the ratios' intervals).
+    #[arg(long)]
+    rounds: Option<u32>,
     /// Key profile (built-in name or file).
     #[arg(long, default_value = dedupbench::keys::profile::DEFAULT_PROFILE)]
     profile: String,
@@ -74,7 +78,7 @@ pub struct BenchArgs {
     #[arg(long)]
     redis_retry_secs: Option<u64>,
     /// Continue an interrupted run in DIR with its own parameters: completed cells are kept, the rest run.
-    #[arg(long, conflicts_with_all = ["suite", "scales", "structures", "fpr", "memory_budget", "seed", "reps", "profile", "input", "non_members", "out", "no_experiments", "redis", "redis_cluster", "redis_keys", "redis_batches"])]
+    #[arg(long, conflicts_with_all = ["suite", "scales", "structures", "fpr", "memory_budget", "seed", "reps", "rounds", "profile", "input", "non_members", "out", "no_experiments", "redis", "redis_cluster", "redis_keys", "redis_batches"])]
     resume: Option<PathBuf>,
 }
 
@@ -89,6 +93,7 @@ impl BenchArgs {
             memory_budget: self.memory_budget,
             seed: self.seed,
             reps: self.reps,
+            rounds: self.rounds,
             profile: self.profile.clone(),
             input: self.input.clone(),
             non_members: self.non_members.clone(),
@@ -151,8 +156,10 @@ pub fn run(args: BenchArgs) -> Result<i32> {
     }
     let results = dedupbench::results::read_results(&out)?;
     dedupbench::results::write_csv(&out, &results)?;
-    dedupbench::report::write_report(&out, &results).context("cannot write the report")?;
-    super::summary::print(&results, started.elapsed().as_secs_f64());
+    let analysis = dedupbench::analysis::Analysis::write_for(&out, &results)?;
+    dedupbench::report::write_report(&out, &results, &analysis)
+        .context("cannot write the report")?;
+    super::summary::print(&results, &analysis, started.elapsed().as_secs_f64());
     eprintln!("report: {}", out.join("index.html").display());
     super::report::write_summary_picture(&out);
     if outcome.interrupted {

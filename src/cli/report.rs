@@ -1,5 +1,5 @@
-//! `dedupbench report DIR`: redraws the charts, `results.csv` and `index.html` from `DIR/results.jsonl`
-//! alone; nothing is rerun.
+//! `dedupbench report DIR`: writes `analysis.json` and redraws the charts, `results.csv` and `index.html`
+//! from `DIR/results.jsonl` alone; nothing is rerun.
 
 use anyhow::{Context, Result};
 use clap::Args;
@@ -26,7 +26,9 @@ pub fn run(args: ReportArgs) -> Result<i32> {
         eprintln!("warning: {warning}");
     }
     dedupbench::results::write_csv(&args.dir, &results)?;
-    dedupbench::report::write_report(&args.dir, &results).context("cannot write the report")?;
+    let analysis = dedupbench::analysis::Analysis::write_for(&args.dir, &results)?;
+    dedupbench::report::write_report(&args.dir, &results, &analysis)
+        .context("cannot write the report")?;
     eprintln!("report: {}", args.dir.join("index.html").display());
     write_summary_picture(&args.dir);
     Ok(0)

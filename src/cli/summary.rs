@@ -1,11 +1,11 @@
-//! The table `bench` prints when a run ends: every cell, every skip, every sweep point, then the targets
-//! the run missed (from [`dedupbench::analysis`]).
+//! The table `bench` prints when a run ends: every cell, every skip, every sweep point, then the speed
+//! verdicts and the targets the run missed (from its `analysis.json`).
 
-use dedupbench::analysis;
+use dedupbench::analysis::{Analysis, TargetStatus};
 use dedupbench::units::{human_bytes, human_count};
 
 /// Prints the summary of `results`, which took `wall_s` seconds.
-pub fn print(results: &dedupbench::results::Results, wall_s: f64) {
+pub fn print(results: &dedupbench::results::Results, analysis: &Analysis, wall_s: f64) {
     println!(
         "{:<12} {:>6} {:>10} {:>10} {:>10} {:>10} {:>24} {:>10}",
         "structure",
@@ -63,16 +63,26 @@ pub fn print(results: &dedupbench::results::Results, wall_s: f64) {
     for s in &results.sweep_skipped {
         println!("{}: not measured: {}", s.structure, s.reason);
     }
-    for ratio in analysis::ratios(results)
+    // The speed ratios that carry a target, at every n timed: the interval says which way, if any.
+    for q in analysis
+        .speed_ratios
         .iter()
-        .filter(|r| r.met == Some(false))
+        .filter(|q| q.target_min_ratio.is_some())
     {
         println!(
-            "target missed: {} = {:.2} (target {})",
-            ratio.what, ratio.value, ratio.target
+            "speed: {:<84} {:<20} {}{}",
+            q.label(),
+            q.figure(),
+            q.verdict.words(),
+            match q.target {
+                Some(TargetStatus::Met) => "; target met",
+                Some(TargetStatus::Missed) => "; TARGET MISSED",
+                Some(TargetStatus::Undecided) => "; target undecided",
+                None => "",
+            }
         );
     }
-    for missed in analysis::missed_targets(results) {
+    for missed in &analysis.missed_rates {
         println!("rate missed: {missed}");
     }
     println!("wall time {wall_s:.1} s");

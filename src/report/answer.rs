@@ -183,7 +183,7 @@ fn measured_max_n(r: &Results, id: &str) -> u64 {
 }
 
 /// The answer section, first on the page.
-pub fn section(s: &mut String, r: &Results) {
+pub fn section(s: &mut String, r: &Results, analysis: &crate::analysis::Analysis) {
     let Some(h) = &r.header else {
         return;
     };
@@ -311,7 +311,7 @@ pub fn section(s: &mut String, r: &Results) {
         );
     }
     let _ = writeln!(s, "</table>");
-    missed_targets(s, r);
+    missed_targets(s, analysis);
     let _ = writeln!(
         s,
         "<p><small>Measured: this run's cells at that n. Projected: the size model (or the line fitted to this run's measured bytes) and theory; speeds from the nearest measured n below. A crawler skips a new URL when the filter wrongly answers \"seen\": that page is never fetched.</small></p>"
@@ -324,57 +324,72 @@ pub fn section(s: &mut String, r: &Results) {
     );
 }
 
-/// The targets the run missed, in one short line, with every figure behind a fold.
-fn missed_targets(s: &mut String, r: &Results) {
-    let speed: Vec<crate::analysis::Ratio> = crate::analysis::ratios(r)
-        .into_iter()
-        .filter(|x| x.met == Some(false))
-        .collect();
-    let rates = crate::analysis::missed_targets(r);
+/// The targets the run missed, in one short line, with every figure behind a fold; targets whose
+/// interval holds them are named there too, as undecided.
+fn missed_targets(s: &mut String, a: &crate::analysis::Analysis) {
+    use crate::analysis::TargetStatus;
+    let speed: Vec<&crate::analysis::SpeedRatio> = a.targets(TargetStatus::Missed).collect();
+    let undecided: Vec<&crate::analysis::SpeedRatio> = a.targets(TargetStatus::Undecided).collect();
+    let rates = &a.missed_rates;
     if speed.is_empty() && rates.is_empty() {
         let _ = writeln!(s, "<p id=\"missed\">Targets missed in this run: none.</p>");
-        return;
-    }
-    let short: Vec<String> = speed
-        .iter()
-        .map(|x| {
-            let name = x.what.split(',').next().unwrap_or(&x.what);
-            format!("{name} {:.2} ({})", x.value, x.target)
-        })
-        .collect();
-    let mut rate_structures: Vec<&str> = Vec::new();
-    for m in &rates {
-        let name = m.split(" at n = ").next().unwrap_or(m);
-        if !rate_structures.contains(&name) {
-            rate_structures.push(name);
+    } else {
+        let short: Vec<String> = speed.iter().map(|q| super::speed::short(q)).collect();
+        let mut rate_structures: Vec<&str> = Vec::new();
+        for m in rates {
+            let name = m.split(" at n = ").next().unwrap_or(m);
+            if !rate_structures.contains(&name) {
+                rate_structures.push(name);
+            }
         }
+        let mut parts = Vec::new();
+        if !short.is_empty() {
+            parts.push(format!("speed: {}", short.join("; ")));
+        }
+        if !rate_structures.is_empty() {
+            parts.push(format!(
+                "rate above its target: {}",
+                rate_structures.join(", ")
+            ));
+        }
+        let _ = writeln!(
+            s,
+            "<p id=\"missed\">Targets missed in this run: {}.</p>",
+            esc(&parts.join(". "))
+        );
     }
-    let mut parts = Vec::new();
-    if !short.is_empty() {
-        parts.push(format!("speed: {}", short.join("; ")));
-    }
-    if !rate_structures.is_empty() {
-        parts.push(format!(
-            "rate above its target: {}",
-            rate_structures.join(", ")
-        ));
+    if speed.is_empty() && rates.is_empty() && undecided.is_empty() {
+        return;
     }
     let _ = writeln!(
         s,
-        "<p id=\"missed\">Targets missed in this run: {}.</p><details><summary>Every missed target</summary><ul>",
-        esc(&parts.join(". "))
+        "<details><summary>Every missed target{}</summary><ul>",
+        if undecided.is_empty() {
+            ""
+        } else {
+            ", and those the intervals leave undecided"
+        }
     );
-    for x in &speed {
+    for q in &speed {
         let _ = writeln!(
             s,
-            "<li>{} = {:.2} (target {})</li>",
-            esc(&x.what),
-            x.value,
-            esc(&x.target)
+            "<li>missed: {} = {} (target ≥ {:.1})</li>",
+            esc(&q.label()),
+            q.figure(),
+            q.target_min_ratio.unwrap_or(f64::NAN)
         );
     }
-    for m in &rates {
+    for m in rates {
         let _ = writeln!(s, "<li>{}</li>", esc(m));
+    }
+    for q in &undecided {
+        let _ = writeln!(
+            s,
+            "<li>undecided: {} = {} (target ≥ {:.1}: the interval holds it)</li>",
+            esc(&q.label()),
+            q.figure(),
+            q.target_min_ratio.unwrap_or(f64::NAN)
+        );
     }
     let _ = writeln!(s, "</ul></details>");
 }

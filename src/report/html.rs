@@ -9,7 +9,7 @@ use crate::units::{human_bytes, human_count};
 use std::fmt::Write;
 
 /// The whole page.
-pub fn page(r: &Results, figures: &[Drawn]) -> String {
+pub fn page(r: &Results, analysis: &crate::analysis::Analysis, figures: &[Drawn]) -> String {
     let mut s = String::new();
     let _ = write!(
         s,
@@ -36,7 +36,7 @@ table.answer td{{vertical-align:top}}table.answer td:nth-child(2){{text-align:le
     if negatives > 0 {
         let _ = writeln!(s, "<p class=\"bad\">FALSE NEGATIVES FOUND: {negatives}. A structure lost inserted keys: this is a bug.</p>");
     }
-    super::answer::section(&mut s, r);
+    super::answer::section(&mut s, r, analysis);
     let _ = writeln!(s, "<h2 id=\"run\">This run</h2>");
     run_header(&mut s, r);
     let _ = writeln!(s, "<h2>Verdicts</h2><ul>");

@@ -14,9 +14,11 @@ mod markup;
 mod panels;
 pub mod regime_map;
 pub mod screenshot;
+mod speed;
 mod sweep;
 mod sweep_cluster;
 
+use crate::analysis::Analysis;
 use crate::atomic_file::write_atomic;
 use crate::results::Results;
 use crate::{Error, Result};
@@ -43,10 +45,11 @@ pub(crate) fn register_font() -> Result<()> {
     Ok(())
 }
 
-/// Draws every chart (PNG and SVG) and writes `index.html` into `dir`.
-pub fn write_report(dir: &Path, results: &Results) -> Result<()> {
+/// Draws every chart (PNG and SVG) and writes `index.html` into `dir`, with the verdicts of `analysis`
+/// (the run's `analysis.json`).
+pub fn write_report(dir: &Path, results: &Results, analysis: &Analysis) -> Result<()> {
     register_font()?;
-    let figures = figures::render_all(dir, results)?;
+    let figures = figures::render_all(dir, results, analysis)?;
     if let Some(spec) = regime_map::MapSpec::of_run(results) {
         regime_map::write_map(&dir.join(format!("{}.png", answer::MAP_STEM)), &spec)?;
         regime_map::write_map(&dir.join(format!("{}.svg", answer::MAP_STEM)), &spec)?;
@@ -54,6 +57,6 @@ pub fn write_report(dir: &Path, results: &Results) -> Result<()> {
     if !results.sweep.is_empty() {
         chart::render(dir, &sweep::SharedThroughput, results)?;
     }
-    let page = html::page(results, &figures);
+    let page = html::page(results, analysis, &figures);
     write_atomic(&dir.join("index.html"), page.as_bytes())
 }

@@ -58,6 +58,8 @@ pub struct Results {
     pub sweep: Vec<SweepRecord>,
     pub sweep_skipped: Vec<SkippedCell>,
     pub memory_probe: Vec<crate::measure::floor::PageProbe>,
+    /// The interleaved speed groups, one per n.
+    pub speed_groups: Vec<SpeedGroupRecord>,
     /// Warnings met while reading (e.g. a torn last line).
     pub warnings: Vec<String>,
 }
@@ -155,6 +157,7 @@ pub fn read_results(path: &Path) -> Result<Results> {
             Record::Sweep(x) => results.sweep.push(x),
             Record::SweepSkipped(x) => results.sweep_skipped.push(x),
             Record::MemoryProbe(x) => results.memory_probe.push(x),
+            Record::SpeedGroup(x) => results.speed_groups.push(x),
         }
     }
     if results.header.is_none() {

@@ -9,8 +9,9 @@ use serde::{Deserialize, Serialize};
 /// `memory_probe` records and the header's `redis*` fields; 3 times every cell per key and, where the
 /// structure has a batch API, batched (`timed_per_key`, `batched_*`), and repeats the memory floor; 4 reads
 /// the floor once per n in one array for every structure (`memory_floor_array_bytes`) and may name real
-/// non-members in the header (`non_members`). Older files read unchanged.
-pub const SCHEMA_VERSION: u32 = 4;
+/// non-members in the header (`non_members`); 5 adds the interleaved rounds (`speed_group`) and the
+/// header's `speed_rounds`. Older files read unchanged.
+pub const SCHEMA_VERSION: u32 = 5;
 
 /// One line of `results.jsonl`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -46,6 +47,65 @@ pub enum Record {
     /// A sweep point not measured: the server lacks a module, or it failed (then the run exits 1).
     #[serde(rename = "shared_skipped")]
     SweepSkipped(SkippedCell),
+    /// The compared structures at one n, timed together in interleaved rounds.
+    SpeedGroup(SpeedGroupRecord),
+}
+
+/// The structures of the registry's speed targets at one n, built side by side and timed in interleaved
+/// rounds (`src/run/speed_group.rs`): in round r every (structure, path) inserts the r-th slice of the
+/// members, then runs the r-th slice of every lookup, in an order shuffled per round. The per-round
+/// figures are kept whole, so any reader can pair them again.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SpeedGroupRecord {
+    pub n: u64,
+    /// Rounds timed (every series holds one figure per round).
+    pub rounds: u32,
+    /// Members inserted per round (n spread over the rounds; the last takes the remainder).
+    pub insert_keys_per_round: u64,
+    /// Keys of each lookup per round, the same keys for every structure.
+    pub lookup_keys_per_round: u64,
+    /// Seed of the per-round orders and of the mixed lookups' member positions.
+    pub order_seed: u64,
+    /// The structures timed together, registry order.
+    pub structures: Vec<String>,
+    /// Structures of the compared pairs at this n that were not timed with the others, and why (they did
+    /// not fit memory together).
+    #[serde(default)]
+    pub left_out: Vec<LeftOut>,
+    /// Bytes the group held at its peak, by the model (structures on both paths and one chunk of keys).
+    pub predicted_peak_bytes: f64,
+    pub series: Vec<RoundSeries>,
+}
+
+/// A structure left out of a speed group.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LeftOut {
+    pub structure: String,
+    pub reason: String,
+}
+
+/// One (structure, op, path) of a speed group: nanoseconds per key in each round, hashing included.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RoundSeries {
+    pub structure: String,
+    pub op: crate::structures::Op,
+    pub path: crate::structures::CallPath,
+    pub ns_per_key: Vec<f64>,
+}
+
+impl SpeedGroupRecord {
+    /// The per-round figures of `structure`'s `op` on `path`, if timed.
+    pub fn series(
+        &self,
+        structure: &str,
+        op: crate::structures::Op,
+        path: crate::structures::CallPath,
+    ) -> Option<&[f64]> {
+        self.series
+            .iter()
+            .find(|s| s.structure == structure && s.op == op && s.path == path)
+            .map(|s| s.ns_per_key.as_slice())
+    }
 }
 
 /// One keyed hash's cost on keys of one length (the hash study, `src/run/hash_study.rs`).
@@ -139,6 +199,9 @@ pub struct RunHeader {
     pub redis_keys: Option<u64>,
     #[serde(default)]
     pub redis_batches: Option<Vec<usize>>,
+    /// Rounds of the interleaved speed groups (runs written before them have none).
+    #[serde(default)]
+    pub speed_rounds: Option<u32>,
     pub started_unix_s: u64,
     pub key_lengths: KeyLengths,
     pub machine: MachineInfo,

@@ -2,11 +2,12 @@
 //! queried and measured over its repetitions (hashing and probing timed apart, the parallel build and
 //! the memory floor beside them), and recorded.
 
-use super::pass::{PassKeys, Path};
+use super::pass::PassKeys;
 use super::*;
 use crate::hash::KeyHasher;
 use crate::results::SkipCause;
 use crate::stats::Summary;
+use crate::structures::CallPath;
 
 impl Runner<'_> {
     /// Runs one grid cell and records it (measured, or skipped when it does not fit memory or lies past the
@@ -105,7 +106,7 @@ impl Runner<'_> {
                 Some(structure.as_mut()),
                 None,
                 PassKeys::Members(n),
-                Path::PerKey,
+                CallPath::PerKey,
             )?;
             build.probe_ns += construct_ns;
             let heap = heap_snapshot().since(&heap_before);
@@ -125,7 +126,7 @@ impl Runner<'_> {
                 None,
                 Some(structure.as_ref()),
                 member_keys,
-                Path::PerKey,
+                CallPath::PerKey,
             )?;
             // The first repetition counts every non-member; later ones time a prefix of them.
             let count = if rep == 0 { queries } else { timing_queries };
@@ -138,7 +139,7 @@ impl Runner<'_> {
                 None,
                 Some(structure.as_ref()),
                 PassKeys::NonMembers { count, deadline },
-                Path::PerKey,
+                CallPath::PerKey,
             )?;
             insert.push(build.total_per_key());
             hash.push(build.hash_per_key());
@@ -278,7 +279,7 @@ impl Runner<'_> {
             Some(structure.as_mut()),
             None,
             PassKeys::Members(n),
-            Path::Batched,
+            CallPath::Batched,
         )?;
         build.probe_ns += construct_ns;
         let members = self.pass(
@@ -287,7 +288,7 @@ impl Runner<'_> {
             None,
             Some(structure.as_ref()),
             PassKeys::Members(n.min(self.plan.timing_queries_cap * 5)),
-            Path::Batched,
+            CallPath::Batched,
         )?;
         let deadline =
             Some(Instant::now() + std::time::Duration::from_secs_f64(self.plan.query_time_cap_s));
@@ -300,7 +301,7 @@ impl Runner<'_> {
                 count: queries,
                 deadline,
             },
-            Path::Batched,
+            CallPath::Batched,
         )?;
         drop(structure);
         machine::release_free_heap();

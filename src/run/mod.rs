@@ -20,6 +20,7 @@ pub mod scenario;
 pub mod session;
 pub mod source;
 pub mod spec;
+pub mod speed_group;
 pub mod sweep;
 
 use crate::keys::KeyBatch;

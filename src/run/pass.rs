@@ -5,6 +5,7 @@
 use super::*;
 use crate::hash::KeyHasher;
 use crate::keys::KeyPipeline;
+use crate::structures::CallPath;
 
 /// What one pass over keys measured.
 #[derive(Clone, Copy, Debug, Default)]
@@ -25,16 +26,6 @@ impl PassTiming {
     pub(super) fn total_per_key(&self) -> f64 {
         (self.hash_ns + self.probe_ns) as f64 / self.keys.max(1) as f64
     }
-}
-
-/// How a pass hands keys to the structure.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Path {
-    /// One `insert_hashed` / `contains_hashed` call per key: every structure has it.
-    PerKey,
-    /// The structure's batch API (`insert_batch` / `contains_batch`): prefetching and vector paths where
-    /// it has them, a loop over keys otherwise.
-    Batched,
 }
 
 /// Which keys a pass touches.
@@ -77,7 +68,7 @@ impl Runner<'_> {
         mut insert_into: Option<&mut dyn Membership>,
         query: Option<&dyn Membership>,
         keys: PassKeys,
-        path: Path,
+        path: CallPath,
     ) -> Result<PassTiming> {
         let hasher = insert_into
             .as_ref()
@@ -114,16 +105,16 @@ impl Runner<'_> {
             batch.hash_all(hasher);
             let t1 = Instant::now();
             let hits = match (insert_into.as_deref_mut(), query, path) {
-                (Some(s), _, Path::Batched) => s.insert_batch(batch),
-                (Some(s), _, Path::PerKey) => {
+                (Some(s), _, CallPath::Batched) => s.insert_batch(batch),
+                (Some(s), _, CallPath::PerKey) => {
                     let mut new = 0u64;
                     for (key, hash) in batch.iter() {
                         new += u64::from(s.insert_hashed(key, hash));
                     }
                     new
                 }
-                (None, Some(s), Path::Batched) => s.contains_batch(batch),
-                (None, Some(s), Path::PerKey) => batch
+                (None, Some(s), CallPath::Batched) => s.contains_batch(batch),
+                (None, Some(s), CallPath::PerKey) => batch
                     .iter()
                     .filter(|(key, hash)| s.contains_hashed(key, *hash))
                     .count() as u64,
@@ -217,7 +208,7 @@ impl Runner<'_> {
             None,
             Some(s),
             PassKeys::GeneratedNonMembers { count, deadline },
-            Path::Batched,
+            CallPath::Batched,
         )?;
         Ok((t.hits, t.keys))
     }

@@ -336,6 +336,8 @@ pub struct RunPlan {
     pub reps: u32,
     /// Whether `--reps` was given (then it applies to every cell).
     pub reps_explicit: bool,
+    /// Rounds of each interleaved speed group (`src/run/speed_group.rs`).
+    pub speed_rounds: u32,
     /// At most this many non-member queries per cell (and at least [`RunPlan::MIN_QUERIES`]).
     pub query_cap: u64,
     /// Seconds a non-member phase may take before it stops early (its count is kept).
@@ -378,6 +380,11 @@ impl SweepPlan {
 }
 
 impl RunPlan {
+    /// Rounds of a speed group unless `--rounds` says otherwise: 15 paired ratios give a 96.5% interval
+    /// of their median between the 4th and 12th (order statistics; `crate::stats::median_interval`).
+    pub const DEFAULT_SPEED_ROUNDS: u32 = 15;
+    /// Fewest rounds: 6 paired ratios are the fewest whose extremes bound their median at ≥ 95%.
+    pub const MIN_SPEED_ROUNDS: u32 = 6;
     /// Fewest non-member queries per cell.
     pub const MIN_QUERIES: u64 = 100_000;
     /// Expected false positives a cell aims for.
@@ -406,6 +413,7 @@ impl RunPlan {
             seed,
             reps: suite.reps(),
             reps_explicit: false,
+            speed_rounds: Self::DEFAULT_SPEED_ROUNDS,
             query_cap,
             query_time_cap_s,
             timing_queries_cap: 200_000,

@@ -23,6 +23,8 @@ pub enum WorkId {
     SweepPoint { point: String, n: u64 },
     /// The page-size memory probe.
     MemoryProbe,
+    /// The interleaved speed group at `n` (complete only whole: it is one record).
+    SpeedGroup { n: u64 },
 }
 
 /// What a results file already holds.
@@ -96,6 +98,12 @@ impl Completed {
                 n: s.n,
             }))
             .chain(results.memory_probe.iter().map(|_| WorkId::MemoryProbe))
+            .chain(
+                results
+                    .speed_groups
+                    .iter()
+                    .map(|g| WorkId::SpeedGroup { n: g.n }),
+            )
             .collect();
         Completed {
             work,

@@ -128,6 +128,7 @@ fn plan(spec: &RunSpec) -> Result<(RunPlan, KeySource, String)> {
         plan.reps = reps;
         plan.reps_explicit = spec.reps_explicit;
     }
+    plan.speed_rounds = spec.speed_rounds;
     plan.external_max_keys = spec.external_max_keys;
     plan.full_suite_max_keys = spec.full_suite_max_keys;
     if !spec.experiments || matches!(spec.suite, Suite::Article6e9 | Suite::Redis) {
@@ -200,6 +201,7 @@ fn header(spec: &RunSpec, plan: &RunPlan, profile: &str, source: &KeySource) -> 
         hash: crate::hash::HashFn::DEFAULT.id().to_string(),
         reps: plan.reps,
         reps_explicit: plan.reps_explicit,
+        speed_rounds: Some(plan.speed_rounds),
         profile: profile.to_string(),
         input: spec.input.as_ref().map(|p| p.display().to_string()),
         input_non_utf8_lines: match &source.members {
@@ -271,6 +273,10 @@ impl Runner<'_> {
                     self.run_cell(*kind, n)?;
                 }
                 self.progress.cell_done();
+            }
+            // A group interrupted part-way left no record, so it is timed again whole.
+            if !done.has(&WorkId::SpeedGroup { n }) {
+                self.run_speed_group(n)?;
             }
         }
         self.run_experiments(done)?;

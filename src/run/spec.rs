@@ -26,6 +26,8 @@ pub struct RunOptions {
     pub seed: u64,
     /// Repetitions per cell (default: the suite's).
     pub reps: Option<u32>,
+    /// Interleaved rounds of the speed groups (default [`super::RunPlan::DEFAULT_SPEED_ROUNDS`]).
+    pub rounds: Option<u32>,
     /// Key profile: built-in name or file.
     pub profile: String,
     /// Real URLs as the member set.
@@ -53,6 +55,8 @@ pub struct RunSpec {
     pub seed: u64,
     pub reps: Option<u32>,
     pub reps_explicit: bool,
+    /// Interleaved rounds of the speed groups.
+    pub speed_rounds: u32,
     pub profile: String,
     pub input: Option<PathBuf>,
     pub non_members: Option<PathBuf>,
@@ -140,6 +144,18 @@ impl RunSpec {
         if options.reps == Some(0) || options.reps.is_some_and(|r| r > 100) {
             return Err(Error::invalid("--reps", "must be between 1 and 100"));
         }
+        let speed_rounds = options
+            .rounds
+            .unwrap_or(super::RunPlan::DEFAULT_SPEED_ROUNDS);
+        if !(super::RunPlan::MIN_SPEED_ROUNDS..=1000).contains(&speed_rounds) {
+            return Err(Error::invalid(
+                "--rounds",
+                format!(
+                    "must be between {} and 1000 (fewer rounds give no 95% interval of a median), got {speed_rounds}",
+                    super::RunPlan::MIN_SPEED_ROUNDS
+                ),
+            ));
+        }
         let suite = Suite::parse(&options.suite)?;
         let mut redis = Vec::new();
         if let Some(url) = options.redis.as_deref() {
@@ -199,6 +215,7 @@ impl RunSpec {
             seed: options.seed,
             reps: options.reps,
             reps_explicit: options.reps.is_some(),
+            speed_rounds,
             profile: options.profile.clone(),
             input: options.input.clone(),
             non_members: options.non_members.clone(),
@@ -259,6 +276,9 @@ impl RunSpec {
             seed: h.seed,
             reps: Some(h.reps),
             reps_explicit: h.reps_explicit,
+            speed_rounds: h
+                .speed_rounds
+                .unwrap_or(super::RunPlan::DEFAULT_SPEED_ROUNDS),
             profile: h.profile.clone(),
             input: h.input.as_ref().map(PathBuf::from),
             non_members: h.non_members.as_ref().map(|f| PathBuf::from(&f.path)),
@@ -297,6 +317,7 @@ mod tests {
             memory_budget: Some(1 << 30),
             seed: 42,
             reps: None,
+            rounds: None,
             profile: "crawl-frontier".into(),
             input: None,
             non_members: None,

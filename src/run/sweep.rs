@@ -7,7 +7,6 @@
 //! at that batch size without any client cost. If the server goes away, the point in progress is recorded
 //! as failed with the server's address and what happened; completed points stay in the results.
 
-use super::pass::Path;
 use super::resume::{Completed, WorkId};
 use super::{PassKeys, Runner, BATCH_KEYS};
 use crate::redis::raw::Client;
@@ -18,6 +17,7 @@ use crate::results::{
     sweep_cell_id, Record, SkippedCell, SweepRecord, REFERENCE_SERIES, SCALABLE_REFERENCE_SERIES,
 };
 use crate::stats::wilson;
+use crate::structures::CallPath;
 use crate::structures::{bloom, scalable};
 use crate::structures::{BuildConfig, Kind, Membership};
 use crate::{Error, Result};
@@ -209,7 +209,7 @@ impl Runner<'_> {
             Some(s.as_mut()),
             None,
             PassKeys::Members(n),
-            Path::Batched,
+            CallPath::Batched,
         )?;
         phase_check(s.as_ref(), "inserting")?;
         let members = self.pass(
@@ -218,7 +218,7 @@ impl Runner<'_> {
             None,
             Some(s.as_ref()),
             PassKeys::Members(n),
-            Path::Batched,
+            CallPath::Batched,
         )?;
         phase_check(s.as_ref(), "querying members")?;
         let queries = self
@@ -238,7 +238,7 @@ impl Runner<'_> {
                 count: queries,
                 deadline,
             },
-            Path::Batched,
+            CallPath::Batched,
         )?;
         phase_check(s.as_ref(), "querying non-members")?;
         let server_bytes = s.bytes_held();

@@ -337,21 +337,42 @@ pub struct Advisor {
     pub size_for_advice: Option<fn(&mut BuildConfig)>,
 }
 
-/// An operation timed per key.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// An operation timed per key. The mixed lookups (`Query25` … `Query75`: that share of members among
+/// non-members, in a seeded random order) are the columns of fastfilter_cpp's and Boost.Bloom's
+/// benchmarks: branch prediction makes a mix cost other than either end.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Op {
     Insert,
     MemberQuery,
     NonMemberQuery,
+    #[serde(rename = "query_25")]
+    Query25,
+    #[serde(rename = "query_50")]
+    Query50,
+    #[serde(rename = "query_75")]
+    Query75,
 }
 
 impl Op {
+    /// The lookups the interleaved rounds time, in the order they run in a round.
+    pub const LOOKUPS: [Op; 5] = [
+        Op::NonMemberQuery,
+        Op::Query25,
+        Op::Query50,
+        Op::Query75,
+        Op::MemberQuery,
+    ];
+
     /// Words for reports ("member query").
     pub fn words(self) -> &'static str {
         match self {
             Op::Insert => "insert",
             Op::MemberQuery => "member query",
             Op::NonMemberQuery => "non-member query",
+            Op::Query25 => "query, 25% members",
+            Op::Query50 => "query, 50% members",
+            Op::Query75 => "query, 75% members",
         }
     }
     /// The criterion benchmark's suffix ("member-lookup").
@@ -360,6 +381,52 @@ impl Op {
             Op::Insert => "insert",
             Op::MemberQuery => "member-lookup",
             Op::NonMemberQuery => "non-member-lookup",
+            Op::Query25 => "lookup-25",
+            Op::Query50 => "lookup-50",
+            Op::Query75 => "lookup-75",
+        }
+    }
+    /// The name in `analysis.json` ("member_query", "query_25").
+    pub fn key(self) -> &'static str {
+        match self {
+            Op::Insert => "insert",
+            Op::MemberQuery => "member_query",
+            Op::NonMemberQuery => "non_member_query",
+            Op::Query25 => "query_25",
+            Op::Query50 => "query_50",
+            Op::Query75 => "query_75",
+        }
+    }
+    /// Members among a lookup's keys, in percent (`None` for an insert).
+    pub fn member_percent(self) -> Option<u32> {
+        match self {
+            Op::Insert => None,
+            Op::NonMemberQuery => Some(0),
+            Op::Query25 => Some(25),
+            Op::Query50 => Some(50),
+            Op::Query75 => Some(75),
+            Op::MemberQuery => Some(100),
+        }
+    }
+}
+
+/// How keys reach a structure: one call per key, or its batch API.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CallPath {
+    /// One `insert_hashed` / `contains_hashed` call per key: every structure has it.
+    PerKey,
+    /// The structure's batch API (`insert_batch` / `contains_batch`): prefetching and vector paths where
+    /// it has them, a loop over keys otherwise.
+    Batched,
+}
+
+impl CallPath {
+    /// The name in records and `analysis.json`.
+    pub fn key(self) -> &'static str {
+        match self {
+            CallPath::PerKey => "per_key",
+            CallPath::Batched => "batched",
         }
     }
 }

@@ -47,7 +47,11 @@ pub struct Drawn {
 }
 
 /// Draws every figure into `dir`.
-pub fn render_all(dir: &Path, results: &Results) -> Result<Vec<Drawn>> {
+pub fn render_all(
+    dir: &Path,
+    results: &Results,
+    analysis: &crate::analysis::Analysis,
+) -> Result<Vec<Drawn>> {
     let mut drawn = Vec::new();
     macro_rules! figure {
         ($f:expr) => {{
@@ -65,9 +69,17 @@ pub fn render_all(dir: &Path, results: &Results) -> Result<Vec<Drawn>> {
     }
     figure!(BytesVsN);
     figure!(BitsPerKey);
-    figure!(Throughput { insert: true });
-    figure!(Throughput { insert: false });
-    figure!(RateVsN);
+    figure!(Throughput {
+        insert: true,
+        analysis
+    });
+    figure!(Throughput {
+        insert: false,
+        analysis
+    });
+    figure!(RateVsN {
+        missed_rates: &analysis.missed_rates
+    });
     figure!(Saturation);
     figure!(Deletion);
     figure!(Growth);

@@ -2,14 +2,17 @@
 
 use super::*;
 
-pub struct RateVsN;
+pub struct RateVsN<'a> {
+    /// The run's missed rate targets (from `analysis.json`).
+    pub missed_rates: &'a [String],
+}
 
 /// The approximate structures of the grid, in report order.
 fn filter_ids(r: &Results) -> Vec<String> {
     cell_structures(r, |c| !c.exact)
 }
 
-impl Figure for RateVsN {
+impl Figure for RateVsN<'_> {
     fn stem(&self) -> &'static str {
         "fpr_vs_n"
     }
@@ -73,14 +76,14 @@ impl Figure for RateVsN {
         })
     }
     fn verdict(&self, r: &Results) -> String {
-        rates(r)
+        rates(r, self.missed_rates)
     }
     fn tables(&self, out: &mut String, r: &Results) {
         rate_table(out, r);
     }
 }
 
-fn rates(r: &Results) -> String {
+fn rates(r: &Results, missed: &[String]) -> String {
     let filters: Vec<&CellRecord> = r.cells.iter().filter(|c| !c.exact).collect();
     let inside = filters.iter().filter(|c| c.theory_in_interval).count();
     let outside: Vec<String> = filters
@@ -115,7 +118,6 @@ fn rates(r: &Results) -> String {
             with_fill.len()
         ));
     }
-    let missed = crate::analysis::missed_targets(r);
     if !missed.is_empty() {
         text.push_str(&format!(" Missing their target: {}.", missed.join("; ")));
     }

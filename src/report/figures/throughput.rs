@@ -2,11 +2,13 @@
 
 use super::*;
 
-pub struct Throughput {
+pub struct Throughput<'a> {
     pub insert: bool,
+    /// The run's verdicts, shown under the lookup figure.
+    pub analysis: &'a crate::analysis::Analysis,
 }
 
-impl Figure for Throughput {
+impl Figure for Throughput<'_> {
     fn stem(&self) -> &'static str {
         if self.insert {
             "insert_throughput"
@@ -87,7 +89,7 @@ impl Figure for Throughput {
     }
     fn tables(&self, out: &mut String, r: &Results) {
         if !self.insert {
-            speed_table(out, r);
+            speed_table(out, r, self.analysis);
             probe_table(out, r);
         }
     }
@@ -128,7 +130,7 @@ fn speed(r: &Results, insert: bool) -> String {
     )
 }
 
-fn speed_table(s: &mut String, r: &Results) {
+fn speed_table(s: &mut String, r: &Results, analysis: &crate::analysis::Analysis) {
     let _ = writeln!(
         s,
         "<h3 id=\"speed\">Speed</h3><p>Nanoseconds per key: median [min, max] over repetitions. Hashing is timed alone on the same keys; probe = the structure's own cost.</p>\
@@ -161,33 +163,7 @@ fn speed_table(s: &mut String, r: &Results) {
     }
     let _ = writeln!(s, "</table>");
     paths_table(s, r);
-    let ratios = crate::analysis::ratios(r);
-    if !ratios.is_empty() {
-        let _ = writeln!(s, "<h3>Ratios measured in this run</h3><table><tr><th>ratio</th><th>value</th><th>target</th><th>met</th></tr>");
-        for q in &ratios {
-            let met = match q.met {
-                Some(true) => "<td>yes</td>".to_string(),
-                Some(false) => "<td class=\"warn\">no</td>".to_string(),
-                None => "<td>–</td>".to_string(),
-            };
-            let _ = writeln!(
-                s,
-                "<tr><td>{}</td><td>{:.2}</td><td>{}</td>{met}</tr>",
-                esc(&q.what),
-                q.value,
-                esc(&q.target)
-            );
-        }
-        let _ = writeln!(s, "</table>");
-    }
-    let missed = crate::analysis::missed_targets(r);
-    if !missed.is_empty() {
-        let _ = writeln!(
-            s,
-            "<p class=\"warn\">Filters that miss the rate they were built for: {}.</p>",
-            esc(&missed.join("; "))
-        );
-    }
+    super::super::speed::section(s, analysis);
 }
 
 /// Each structure with a batch API of its own, per key beside batched, with the memory floor at that n.

@@ -1,0 +1,100 @@
+//! `analysis.json`: what the analysis layer concluded from a run's records, written once beside
+//! `results.jsonl` by `bench` and by `report`, and read by the report, the CLI's summary, `advise
+//! --results` and the criterion targets printer, which compute none of it themselves.
+//!
+//! Schema (version [`ANALYSIS_VERSION`]): `speed_ratios`, a list of paired ratios ([`SpeedRatio`]: `ours`,
+//! `peer`, `op`, `path`, `n`, `ratio_median`, `ratio_low`, `ratio_high`, `rounds`, `verdict`, with the
+//! ratio defined as the peer's time over ours, so above 1 means ours is faster); `other_ratios`, the ratios
+//! measured once ([`Ratio`]); `missed_rates`, filters whose observed rate is significantly above the one
+//! they were built for; and `interval`, how the intervals were computed.
+
+use super::speed::{other_ratios, speed_ratios, Ratio, SpeedRatio, TargetStatus};
+use crate::atomic_file::write_atomic;
+use crate::results::Results;
+use crate::{Error, Result};
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// The file's name in a results folder.
+pub const ANALYSIS_FILE: &str = "analysis.json";
+
+/// The version of the schema this build writes and reads.
+pub const ANALYSIS_VERSION: u32 = 1;
+
+/// How the speed ratios' intervals are computed, as the file states it.
+const INTERVAL_METHOD: &str = "median of the per-round ratios (peer ns per key over ours, both timed in the same round); 95% distribution-free interval from the order statistics of those ratios (ranks k and m+1-k, the largest k whose binomial coverage is at least 95%; the exact coverage is in each entry)";
+
+/// Everything the analysis layer concludes from one results file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Analysis {
+    pub analysis_version: u32,
+    pub interval: String,
+    pub speed_ratios: Vec<SpeedRatio>,
+    pub other_ratios: Vec<Ratio>,
+    pub missed_rates: Vec<String>,
+}
+
+impl Analysis {
+    /// The analysis of `results`.
+    pub fn of(results: &Results) -> Analysis {
+        Analysis {
+            analysis_version: ANALYSIS_VERSION,
+            interval: INTERVAL_METHOD.to_string(),
+            speed_ratios: speed_ratios(results),
+            other_ratios: other_ratios(results),
+            missed_rates: super::speed::missed_rates(results),
+        }
+    }
+
+    /// The speed ratios whose target is `status`.
+    pub fn targets(&self, status: TargetStatus) -> impl Iterator<Item = &SpeedRatio> {
+        self.speed_ratios
+            .iter()
+            .filter(move |r| r.target == Some(status))
+    }
+
+    /// Writes `dir/analysis.json` atomically.
+    pub fn write(&self, dir: &Path) -> Result<()> {
+        let mut text = serde_json::to_vec_pretty(self)?;
+        text.push(b'\n');
+        write_atomic(&dir.join(ANALYSIS_FILE), &text)
+    }
+
+    /// Reads `dir/analysis.json` (or the file itself when `path` is a file).
+    pub fn read(path: &Path) -> Result<Analysis> {
+        let file = if path.is_dir() {
+            path.join(ANALYSIS_FILE)
+        } else {
+            path.to_path_buf()
+        };
+        let text = std::fs::read(&file).map_err(|e| Error::io(&file, e))?;
+        let value: serde_json::Value =
+            serde_json::from_slice(&text).map_err(|e| Error::Format {
+                path: file.clone(),
+                line: e.line(),
+                message: format!("not an analysis file: {e}"),
+            })?;
+        let version = value.get("analysis_version").and_then(|v| v.as_u64());
+        if version != Some(ANALYSIS_VERSION as u64) {
+            return Err(Error::Format {
+                path: file,
+                line: 0,
+                message: format!(
+                    "analysis_version {version:?}, and this build reads {ANALYSIS_VERSION}; run `dedupbench report` on its folder to write it again"
+                ),
+            });
+        }
+        serde_json::from_value(value).map_err(|e| Error::Format {
+            path: file,
+            line: 0,
+            message: format!("does not match analysis schema {ANALYSIS_VERSION}: {e}"),
+        })
+    }
+
+    /// The analysis of the results in `dir`, written beside them: what `bench` and `report` call.
+    pub fn write_for(dir: &Path, results: &Results) -> Result<Analysis> {
+        let analysis = Analysis::of(results);
+        analysis.write(dir)?;
+        Ok(analysis)
+    }
+}
