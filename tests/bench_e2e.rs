@@ -105,10 +105,18 @@ fn tiny_bench_writes_results_and_a_report_that_report_regenerates() {
     // The speed groups: one per n, every compared structure, every round of every op and path.
     assert_eq!(results.speed_groups.len(), 2);
     for g in &results.speed_groups {
-        assert_eq!(g.structures, ["bloom", "blocked", "fastbloom", "sbbf"], "at {}", g.n);
+        assert_eq!(
+            g.structures,
+            ["bloom", "blocked", "fastbloom", "sbbf"],
+            "at {}",
+            g.n
+        );
         assert_eq!(g.rounds, 15);
-        assert!(g.series.iter().all(|s| s.ns_per_key.len() == 15
-            && s.ns_per_key.iter().all(|v| v.is_finite() && *v > 0.0)));
+        assert!(g
+            .series
+            .iter()
+            .all(|s| s.ns_per_key.len() == 15
+                && s.ns_per_key.iter().all(|v| v.is_finite() && *v > 0.0)));
         // 6 ops on each structure's per-key path, and on the batched path of those with their own.
         assert_eq!(g.series.len(), 6 * (4 + 2), "at {}", g.n);
     }
@@ -212,6 +220,45 @@ fn cells_over_the_memory_budget_are_skipped_with_a_projection() {
     assert!(html.contains("Not run (over budget, drawn as projections): hashset at n = 100k"));
 }
 
+/// A speed group that does not fit the memory limit while its cells do: its structures are named as
+/// left out, with why, and nothing is timed or compared.
+#[test]
+fn a_speed_group_over_the_memory_limit_names_what_it_left_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let results = bench_into(
+        &out,
+        &[
+            "--scales",
+            "1e6",
+            "--structures",
+            "bloom,fastbloom",
+            "--memory-budget",
+            "20MiB",
+            "--reps",
+            "1",
+            "--no-experiments",
+            "--quiet",
+        ],
+    );
+    assert_eq!(results.cells.len(), 2, "the cells fit");
+    let g = &results.speed_groups[0];
+    assert!(g.series.is_empty() && g.structures.is_empty(), "{g:?}");
+    let left: Vec<&str> = g.left_out.iter().map(|l| l.structure.as_str()).collect();
+    assert_eq!(left.len(), 2, "{g:?}");
+    assert!(left.contains(&"bloom") && left.contains(&"fastbloom"));
+    assert!(g
+        .left_out
+        .iter()
+        .any(|l| l.reason.contains("more than the")));
+    let analysis: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("analysis.json")).unwrap()).unwrap();
+    assert!(analysis["speed_ratios"].as_array().unwrap().is_empty());
+    assert_eq!(analysis["left_out"].as_array().unwrap().len(), 2);
+    let html = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(html.contains("was not timed with the others"));
+}
+
 #[test]
 fn bench_rejects_bad_input_before_writing_anything() {
     let dir = tempfile::tempdir().unwrap();
@@ -223,6 +270,9 @@ fn bench_rejects_bad_input_before_writing_anything() {
         vec!["--scales", "1e4,abc"],
         vec!["--memory-budget", "0"],
         vec!["--reps", "0"],
+        // Fewer than 6 rounds give no 95% interval of a median.
+        vec!["--rounds", "5"],
+        vec!["--rounds", "1001"],
     ] {
         let output = dedupbench()
             .arg("bench")
@@ -234,6 +284,9 @@ fn bench_rejects_bad_input_before_writing_anything() {
         assert_eq!(output.status.code(), Some(2), "{args:?}");
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(stderr.contains("error"), "{args:?}: {stderr}");
+        if args[0] == "--rounds" {
+            assert!(stderr.contains("--rounds"), "{args:?} not named: {stderr}");
+        }
         assert!(!out.exists(), "{args:?} left {}", out.display());
     }
 }

@@ -1,6 +1,6 @@
 //! The report is a pure function of the results file: `dedupbench report` on a folder holding only a
-//! `results.jsonl` must write `index.html`, `results.csv` and every SVG chart byte for byte as they are
-//! committed. A refactor that changes what a user reads fails here.
+//! `results.jsonl` must write `analysis.json`, `index.html`, `results.csv` and every SVG chart byte for
+//! byte as they are committed. A refactor that changes what a user reads fails here.
 //!
 //! Two fixtures: `reports/reference` (a quick run with peers) and `tests/fixtures/skips-and-scenario`
 //! (skipped cells and experiments, the deletion and growth experiments, and a 6·10⁹-scenario record).
@@ -32,7 +32,10 @@ fn report_matches(fixture: &Path, min_charts: usize) {
     let mut compared = Vec::new();
     for entry in std::fs::read_dir(fixture).unwrap() {
         let name = entry.unwrap().file_name().into_string().unwrap();
-        let checked = name == "index.html" || name == "results.csv" || name.ends_with(".svg");
+        let checked = name == "index.html"
+            || name == "results.csv"
+            || name == "analysis.json"
+            || name.ends_with(".svg");
         if !checked {
             continue;
         }
@@ -48,6 +51,7 @@ fn report_matches(fixture: &Path, min_charts: usize) {
     }
     assert!(compared.contains(&"index.html".to_string()));
     assert!(compared.contains(&"results.csv".to_string()));
+    assert!(compared.contains(&"analysis.json".to_string()));
     assert!(
         compared.iter().filter(|n| n.ends_with(".svg")).count() >= min_charts,
         "expected the fixture's charts, compared {compared:?}"

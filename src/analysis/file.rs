@@ -6,7 +6,8 @@
 //! `peer`, `op`, `path`, `n`, `ratio_median`, `ratio_low`, `ratio_high`, `rounds`, `verdict`, with the
 //! ratio defined as the peer's time over ours, so above 1 means ours is faster); `other_ratios`, the ratios
 //! measured once ([`Ratio`]); `missed_rates`, filters whose observed rate is significantly above the one
-//! they were built for; and `interval`, how the intervals were computed.
+//! they were built for; `left_out`, structures a speed group could not time with the others; and
+//! `interval`, how the intervals were computed.
 
 use super::speed::{other_ratios, speed_ratios, Ratio, SpeedRatio, TargetStatus};
 use crate::atomic_file::write_atomic;
@@ -32,6 +33,8 @@ pub struct Analysis {
     pub speed_ratios: Vec<SpeedRatio>,
     pub other_ratios: Vec<Ratio>,
     pub missed_rates: Vec<String>,
+    /// Structures a speed group could not time with the others (memory), and why.
+    pub left_out: Vec<String>,
 }
 
 impl Analysis {
@@ -43,6 +46,7 @@ impl Analysis {
             speed_ratios: speed_ratios(results),
             other_ratios: other_ratios(results),
             missed_rates: super::speed::missed_rates(results),
+            left_out: super::speed::left_out(results),
         }
     }
 

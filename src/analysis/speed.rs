@@ -90,6 +90,8 @@ pub struct SpeedRatio {
     /// The interval's exact coverage (≥ 0.95).
     pub coverage: f64,
     pub rounds: u32,
+    /// Fresh builds the rounds were spread over (each round its own where it equals `rounds`).
+    pub builds: u32,
     pub verdict: Verdict,
     /// Medians over the rounds of each side's ns per key (hashing included).
     pub ours_ns_median: f64,
@@ -260,6 +262,7 @@ fn group_ratios(r: &Results, g: &SpeedGroupRecord, out: &mut Vec<SpeedRatio>) {
                         ratio_high: interval.high,
                         coverage: interval.coverage,
                         rounds: g.rounds,
+                        builds: g.builds,
                         verdict,
                         ours_ns_median: ours_median,
                         peer_ns_median: peer_median,
@@ -282,6 +285,23 @@ pub fn speed_ratios(r: &Results) -> Vec<SpeedRatio> {
         group_ratios(r, g, &mut out);
     }
     out
+}
+
+/// What the speed groups left out, and why: "at n = 1G, sbbf: …".
+pub fn left_out(r: &Results) -> Vec<String> {
+    r.speed_groups
+        .iter()
+        .flat_map(|g| {
+            g.left_out.iter().map(move |l| {
+                format!(
+                    "at n = {}, {} was not timed with the others: {}",
+                    crate::units::human_count(g.n as f64),
+                    l.structure,
+                    l.reason
+                )
+            })
+        })
+        .collect()
 }
 
 /// The ratios measured once: what a filter probing at the memory floor would reach against each peer,
@@ -451,6 +471,7 @@ mod tests {
         SpeedGroupRecord {
             n,
             rounds,
+            builds: 1,
             insert_keys_per_round: n / rounds as u64,
             lookup_keys_per_round: 1 << 17,
             order_seed: 1,

@@ -1,7 +1,7 @@
 //! The table `bench` prints when a run ends: every cell, every skip, every sweep point, then the speed
 //! verdicts and the targets the run missed (from its `analysis.json`).
 
-use dedupbench::analysis::{Analysis, TargetStatus};
+use dedupbench::analysis::{Analysis, SpeedRatio, TargetStatus, TARGET_N};
 use dedupbench::units::{human_bytes, human_count};
 
 /// Prints the summary of `results`, which took `wall_s` seconds.
@@ -63,11 +63,20 @@ pub fn print(results: &dedupbench::results::Results, analysis: &Analysis, wall_s
     for s in &results.sweep_skipped {
         println!("{}: not measured: {}", s.structure, s.reason);
     }
-    // The speed ratios that carry a target, at every n timed: the interval says which way, if any.
+    // The speed ratios that carry a target, at the size the targets are set for (or the nearest timed):
+    // the interval says which way, if any. The rest are in the report and analysis.json.
+    let distance = |n: u64| (n.max(1) as f64 / TARGET_N as f64).ln().abs();
+    let main = analysis
+        .speed_ratios
+        .iter()
+        .map(|q| q.n)
+        .min_by(|a, b| distance(*a).total_cmp(&distance(*b)).then(b.cmp(a)));
+    let with_target = |q: &&SpeedRatio| q.target_min_ratio.is_some();
     for q in analysis
         .speed_ratios
         .iter()
-        .filter(|q| q.target_min_ratio.is_some())
+        .filter(with_target)
+        .filter(|q| Some(q.n) == main)
     {
         println!(
             "speed: {:<84} {:<20} {}{}",
@@ -75,12 +84,21 @@ pub fn print(results: &dedupbench::results::Results, analysis: &Analysis, wall_s
             q.figure(),
             q.verdict.words(),
             match q.target {
-                Some(TargetStatus::Met) => "; target met",
-                Some(TargetStatus::Missed) => "; TARGET MISSED",
-                Some(TargetStatus::Undecided) => "; target undecided",
-                None => "",
+                Some(TargetStatus::Missed) => "; TARGET MISSED".to_string(),
+                Some(t) => format!("; target {}", t.words()),
+                None => String::new(),
             }
         );
+    }
+    let elsewhere = analysis.speed_ratios.len()
+        - analysis
+            .speed_ratios
+            .iter()
+            .filter(with_target)
+            .filter(|q| Some(q.n) == main)
+            .count();
+    if elsewhere > 0 {
+        println!("speed: {elsewhere} more paired ratios (other ops, paths and sizes) in analysis.json and the report");
     }
     for missed in &analysis.missed_rates {
         println!("rate missed: {missed}");

@@ -52,15 +52,17 @@ pub enum Record {
 }
 
 /// The structures of the registry's speed targets at one n, built side by side and timed in interleaved
-/// rounds (`src/run/speed_group.rs`): in round r every (structure, path) inserts the r-th slice of the
-/// members, then runs the r-th slice of every lookup, in an order shuffled per round. The per-round
-/// figures are kept whole, so any reader can pair them again.
+/// rounds (`src/run/speed_group.rs`): in each round every (structure, path) inserts that round's slice of
+/// the members, then runs its slice of every lookup, in an order shuffled per round; the rounds are spread
+/// over `builds` fresh builds. The per-round figures are kept whole, so any reader can pair them again.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SpeedGroupRecord {
     pub n: u64,
     /// Rounds timed (every series holds one figure per round).
     pub rounds: u32,
-    /// Members inserted per round (n spread over the rounds; the last takes the remainder).
+    /// Fresh builds of the structures the rounds are spread over (rounds / builds each, in order).
+    pub builds: u32,
+    /// Members inserted per round (n spread over one build's rounds; the last takes the remainder).
     pub insert_keys_per_round: u64,
     /// Keys of each lookup per round, the same keys for every structure.
     pub lookup_keys_per_round: u64,

@@ -2,12 +2,19 @@
 //! between two of them survives a machine whose speed drifts by up to 2× within minutes.
 //!
 //! At one n every compared structure is built side by side, once per path it has (one call per key; its
-//! batch API where it has its own), and timed in R rounds. Round r first inserts the r-th slice of the
-//! members into every (structure, path), then runs the r-th slice of every lookup (0%, 25%, 50%, 75% and
-//! 100% members), each on the same keys for every (structure, path), in an order shuffled per round and
-//! lookup (seeded). Drift between rounds then moves both sides of a ratio alike, and the per-round ratios
-//! are paired draws (`crate::analysis::speed`). Keys are made untimed before a slice is timed; hashing is
-//! timed with the probe, as in the grid's cells, with the one hasher every structure of the run shares.
+//! batch API where it has its own), and timed in R rounds. A round inserts its share of the members into
+//! every (structure, path), then runs its slice of every lookup (0%, 25%, 50%, 75% and 100% members),
+//! each on the same keys for every (structure, path), in an order shuffled per round and lookup (seeded).
+//! Drift between rounds then moves both sides of a ratio alike, and the per-round ratios are paired draws
+//! (`crate::analysis::speed`).
+//!
+//! Each round has a fresh build of its own (then its share of the members is all n) wherever the keys
+//! allow ([`BUILD_KEYS_BUDGET`]): where a build's arrays land in memory (huge pages granted or not, cache
+//! sets) holds for that build and changes from run to run, so rounds that shared one build would share
+//! that luck and give an interval too narrow for a rerun. Above the budget the rounds share fewer builds,
+//! each inserting n over its rounds, and the record says how many. Keys are made untimed before a slice is
+//! timed; hashing is timed with the probe, as in the grid's cells, with the one hasher every structure of
+//! the run shares.
 //!
 //! Invariants: every (structure, path) sees the same keys in the same round; a member lookup finds every
 //! member (a false negative is a failure of the run); the two builds of a structure call the same number
@@ -25,6 +32,11 @@ use rand::SeedableRng;
 /// Keys of each lookup in each round: long enough (a few ms per slice) that the clock's resolution and a
 /// stray interrupt weigh little against it, short enough that a round takes well under a second.
 pub const LOOKUP_KEYS_PER_ROUND: u64 = 1 << 17;
+
+/// Keys each structure of a group may take over all its builds: up to 1.5·10⁸ keys every round has a
+/// build of its own (15 rounds at 10⁷); above, the rounds share fewer builds (one from 1.5·10⁸ keys), so a
+/// 10⁹-key group costs one build, not fifteen.
+const BUILD_KEYS_BUDGET: u64 = 150_000_000;
 
 /// Members made and held at once while inserting: a round's slice is timed a chunk at a time, so a
 /// slice of 10⁹/R members never has to be held whole.
@@ -65,6 +77,16 @@ struct Unit {
 }
 
 impl Unit {
+    fn new(kind: usize, path: CallPath, structure: Box<dyn Membership>) -> Self {
+        Unit {
+            kind,
+            path,
+            structure,
+            new_keys: 0,
+            ns_per_key: Vec::new(),
+        }
+    }
+
     fn push(&mut self, op: Op, ns_per_key: f64) {
         match self.ns_per_key.iter_mut().find(|(o, _)| *o == op) {
             Some((_, v)) => v.push(ns_per_key),
@@ -181,9 +203,16 @@ impl Runner<'_> {
         }
         let config = self.config(self.source.distinct_members(n));
         let rounds = self.plan.speed_rounds.max(super::RunPlan::MIN_SPEED_ROUNDS) as u64;
+        // Fresh builds, so the rounds sample where each build's arrays landed in memory (pages, huge
+        // pages, cache sets), which stays put through one build and differs from run to run.
+        let builds = (BUILD_KEYS_BUDGET / n.max(1)).clamp(1, rounds);
+        let rounds_per_build = rounds.div_ceil(builds);
+        let rounds = rounds_per_build * builds;
         let mean_key_bytes = self.key_lengths.mean_bytes.max(1.0);
-        let keys_bytes = (CHUNK_KEYS as f64 + 5.0 * LOOKUP_KEYS_PER_ROUND as f64)
-            * (mean_key_bytes + 4.0 + 16.0);
+        // One chunk of members in batches (bytes, offsets, hashes), or one lookup's keys held twice (owned
+        // keys of 24 bytes' header each, then the batches), whichever is larger.
+        let keys_bytes = (CHUNK_KEYS as f64 * (mean_key_bytes + 4.0 + 16.0))
+            .max(2.0 * LOOKUP_KEYS_PER_ROUND as f64 * (mean_key_bytes + 24.0 + 4.0 + 16.0));
         // Two builds of each (per key and batched), 5% allocator slack.
         let need = |kinds: &[&'static dyn Kind]| {
             kinds
@@ -228,7 +257,8 @@ impl Runner<'_> {
         let mut record = SpeedGroupRecord {
             n,
             rounds: rounds as u32,
-            insert_keys_per_round: n.div_ceil(rounds),
+            builds: builds as u32,
+            insert_keys_per_round: n.div_ceil(rounds_per_build),
             lookup_keys_per_round: LOOKUP_KEYS_PER_ROUND,
             order_seed: self.plan.seed ^ n.rotate_left(17) ^ 0x5EED_0F0D,
             structures: ids.iter().map(|s| s.to_string()).collect(),
@@ -239,66 +269,72 @@ impl Runner<'_> {
         if !has_a_pair(&ids) {
             return self.record(Record::SpeedGroup(record));
         }
-        let mut units = Vec::new();
-        for (i, kind) in kinds.iter().enumerate() {
-            let structure = kind.build(&config)?;
-            let batched = structure.batch_path();
-            units.push(Unit {
-                kind: i,
-                path: CallPath::PerKey,
-                structure,
-                new_keys: 0,
-                ns_per_key: Vec::new(),
-            });
-            if batched {
-                units.push(Unit {
-                    kind: i,
-                    path: CallPath::Batched,
-                    structure: kind.build(&config)?,
-                    new_keys: 0,
-                    ns_per_key: Vec::new(),
-                });
-            }
-        }
-        let hasher = units[0].structure.hasher();
-        if units.iter().any(|u| u.structure.hasher() != hasher) {
-            return Err(Error::invalid(
-                "speed group",
-                "the compared structures hash differently; a ratio between them would not be like for like",
-            ));
-        }
         let mut rng = rand::rngs::StdRng::seed_from_u64(record.order_seed);
         let label = format!("speed group n={}", crate::units::human_count(n as f64));
-        self.interleave_inserts(&mut units, n, rounds, hasher, &mut rng, &label)?;
-        self.interleave_lookups(&mut units, n, rounds, hasher, &mut rng, &label)?;
-        for unit in &units {
-            let id = kinds[unit.kind].id();
-            if let Some(other) = units
-                .iter()
-                .find(|u| u.kind == unit.kind && u.new_keys != unit.new_keys)
-            {
-                self.failures.push(format!(
-                    "{id} at n = {n}: in the speed group, the {} build called {} keys new, the {} build {}",
-                    unit.path.key(),
-                    unit.new_keys,
-                    other.path.key(),
-                    other.new_keys
+        for build in 0..builds {
+            let mut units = self.build_units(&kinds, &config)?;
+            let hasher = units[0].structure.hasher();
+            if units.iter().any(|u| u.structure.hasher() != hasher) {
+                return Err(Error::invalid(
+                    "speed group",
+                    "the compared structures hash differently; a ratio between them would not be like for like",
                 ));
-                break;
             }
-        }
-        for unit in units {
-            for (op, ns_per_key) in unit.ns_per_key {
-                record.series.push(RoundSeries {
-                    structure: kinds[unit.kind].id().to_string(),
-                    op,
-                    path: unit.path,
-                    ns_per_key,
-                });
+            let label = format!("{label}, build {}/{builds}", build + 1);
+            self.interleave_inserts(&mut units, n, rounds_per_build, hasher, &mut rng, &label)?;
+            self.interleave_lookups(&mut units, n, rounds_per_build, hasher, &mut rng, &label)?;
+            for unit in &units {
+                let id = kinds[unit.kind].id();
+                if let Some(other) = units
+                    .iter()
+                    .find(|u| u.kind == unit.kind && u.new_keys != unit.new_keys)
+                {
+                    self.failures.push(format!(
+                        "{id} at n = {n}: in the speed group, the {} build called {} keys new, the {} build {}",
+                        unit.path.key(),
+                        unit.new_keys,
+                        other.path.key(),
+                        other.new_keys
+                    ));
+                    break;
+                }
             }
+            for unit in units {
+                for (op, ns_per_key) in unit.ns_per_key {
+                    let structure = kinds[unit.kind].id();
+                    match record
+                        .series
+                        .iter_mut()
+                        .find(|s| s.structure == structure && s.op == op && s.path == unit.path)
+                    {
+                        Some(series) => series.ns_per_key.extend(ns_per_key),
+                        None => record.series.push(RoundSeries {
+                            structure: structure.to_string(),
+                            op,
+                            path: unit.path,
+                            ns_per_key,
+                        }),
+                    }
+                }
+            }
+            machine::release_free_heap();
         }
         machine::release_free_heap();
         self.record(Record::SpeedGroup(record))
+    }
+
+    /// A fresh build of every kind on its per-key path, and another on its batch path where it has one.
+    fn build_units(&self, kinds: &[&'static dyn Kind], config: &BuildConfig) -> Result<Vec<Unit>> {
+        let mut units = Vec::new();
+        for (i, kind) in kinds.iter().enumerate() {
+            let structure = kind.build(config)?;
+            let batched = structure.batch_path();
+            units.push(Unit::new(i, CallPath::PerKey, structure));
+            if batched {
+                units.push(Unit::new(i, CallPath::Batched, kind.build(config)?));
+            }
+        }
+        Ok(units)
     }
 
     /// Round r inserts members [n·r/R, n·(r+1)/R) into every unit, in an order shuffled per round.
