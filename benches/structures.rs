@@ -315,6 +315,7 @@ fn print_target_ratios() {
                 .speed_ratios
                 .iter()
                 .filter(|q| q.target_min_ratio.is_some() && q.n == TARGET_N)
+                .filter(|q| analysis.headline_n == Some(q.n))
             {
                 println!(
                     "  {:<100} {:<20} {}{}",

@@ -33,6 +33,9 @@ for i in range(1, runs + 1):
         for q in json.load(f)["speed_ratios"]:
             key = (q["n"], q["ours"], q["peer"], q["op"], q["path"])
             rows.setdefault(key, []).append(q)
+if not rows:
+    print("no speed ratios in the runs: the structures hold no compared pair")
+    sys.exit(2)
 flipped, apart, widths = [], [], []
 print(f"{'pair, op, path':<52} " + " ".join(f"{'run ' + str(i):<30}" for i in range(1, runs + 1)))
 for key, qs in sorted(rows.items()):

@@ -155,8 +155,6 @@ pub struct MedianInterval {
     pub high: f64,
     /// The interval's exact coverage, 1 − 2·P(Bin(m, ½) < k): at least 0.95.
     pub coverage: f64,
-    /// Draws behind it.
-    pub draws: usize,
 }
 
 /// P(Bin(m, ½) ≤ j), exactly (m ≤ 1000 keeps every term finite in f64).
@@ -191,7 +189,6 @@ pub fn median_interval(values: &[f64]) -> Option<MedianInterval> {
         low: sorted[k - 1],
         high: sorted[m - k],
         coverage: 1.0 - 2.0 * binomial_half_cdf(m, k - 1),
-        draws: m,
     })
 }
 

@@ -6,10 +6,14 @@
 //! `peer`, `op`, `path`, `n`, `ratio_median`, `ratio_low`, `ratio_high`, `rounds`, `verdict`, with the
 //! ratio defined as the peer's time over ours, so above 1 means ours is faster); `other_ratios`, the ratios
 //! measured once ([`Ratio`]); `missed_rates`, filters whose observed rate is significantly above the one
-//! they were built for; `left_out`, structures a speed group could not time with the others; and
-//! `interval`, how the intervals were computed.
+//! they were built for; `left_out`, structures a speed group could not time with the others;
+//! `headline_n`, the size the summaries show; `interval`, how the intervals were computed; and
+//! `results_xxh3_64`, the hash of the `results.jsonl` it was computed from, so a reader can tell a stale
+//! file (the results grew or changed since) and refuse it.
 
-use super::speed::{other_ratios, speed_ratios, Ratio, SpeedRatio, TargetStatus};
+use super::speed::{
+    headline_n, other_ratios, speed_ratios, LeftOutAt, Ratio, SpeedRatio, TargetStatus,
+};
 use crate::atomic_file::write_atomic;
 use crate::results::Results;
 use crate::{Error, Result};
@@ -29,25 +33,44 @@ const INTERVAL_METHOD: &str = "median of the per-round ratios (peer ns per key o
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Analysis {
     pub analysis_version: u32,
+    /// xxh3-64 of the bytes of the `results.jsonl` this was computed from (hex).
+    pub results_xxh3_64: String,
     pub interval: String,
+    /// The size whose ratios the summaries show (10⁷, or the timed size nearest it).
+    pub headline_n: Option<u64>,
     pub speed_ratios: Vec<SpeedRatio>,
     pub other_ratios: Vec<Ratio>,
     pub missed_rates: Vec<String>,
     /// Structures a speed group could not time with the others (memory), and why.
-    pub left_out: Vec<String>,
+    pub left_out: Vec<LeftOutAt>,
 }
 
 impl Analysis {
-    /// The analysis of `results`.
-    pub fn of(results: &Results) -> Analysis {
+    /// The analysis of `results`, read from a file whose bytes hash to `results_xxh3_64`.
+    pub fn of(results: &Results, results_xxh3_64: u64) -> Analysis {
+        let speed_ratios = speed_ratios(results);
         Analysis {
             analysis_version: ANALYSIS_VERSION,
+            results_xxh3_64: format!("{results_xxh3_64:016x}"),
             interval: INTERVAL_METHOD.to_string(),
-            speed_ratios: speed_ratios(results),
+            headline_n: headline_n(&speed_ratios),
+            speed_ratios,
             other_ratios: other_ratios(results),
             missed_rates: super::speed::missed_rates(results),
             left_out: super::speed::left_out(results),
         }
+    }
+
+    /// The headline size's ratios that carry a target.
+    pub fn headline(&self) -> impl Iterator<Item = &SpeedRatio> {
+        self.speed_ratios
+            .iter()
+            .filter(move |q| Some(q.n) == self.headline_n && q.target_min_ratio.is_some())
+    }
+
+    /// The ratios measured once whose target was missed.
+    pub fn missed_other_ratios(&self) -> impl Iterator<Item = &Ratio> {
+        self.other_ratios.iter().filter(|q| q.met == Some(false))
     }
 
     /// The speed ratios whose target is `status`.
@@ -64,13 +87,11 @@ impl Analysis {
         write_atomic(&dir.join(ANALYSIS_FILE), &text)
     }
 
-    /// Reads `dir/analysis.json` (or the file itself when `path` is a file).
-    pub fn read(path: &Path) -> Result<Analysis> {
-        let file = if path.is_dir() {
-            path.join(ANALYSIS_FILE)
-        } else {
-            path.to_path_buf()
-        };
+    /// Reads `dir/analysis.json` and checks it against `dir/results.jsonl`: an analysis of other
+    /// results (the run went on, or the file was replaced) is refused with the command that writes it
+    /// again.
+    pub fn read(dir: &Path) -> Result<Analysis> {
+        let file = dir.join(ANALYSIS_FILE);
         let text = std::fs::read(&file).map_err(|e| Error::io(&file, e))?;
         let value: serde_json::Value =
             serde_json::from_slice(&text).map_err(|e| Error::Format {
@@ -88,17 +109,37 @@ impl Analysis {
                 ),
             });
         }
-        serde_json::from_value(value).map_err(|e| Error::Format {
-            path: file,
+        let analysis: Analysis = serde_json::from_value(value).map_err(|e| Error::Format {
+            path: file.clone(),
             line: 0,
             message: format!("does not match analysis schema {ANALYSIS_VERSION}: {e}"),
-        })
+        })?;
+        let now = format!("{:016x}", results_hash(dir)?);
+        if analysis.results_xxh3_64 != now {
+            return Err(Error::Format {
+                path: file,
+                line: 0,
+                message: format!(
+                    "was computed from other results than {} holds now; `dedupbench report {}` writes it again",
+                    dir.join("results.jsonl").display(),
+                    dir.display()
+                ),
+            });
+        }
+        Ok(analysis)
     }
 
     /// The analysis of the results in `dir`, written beside them: what `bench` and `report` call.
     pub fn write_for(dir: &Path, results: &Results) -> Result<Analysis> {
-        let analysis = Analysis::of(results);
+        let analysis = Analysis::of(results, results_hash(dir)?);
         analysis.write(dir)?;
         Ok(analysis)
     }
+}
+
+/// xxh3-64 of `dir/results.jsonl`'s bytes.
+fn results_hash(dir: &Path) -> Result<u64> {
+    let path = dir.join("results.jsonl");
+    let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
+    Ok(xxhash_rust::xxh3::xxh3_64(&bytes))
 }

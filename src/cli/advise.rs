@@ -468,7 +468,13 @@ fn speed_of_recommended(
     dir: &std::path::Path,
     advice: &mut dedupbench::advise::Advice,
 ) -> Result<Vec<dedupbench::analysis::SpeedRatio>> {
-    use dedupbench::analysis::{Analysis, ANALYSIS_FILE, TARGET_N};
+    use dedupbench::analysis::{Analysis, ANALYSIS_FILE};
+    // --results takes a folder or its results.jsonl; analysis.json sits beside the latter.
+    let dir = if dir.is_file() {
+        dir.parent().unwrap_or(std::path::Path::new("."))
+    } else {
+        dir
+    };
     if !dir.join(ANALYSIS_FILE).is_file() {
         advice.notes.push(format!(
             "{} holds no {ANALYSIS_FILE} (a run from before it was written), so no speed verdict is shown; `dedupbench report {}` writes it",
@@ -478,22 +484,9 @@ fn speed_of_recommended(
         return Ok(Vec::new());
     }
     let analysis = Analysis::read(dir)?;
-    let distance = |n: u64| (n.max(1) as f64 / TARGET_N as f64).ln().abs();
-    let Some(n) = analysis
-        .speed_ratios
-        .iter()
-        .map(|q| q.n)
-        .min_by(|a, b| distance(*a).total_cmp(&distance(*b)).then(b.cmp(a)))
-    else {
-        return Ok(Vec::new());
-    };
     Ok(analysis
-        .speed_ratios
-        .into_iter()
-        .filter(|q| {
-            q.n == n
-                && q.target_min_ratio.is_some()
-                && advice.recommended.iter().any(|c| c.id == q.ours)
-        })
+        .headline()
+        .filter(|q| advice.recommended.iter().any(|c| c.id == q.ours))
+        .cloned()
         .collect())
 }

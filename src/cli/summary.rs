@@ -1,7 +1,7 @@
 //! The table `bench` prints when a run ends: every cell, every skip, every sweep point, then the speed
 //! verdicts and the targets the run missed (from its `analysis.json`).
 
-use dedupbench::analysis::{Analysis, SpeedRatio, TargetStatus, TARGET_N};
+use dedupbench::analysis::{Analysis, TargetStatus};
 use dedupbench::units::{human_bytes, human_count};
 
 /// Prints the summary of `results`, which took `wall_s` seconds.
@@ -63,21 +63,11 @@ pub fn print(results: &dedupbench::results::Results, analysis: &Analysis, wall_s
     for s in &results.sweep_skipped {
         println!("{}: not measured: {}", s.structure, s.reason);
     }
-    // The speed ratios that carry a target, at the size the targets are set for (or the nearest timed):
-    // the interval says which way, if any. The rest are in the report and analysis.json.
-    let distance = |n: u64| (n.max(1) as f64 / TARGET_N as f64).ln().abs();
-    let main = analysis
-        .speed_ratios
-        .iter()
-        .map(|q| q.n)
-        .min_by(|a, b| distance(*a).total_cmp(&distance(*b)).then(b.cmp(a)));
-    let with_target = |q: &&SpeedRatio| q.target_min_ratio.is_some();
-    for q in analysis
-        .speed_ratios
-        .iter()
-        .filter(with_target)
-        .filter(|q| Some(q.n) == main)
-    {
+    // The speed ratios that carry a target, at the headline size: the interval says which way, if any.
+    // The rest are in the report and analysis.json.
+    let mut shown = 0;
+    for q in analysis.headline() {
+        shown += 1;
         println!(
             "speed: {:<84} {:<20} {}{}",
             q.label(),
@@ -90,15 +80,25 @@ pub fn print(results: &dedupbench::results::Results, analysis: &Analysis, wall_s
             }
         );
     }
-    let elsewhere = analysis.speed_ratios.len()
-        - analysis
-            .speed_ratios
-            .iter()
-            .filter(with_target)
-            .filter(|q| Some(q.n) == main)
-            .count();
-    if elsewhere > 0 {
-        println!("speed: {elsewhere} more paired ratios (other ops, paths and sizes) in analysis.json and the report");
+    if analysis.speed_ratios.len() > shown {
+        println!(
+            "speed: {} more paired ratios (other ops, paths and sizes) in analysis.json and the report",
+            analysis.speed_ratios.len() - shown
+        );
+    }
+    for q in analysis.missed_other_ratios() {
+        println!(
+            "target missed: {} = {:.2} (target {}; measured once)",
+            q.what, q.value, q.target
+        );
+    }
+    for l in &analysis.left_out {
+        println!(
+            "speed group at n = {}: {} not timed with the others: {}",
+            human_count(l.n as f64),
+            l.structure,
+            l.reason
+        );
     }
     for missed in &analysis.missed_rates {
         println!("rate missed: {missed}");

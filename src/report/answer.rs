@@ -331,10 +331,18 @@ fn missed_targets(s: &mut String, a: &crate::analysis::Analysis) {
     let speed: Vec<&crate::analysis::SpeedRatio> = a.targets(TargetStatus::Missed).collect();
     let undecided: Vec<&crate::analysis::SpeedRatio> = a.targets(TargetStatus::Undecided).collect();
     let rates = &a.missed_rates;
-    if speed.is_empty() && rates.is_empty() {
+    let once: Vec<&crate::analysis::Ratio> = a.missed_other_ratios().collect();
+    if speed.is_empty() && rates.is_empty() && once.is_empty() {
         let _ = writeln!(s, "<p id=\"missed\">Targets missed in this run: none.</p>");
     } else {
-        let short: Vec<String> = speed.iter().map(|q| super::speed::short(q)).collect();
+        let short: Vec<String> = speed
+            .iter()
+            .map(|q| super::speed::short(q))
+            .chain(once.iter().map(|q| {
+                let name = q.what.split(" at n = ").next().unwrap_or(&q.what);
+                format!("{name} {:.2} (target {}; measured once)", q.value, q.target)
+            }))
+            .collect();
         let mut rate_structures: Vec<&str> = Vec::new();
         for m in rates {
             let name = m.split(" at n = ").next().unwrap_or(m);
@@ -358,7 +366,7 @@ fn missed_targets(s: &mut String, a: &crate::analysis::Analysis) {
             esc(&parts.join(". "))
         );
     }
-    if speed.is_empty() && rates.is_empty() && undecided.is_empty() {
+    if speed.is_empty() && rates.is_empty() && once.is_empty() && undecided.is_empty() {
         return;
     }
     let _ = writeln!(
@@ -377,6 +385,15 @@ fn missed_targets(s: &mut String, a: &crate::analysis::Analysis) {
             esc(&q.label()),
             q.figure(),
             q.target_min_ratio.unwrap_or(f64::NAN)
+        );
+    }
+    for q in &once {
+        let _ = writeln!(
+            s,
+            "<li>missed: {} = {:.2} (target {}; measured once, no interval)</li>",
+            esc(&q.what),
+            q.value,
+            esc(&q.target)
         );
     }
     for m in rates {

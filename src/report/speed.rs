@@ -68,11 +68,9 @@ pub fn section(s: &mut String, a: &Analysis) {
             "<p>No speed group in this run: it holds no pair of a structure and the peer it has a target against (bloom or blocked with fastbloom or sbbf), or it was recorded before the interleaved rounds. A ratio of two cells timed apart is not shown: these machines drift too much between them.</p>"
         );
     } else {
-        let coverage = a.speed_ratios[0].coverage;
         let _ = writeln!(
             s,
-            "<p>Each ratio is the peer's time per key over ours (above 1: ours is faster), paired round by round: in each round every structure ran the same keys on each path, in a shuffled order, so drift between rounds moves both sides alike; where the keys allow, each round has a fresh build, because where a build's arrays land in memory changes from build to build. The figure is the median per-round ratio with a {:.1}% distribution-free interval (order statistics); <em>faster</em> or <em>slower</em> only when the interval excludes 1. A target is met or missed only when its interval lies wholly above or below it. Lookups at 25%, 50% and 75% members mix members and non-members in a seeded random order. Times include hashing, and the structures evict each other from the caches between slices, so they are not the cells' times above.</p>",
-            coverage * 100.0
+            "<p>Each ratio is the peer's time per key over ours (above 1: ours is faster), paired round by round: in each round every structure ran the same keys on each path, in a shuffled order, so drift between rounds moves both sides alike; where the keys allow, each round has a fresh build, because where a build's arrays land in memory changes from build to build. The figure is the median per-round ratio with a distribution-free interval of at least 95% (order statistics; its coverage at each size below); <em>faster</em> or <em>slower</em> only when the interval excludes 1. A target is met or missed only when its interval lies wholly above or below it. Lookups at 25%, 50% and 75% members mix members and non-members in a seeded random order. Times include hashing and, for inserts, the first touch of each build's pages (ours ask the kernel for huge pages, the peers do not); the structures evict each other from the caches between slices, so the times are not the cells' times above.</p>"
         );
         let mut sizes: Vec<u64> = a.speed_ratios.iter().map(|q| q.n).collect();
         sizes.sort_unstable();
@@ -87,13 +85,14 @@ pub fn section(s: &mut String, a: &Analysis) {
             let (rounds, builds) = (ratios[0].rounds, ratios[0].builds);
             let _ = writeln!(
                 s,
-                "<p>At n = {}: {rounds} rounds, {}.</p>",
+                "<p>At n = {}: {rounds} rounds, {}; intervals of {:.1}% coverage.</p>",
                 human_count(n as f64),
                 if builds == rounds {
                     "each on a fresh build".to_string()
                 } else {
                     format!("sharing {builds} build(s), so the interval leaves out how much where the arrays landed moves a ratio")
-                }
+                },
+                ratios[0].coverage * 100.0
             );
             table(s, &ratios);
         };
@@ -116,7 +115,13 @@ pub fn section(s: &mut String, a: &Analysis) {
         }
     }
     for l in &a.left_out {
-        let _ = writeln!(s, "<p class=\"warn\">Speed group: {}.</p>", esc(l));
+        let _ = writeln!(
+            s,
+            "<p class=\"warn\">Speed group at n = {}: {} was not timed with the others: {}.</p>",
+            human_count(l.n as f64),
+            esc(&l.structure),
+            esc(&l.reason)
+        );
     }
     if !a.other_ratios.is_empty() {
         let _ = writeln!(s, "<h3>Ratios measured once</h3><p>Each from one measurement of each side (the memory floor, the bits, the parallel build), so no interval: read them as indications.</p><table><tr><th>ratio</th><th>value</th><th>target</th><th>met</th></tr>");

@@ -60,9 +60,11 @@ pub struct SpeedGroupRecord {
     pub n: u64,
     /// Rounds timed (every series holds one figure per round).
     pub rounds: u32,
-    /// Fresh builds of the structures the rounds are spread over (rounds / builds each, in order).
+    /// Fresh builds the rounds are spread over, in order (round r in build ⌊r·builds/rounds⌋).
+    #[serde(default = "one_build")]
     pub builds: u32,
-    /// Members inserted per round (n spread over one build's rounds; the last takes the remainder).
+    /// Members inserted per round, at most (a build inserts all n over its rounds; all n in one round
+    /// where every round has its own build).
     pub insert_keys_per_round: u64,
     /// Keys of each lookup per round, the same keys for every structure.
     pub lookup_keys_per_round: u64,
@@ -77,6 +79,11 @@ pub struct SpeedGroupRecord {
     /// Bytes the group held at its peak, by the model (structures on both paths and one chunk of keys).
     pub predicted_peak_bytes: f64,
     pub series: Vec<RoundSeries>,
+}
+
+/// Speed groups written before `builds` had one build.
+fn one_build() -> u32 {
+    1
 }
 
 /// A structure left out of a speed group.

@@ -74,6 +74,8 @@ struct Unit {
     structure: Box<dyn Membership>,
     new_keys: u64,
     ns_per_key: Vec<(Op, Vec<f64>)>,
+    /// The first wrong answer it gave (a false negative, or an answer its other build did not give).
+    failure: Option<String>,
 }
 
 impl Unit {
@@ -84,6 +86,7 @@ impl Unit {
             structure,
             new_keys: 0,
             ns_per_key: Vec::new(),
+            failure: None,
         }
     }
 
@@ -193,12 +196,88 @@ fn into_batches(keys: impl Iterator<Item = Vec<u8>>) -> Vec<KeyBatch> {
     out
 }
 
+/// How the group's R rounds fall into its builds: round r in build ⌊r·B/R⌋, so the total stays R.
+fn rounds_of_build(rounds: u64, builds: u64, build: u64) -> u64 {
+    (build + 1) * rounds / builds - build * rounds / builds
+}
+
+/// What the group needs in memory, and why it leaves a structure out.
+struct Sizing {
+    /// The keys of one chunk of members, or of one lookup held twice, whichever is larger.
+    keys_bytes: f64,
+    /// Each kind's bytes over its builds (two where it has a batch path of its own), allocator slack in.
+    kind_bytes: Vec<f64>,
+}
+
+impl Sizing {
+    fn total(&self, kept: &[usize]) -> f64 {
+        self.keys_bytes + kept.iter().map(|i| self.kind_bytes[*i]).sum::<f64>()
+    }
+}
+
+/// Which of `kinds` to time together within `limit` bytes, and the rest with why: the largest is left
+/// out first, then whatever no longer has a partner.
+fn fit_group(
+    kinds: &[&'static dyn Kind],
+    sizing: &Sizing,
+    limit: f64,
+) -> (Vec<usize>, Vec<LeftOut>) {
+    let human = crate::units::human_bytes;
+    let mut kept: Vec<usize> = (0..kinds.len()).collect();
+    let mut left_out = Vec::new();
+    if sizing.keys_bytes > limit {
+        for i in kept.drain(..) {
+            left_out.push(LeftOut {
+                structure: kinds[i].id().to_string(),
+                reason: format!(
+                    "the keys of one round alone need ≈ {}, more than the {} available",
+                    human(sizing.keys_bytes),
+                    human(limit)
+                ),
+            });
+        }
+        return (kept, left_out);
+    }
+    while !kept.is_empty() && sizing.total(&kept) > limit {
+        let need = sizing.total(&kept);
+        let largest = kept
+            .iter()
+            .copied()
+            .max_by(|a, b| sizing.kind_bytes[*a].total_cmp(&sizing.kind_bytes[*b]))
+            .unwrap_or(kept[0]);
+        kept.retain(|i| *i != largest);
+        left_out.push(LeftOut {
+            structure: kinds[largest].id().to_string(),
+            reason: format!(
+                "the group needs ≈ {} with it ({} its own), more than the {} available",
+                human(need),
+                human(sizing.kind_bytes[largest]),
+                human(limit)
+            ),
+        });
+        let still: Vec<&'static dyn Kind> = kept.iter().map(|i| kinds[*i]).collect();
+        let partnered = compared_kinds(&still);
+        let before = kept.clone();
+        kept.retain(|i| partnered.iter().any(|k| k.id() == kinds[*i].id()));
+        for i in before.into_iter().filter(|i| !kept.contains(i)) {
+            left_out.push(LeftOut {
+                structure: kinds[i].id().to_string(),
+                reason: format!(
+                    "no partner left in the group once {} was left out",
+                    kinds[largest].id()
+                ),
+            });
+        }
+    }
+    (kept, left_out)
+}
+
 impl Runner<'_> {
     /// Times the compared structures of the run at `n` in interleaved rounds and records the group
     /// (nothing when the run holds no pair of them).
     pub fn run_speed_group(&mut self, n: u64) -> Result<()> {
-        let mut kinds = compared_kinds(&self.plan.kinds);
-        if kinds.is_empty() {
+        let all = compared_kinds(&self.plan.kinds);
+        if all.is_empty() {
             return Ok(());
         }
         let config = self.config(self.source.distinct_members(n));
@@ -206,73 +285,74 @@ impl Runner<'_> {
         // Fresh builds, so the rounds sample where each build's arrays landed in memory (pages, huge
         // pages, cache sets), which stays put through one build and differs from run to run.
         let builds = (BUILD_KEYS_BUDGET / n.max(1)).clamp(1, rounds);
-        let rounds_per_build = rounds.div_ceil(builds);
-        let rounds = rounds_per_build * builds;
         let mean_key_bytes = self.key_lengths.mean_bytes.max(1.0);
         // One chunk of members in batches (bytes, offsets, hashes), or one lookup's keys held twice (owned
         // keys of 24 bytes' header each, then the batches), whichever is larger.
         let keys_bytes = (CHUNK_KEYS as f64 * (mean_key_bytes + 4.0 + 16.0))
             .max(2.0 * LOOKUP_KEYS_PER_ROUND as f64 * (mean_key_bytes + 24.0 + 4.0 + 16.0));
-        // Two builds of each (per key and batched), 5% allocator slack.
-        let need = |kinds: &[&'static dyn Kind]| {
-            kinds
-                .iter()
-                .map(|k| 2.0 * k.predicted_peak_bytes(&config) * 1.05)
-                .sum::<f64>()
-                + keys_bytes
+        // Whether a kind has a batch path of its own (then it is built twice), from a build of 1000 keys.
+        let small = self.config(1000);
+        let mut kind_bytes = Vec::new();
+        for k in &all {
+            let paths = if k.build(&small)?.batch_path() {
+                2.0
+            } else {
+                1.0
+            };
+            kind_bytes.push(paths * k.predicted_peak_bytes(&config) * 1.05);
+        }
+        let sizing = Sizing {
+            keys_bytes,
+            kind_bytes,
         };
         machine::release_free_heap();
-        let limit = self.memory_limit() as f64;
-        let mut left_out = Vec::new();
-        while need(&kinds) > limit && !kinds.is_empty() {
-            // Leave out the largest, then whatever no longer has a partner.
-            let largest = (0..kinds.len())
-                .max_by(|a, b| {
-                    let bytes = |i: usize| kinds[i].predicted_peak_bytes(&config);
-                    bytes(*a).total_cmp(&bytes(*b))
-                })
-                .unwrap_or(0);
-            let k = kinds.remove(largest);
-            left_out.push(LeftOut {
-                structure: k.id().to_string(),
-                reason: format!(
-                    "the group needs ≈ {} with it, more than the {} available",
-                    crate::units::human_bytes(need(&[&kinds[..], &[k]].concat())),
-                    crate::units::human_bytes(limit)
-                ),
-            });
-            let kept = compared_kinds(&kinds);
-            for k in kinds
-                .iter()
-                .filter(|k| !kept.iter().any(|x| x.id() == k.id()))
-            {
-                left_out.push(LeftOut {
-                    structure: k.id().to_string(),
-                    reason: "no partner left in the group".into(),
-                });
-            }
-            kinds = kept;
-        }
+        let (kept, left_out) = fit_group(&all, &sizing, self.memory_limit() as f64);
+        let kinds: Vec<&'static dyn Kind> = kept.iter().map(|i| all[*i]).collect();
         let ids: Vec<&str> = kinds.iter().map(|k| k.id()).collect();
         let mut record = SpeedGroupRecord {
             n,
             rounds: rounds as u32,
             builds: builds as u32,
-            insert_keys_per_round: n.div_ceil(rounds_per_build),
+            insert_keys_per_round: n.div_ceil(rounds.div_ceil(builds)),
             lookup_keys_per_round: LOOKUP_KEYS_PER_ROUND,
             order_seed: self.plan.seed ^ n.rotate_left(17) ^ 0x5EED_0F0D,
             structures: ids.iter().map(|s| s.to_string()).collect(),
             left_out,
-            predicted_peak_bytes: need(&kinds),
+            predicted_peak_bytes: sizing.total(&kept),
             series: Vec::new(),
         };
         if !has_a_pair(&ids) {
             return self.record(Record::SpeedGroup(record));
         }
+        let failures = self.time_group(&kinds, &config, n, builds, &mut record)?;
+        self.failures.extend(failures);
+        machine::release_free_heap();
+        self.record(Record::SpeedGroup(record))
+    }
+
+    /// Builds and times `kinds` over the record's rounds and builds, appending every round's figure to
+    /// the record's series; returns the failures found (false negatives, builds that disagree).
+    fn time_group(
+        &self,
+        kinds: &[&'static dyn Kind],
+        config: &BuildConfig,
+        n: u64,
+        builds: u64,
+        record: &mut SpeedGroupRecord,
+    ) -> Result<Vec<String>> {
+        let rounds = record.rounds as u64;
         let mut rng = rand::rngs::StdRng::seed_from_u64(record.order_seed);
         let label = format!("speed group n={}", crate::units::human_count(n as f64));
+        // One cursor of each kind of lookup key for the whole group: every round looks up new keys.
+        let source = &self.source;
+        let non_member_count = source.non_member_count(u64::MAX).min(1 << 40);
+        let mut lookups = Lookups {
+            members: Cycle::new(move || source.members(n))?,
+            non_members: Cycle::new(move || source.non_members(non_member_count))?,
+        };
+        let mut failures = Vec::new();
         for build in 0..builds {
-            let mut units = self.build_units(&kinds, &config)?;
+            let mut units = self.build_units(kinds, config, &mut rng)?;
             let hasher = units[0].structure.hasher();
             if units.iter().any(|u| u.structure.hasher() != hasher) {
                 return Err(Error::invalid(
@@ -280,28 +360,33 @@ impl Runner<'_> {
                     "the compared structures hash differently; a ratio between them would not be like for like",
                 ));
             }
+            let its_rounds = rounds_of_build(rounds, builds, build);
             let label = format!("{label}, build {}/{builds}", build + 1);
-            self.interleave_inserts(&mut units, n, rounds_per_build, hasher, &mut rng, &label)?;
-            self.interleave_lookups(&mut units, n, rounds_per_build, hasher, &mut rng, &label)?;
-            for unit in &units {
-                let id = kinds[unit.kind].id();
-                if let Some(other) = units
-                    .iter()
-                    .find(|u| u.kind == unit.kind && u.new_keys != unit.new_keys)
-                {
-                    self.failures.push(format!(
-                        "{id} at n = {n}: in the speed group, the {} build called {} keys new, the {} build {}",
-                        unit.path.key(),
-                        unit.new_keys,
-                        other.path.key(),
-                        other.new_keys
+            self.interleave_inserts(&mut units, n, its_rounds, hasher, &mut rng, &label)?;
+            self.interleave_lookups(
+                &mut units,
+                &mut lookups,
+                its_rounds,
+                hasher,
+                &mut rng,
+                &label,
+            )?;
+            for (i, kind) in kinds.iter().enumerate() {
+                let mine: Vec<&Unit> = units.iter().filter(|u| u.kind == i).collect();
+                if mine.iter().any(|u| u.new_keys != mine[0].new_keys) {
+                    failures.push(format!(
+                        "{} at n = {n}: in the speed group its builds called {:?} keys new (per path)",
+                        kind.id(),
+                        mine.iter().map(|u| u.new_keys).collect::<Vec<_>>()
                     ));
-                    break;
+                }
+                if let Some(failure) = mine.iter().find_map(|u| u.failure.as_ref()) {
+                    failures.push(format!("{} at n = {n}: {failure}", kind.id()));
                 }
             }
             for unit in units {
+                let structure = kinds[unit.kind].id();
                 for (op, ns_per_key) in unit.ns_per_key {
-                    let structure = kinds[unit.kind].id();
                     match record
                         .series
                         .iter_mut()
@@ -319,27 +404,35 @@ impl Runner<'_> {
             }
             machine::release_free_heap();
         }
-        machine::release_free_heap();
-        self.record(Record::SpeedGroup(record))
+        Ok(failures)
     }
 
-    /// A fresh build of every kind on its per-key path, and another on its batch path where it has one.
-    fn build_units(&self, kinds: &[&'static dyn Kind], config: &BuildConfig) -> Result<Vec<Unit>> {
+    /// A fresh build of every kind on its per-key path, and another on its batch path where it has one,
+    /// allocated in a shuffled order (so no kind always takes its memory first).
+    fn build_units(
+        &self,
+        kinds: &[&'static dyn Kind],
+        config: &BuildConfig,
+        rng: &mut rand::rngs::StdRng,
+    ) -> Result<Vec<Unit>> {
+        let mut order: Vec<usize> = (0..kinds.len()).collect();
+        order.shuffle(rng);
         let mut units = Vec::new();
-        for (i, kind) in kinds.iter().enumerate() {
-            let structure = kind.build(config)?;
+        for i in order {
+            let structure = kinds[i].build(config)?;
             let batched = structure.batch_path();
             units.push(Unit::new(i, CallPath::PerKey, structure));
             if batched {
-                units.push(Unit::new(i, CallPath::Batched, kind.build(config)?));
+                units.push(Unit::new(i, CallPath::Batched, kinds[i].build(config)?));
             }
         }
+        units.sort_by_key(|u| (u.kind, u.path == CallPath::Batched));
         Ok(units)
     }
 
     /// Round r inserts members [n·r/R, n·(r+1)/R) into every unit, in an order shuffled per round.
     fn interleave_inserts(
-        &mut self,
+        &self,
         units: &mut [Unit],
         n: u64,
         rounds: u64,
@@ -363,7 +456,7 @@ impl Runner<'_> {
                 while want > 0 {
                     members.set_batch_keys(want.min(BATCH_KEYS as u64) as usize);
                     let mut batch = KeyBatch::with_capacity(BATCH_KEYS, 96);
-                    let made = members.make(&mut batch)? as u64;
+                    let made = members.next_hashed(&mut batch, hasher)? as u64;
                     if made == 0 {
                         return Err(Error::invalid(
                             "speed group",
@@ -401,34 +494,30 @@ impl Runner<'_> {
         Ok(())
     }
 
-    /// Round r runs the r-th slice of every lookup on every unit, each lookup in an order shuffled per
-    /// round; a mixed lookup's members sit at seeded random positions among its non-members.
+    /// Each round runs a new slice of every lookup on every unit, each lookup in an order shuffled per
+    /// round; a mixed lookup's members sit at seeded random positions among its non-members. A member
+    /// lookup must find every member, and every build of a structure must answer alike.
     fn interleave_lookups(
-        &mut self,
+        &self,
         units: &mut [Unit],
-        n: u64,
+        lookups: &mut Lookups<'_>,
         rounds: u64,
         hasher: KeyHasher,
         rng: &mut rand::rngs::StdRng,
         label: &str,
     ) -> Result<()> {
-        let source = &self.source;
-        let non_member_count = source.non_member_count(u64::MAX).min(1 << 40);
-        let mut members = Cycle::new(move || source.members(n))?;
-        let mut non_members = Cycle::new(move || source.non_members(non_member_count))?;
         let q = LOOKUP_KEYS_PER_ROUND;
-        let progress = self.progress;
-        let stop = self.stop;
-        let mut failures = Vec::new();
-        progress.start(&format!("{label}: lookup rounds"), rounds);
+        self.progress
+            .start(&format!("{label}: lookup rounds"), rounds);
         for _ in 0..rounds {
             for op in Op::LOOKUPS {
                 let percent = op.member_percent().unwrap_or(0) as u64;
                 let member_keys = q * percent / 100;
                 let mut is_member: Vec<bool> = (0..q).map(|i| i < member_keys).collect();
                 is_member.shuffle(rng);
-                let mut from_members = members.take_keys(member_keys)?.into_iter();
-                let mut from_non_members = non_members.take_keys(q - member_keys)?.into_iter();
+                let mut from_members = lookups.members.take_keys(member_keys)?.into_iter();
+                let mut from_non_members =
+                    lookups.non_members.take_keys(q - member_keys)?.into_iter();
                 let mut batches = into_batches(is_member.iter().filter_map(|m| {
                     if *m {
                         from_members.next()
@@ -436,31 +525,67 @@ impl Runner<'_> {
                         from_non_members.next()
                     }
                 }));
+                // Hashed once untimed, so the hash buffers exist before the first unit's clock starts.
+                for batch in &mut batches {
+                    batch.hash_all(hasher);
+                }
                 let mut order: Vec<usize> = (0..units.len()).collect();
                 order.shuffle(rng);
+                let mut found = vec![0u64; units.len()];
                 for &u in &order {
-                    if stop.load(Ordering::Relaxed) {
-                        progress.finish();
+                    if self.stopped() {
+                        self.progress.finish();
                         return Err(interrupted_error());
                     }
-                    let (t, found) = units[u].time(&mut batches, hasher, false);
+                    let (t, hits) = units[u].time(&mut batches, hasher, false);
                     units[u].push(op, t as f64 / q as f64);
-                    if found < member_keys {
-                        failures.push(format!(
-                            "{} at n = {n}: the speed group's {} ({}) found {found} of its {member_keys} members",
-                            units[u].structure.id(),
+                    found[u] = hits;
+                }
+                for (u, unit) in units.iter_mut().enumerate() {
+                    // No false positive can hide a false negative when every key is a member.
+                    let missed = if percent == 100 {
+                        found[u] != member_keys
+                    } else {
+                        found[u] < member_keys
+                    };
+                    if missed && unit.failure.is_none() {
+                        unit.failure = Some(format!(
+                            "in the speed group, its {} ({}) found {} of {member_keys} members",
                             op.words(),
-                            units[u].path.key()
+                            unit.path.key(),
+                            found[u]
                         ));
                     }
                 }
+                for a in 0..units.len() {
+                    for b in a + 1..units.len() {
+                        if units[a].kind == units[b].kind
+                            && found[a] != found[b]
+                            && units[a].failure.is_none()
+                        {
+                            units[a].failure = Some(format!(
+                                "in the speed group, its {} and {} builds found {} and {} of the same {} keys",
+                                units[a].path.key(),
+                                units[b].path.key(),
+                                found[a],
+                                found[b],
+                                op.words()
+                            ));
+                        }
+                    }
+                }
             }
-            progress.advance(1);
+            self.progress.advance(1);
         }
-        progress.finish();
-        self.failures.extend(failures);
+        self.progress.finish();
         Ok(())
     }
+}
+
+/// The group's cursors of lookup keys.
+struct Lookups<'s> {
+    members: Cycle<'s>,
+    non_members: Cycle<'s>,
 }
 
 #[cfg(test)]
@@ -481,5 +606,46 @@ mod tests {
         assert!(compared_kinds(&alone).is_empty());
         assert!(has_a_pair(&["blocked", "sbbf"]));
         assert!(!has_a_pair(&["bloom", "blocked"]));
+    }
+
+    #[test]
+    fn rounds_fall_into_builds_without_changing_their_number() {
+        for (rounds, builds) in [(15, 15), (15, 1), (16, 15), (1000, 7), (15, 4)] {
+            let per: Vec<u64> = (0..builds)
+                .map(|b| rounds_of_build(rounds, builds, b))
+                .collect();
+            assert_eq!(per.iter().sum::<u64>(), rounds, "{rounds} over {builds}");
+            assert!(per.iter().all(|r| *r >= rounds / builds), "{per:?}");
+        }
+    }
+
+    /// The largest goes first, and a structure left without a partner goes with it; keys that alone do
+    /// not fit empty the group, saying so.
+    #[test]
+    fn a_group_over_memory_leaves_out_the_largest_and_the_partnerless() {
+        let kinds: Vec<&'static dyn Kind> = ["bloom", "blocked", "fastbloom", "sbbf"]
+            .iter()
+            .map(|id| find(id).unwrap())
+            .collect();
+        let sizing = Sizing {
+            keys_bytes: 10.0,
+            kind_bytes: vec![40.0, 50.0, 20.0, 25.0],
+        };
+        let (kept, left) = fit_group(&kinds, &sizing, 1000.0);
+        assert_eq!(kept, [0, 1, 2, 3]);
+        assert!(left.is_empty());
+        // Without blocked (the largest), sbbf has no partner; bloom and fastbloom fit in 70.
+        let (kept, left) = fit_group(&kinds, &sizing, 100.0);
+        assert_eq!(kept, [0, 2]);
+        let names: Vec<&str> = left.iter().map(|l| l.structure.as_str()).collect();
+        assert_eq!(names, ["blocked", "sbbf"]);
+        assert!(left[0].reason.contains("the group needs"), "{left:?}");
+        assert!(left[1].reason.contains("no partner left"), "{left:?}");
+        let (kept, left) = fit_group(&kinds, &sizing, 5.0);
+        assert!(kept.is_empty());
+        assert_eq!(left.len(), 4);
+        assert!(left
+            .iter()
+            .all(|l| l.reason.contains("keys of one round alone")));
     }
 }

@@ -386,17 +386,6 @@ impl Op {
             Op::Query75 => "lookup-75",
         }
     }
-    /// The name in `analysis.json` ("member_query", "query_25").
-    pub fn key(self) -> &'static str {
-        match self {
-            Op::Insert => "insert",
-            Op::MemberQuery => "member_query",
-            Op::NonMemberQuery => "non_member_query",
-            Op::Query25 => "query_25",
-            Op::Query50 => "query_50",
-            Op::Query75 => "query_75",
-        }
-    }
     /// Members among a lookup's keys, in percent (`None` for an insert).
     pub fn member_percent(self) -> Option<u32> {
         match self {

@@ -116,17 +116,18 @@ fn speed(r: &Results, insert: bool) -> String {
     let Some((fastest, ns)) = rows.first() else {
         return "No measured cells.".into();
     };
-    let slowest = rows.last().map(|r| r.1).unwrap_or(*ns);
+    let Some((slowest, slowest_ns)) = rows.last() else {
+        return "No measured cells.".into();
+    };
     format!(
-        "At n = {}, {} is fastest to {} at {:.1} ns per key ({} keys/s; hashing alone {:.1} ns), {:.1}× the slowest ({:.1} ns). Timings are medians inside one process; compare ratios, not absolute values, across machines.",
+        "At n = {}, the cells' medians to {} run from {:.1} ns per key ({}; hashing alone {:.1} ns) to {:.1} ns ({}). Each cell is timed on its own, minutes from the others, on a machine whose speed drifts: read one structure's curve here, and the paired ratios of the interleaved rounds (Speed ratios) to compare two.",
         human_count(top as f64),
-        fastest.structure,
         if insert { "insert" } else { "query" },
         ns,
-        human_count(1e9 / ns),
+        fastest.structure,
         fastest.hash_ns_per_key.median,
-        slowest / ns,
-        slowest
+        slowest_ns,
+        slowest.structure
     )
 }
 
