@@ -454,7 +454,11 @@ impl Runner<'_> {
             .start(&format!("{label}: insert rounds"), rounds);
         for r in 0..rounds {
             let slice = n * (r + 1) / rounds - n * r / rounds;
-            let mut warm = if r == 0 { n.div_ceil(WARM_FRACTION).min(slice / 2) } else { 0 };
+            let mut warm = if r == 0 {
+                n.div_ceil(WARM_FRACTION).min(slice / 2)
+            } else {
+                0
+            };
             let timed_keys = slice - warm;
             let mut order: Vec<usize> = (0..units.len()).collect();
             order.shuffle(rng);
