@@ -3,7 +3,7 @@
 //! after the stream, so a crawler keeps it across restarts.
 //!
 //! Invariant: every line written out has been inserted, so a filter saved after any stop (end of input,
-//! a closed output, a bad line) holds every line passed; a line seen before is never passed (no false
+//! a closed output, a bad line, a signal) holds every line passed; a line seen before is never passed (no false
 //! negatives), a new line is dropped with the structure's false-positive rate.
 
 use crate::hash::HashFn;
@@ -15,6 +15,7 @@ use crate::units::human_bytes;
 use crate::{Error, Result};
 use std::io::{ErrorKind, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Lines per batch read from the input.
 const BATCH_LINES: usize = 4096;
@@ -112,7 +113,29 @@ fn check_save_path(save: &Path) -> Result<()> {
             format!("{} is a directory, expected a file path", save.display()),
         ));
     }
-    Ok(())
+    // Before any input is read: a folder that takes no new file (read-only, full, not ours) would
+    // otherwise be found only after every new line had been written out.
+    crate::atomic_file::check_writable(save).map_err(|e| {
+        Error::invalid(
+            "--save",
+            format!(
+                "cannot create a file in {}: {}",
+                parent.display(),
+                io_cause(&e)
+            ),
+        )
+    })
+}
+
+/// The cause of an I/O error without any path it carries (the caller names the path once).
+fn io_cause(e: &Error) -> String {
+    match e {
+        Error::Io { source, .. } => match source.raw_os_error() {
+            Some(code) => std::io::Error::from_raw_os_error(code).to_string(),
+            None => source.kind().to_string(),
+        },
+        other => other.to_string(),
+    }
 }
 
 fn build(options: &DedupOptions) -> Result<Box<dyn Membership>> {
@@ -223,6 +246,8 @@ pub struct DedupCounts {
     /// Whether a shared filter's server was lost (after its retries): the stream stopped at the batch it
     /// failed on, and [`Membership::failure`] says why.
     pub server_lost: bool,
+    /// Whether a stop was asked for (a signal) before the input ended.
+    pub interrupted: bool,
 }
 
 /// Reads `input` to its end, writing each line new to `structure` to `out` (one per line) and inserting
@@ -233,15 +258,56 @@ pub fn pass_new_lines(
     input: UrlFile,
     out: &mut dyn Write,
 ) -> Result<DedupCounts> {
+    pass_new_lines_until(structure, input, out, &AtomicBool::new(false))
+}
+
+/// [`pass_new_lines`], stopping early once `stop` is set: the batch in flight is finished (every line
+/// written out is inserted), no further line is read, and the counts say `interrupted`. Lines are read
+/// and hashed by a second thread, so a stop is seen within [`STOP_POLL`] even while the input is
+/// silent; that thread is left blocked on such an input and ends with the process.
+pub fn pass_new_lines_until(
+    structure: &mut dyn Membership,
+    input: UrlFile,
+    out: &mut dyn Write,
+    stop: &AtomicBool,
+) -> Result<DedupCounts> {
+    use std::sync::mpsc::{channel, sync_channel, RecvTimeoutError};
     let mut counts = DedupCounts::default();
-    let mut batch = KeyBatch::with_capacity(BATCH_LINES, 96);
     let hasher = structure.hasher();
-    let mut lines = KeyPipeline::file(input, u64::MAX).with_batch_keys(BATCH_LINES);
+    let (full_tx, full_rx) = sync_channel::<Result<KeyBatch>>(2);
+    let (empty_tx, empty_rx) = channel::<KeyBatch>();
+    for _ in 0..3 {
+        let _ = empty_tx.send(KeyBatch::with_capacity(BATCH_LINES, 96));
+    }
+    // Not scoped: a reader blocked on a silent input must not keep a stopped stream from ending.
+    std::thread::spawn(move || {
+        let mut lines = KeyPipeline::file(input, u64::MAX).with_batch_keys(BATCH_LINES);
+        while let Ok(mut batch) = empty_rx.recv() {
+            match lines.next_hashed(&mut batch, hasher) {
+                Ok(0) => return,
+                Ok(_) => {
+                    if full_tx.send(Ok(batch)).is_err() {
+                        return;
+                    }
+                }
+                Err(e) => {
+                    let _ = full_tx.send(Err(e));
+                    return;
+                }
+            }
+        }
+    });
     let written = (|| -> Result<()> {
         loop {
-            if lines.next_hashed(&mut batch, hasher)? == 0 {
+            if stop.load(Ordering::SeqCst) {
+                counts.interrupted = true;
                 return Ok(());
             }
+            let batch = match full_rx.recv_timeout(STOP_POLL) {
+                Ok(batch) => batch?,
+                Err(RecvTimeoutError::Timeout) => continue,
+                Err(RecvTimeoutError::Disconnected) => return Ok(()),
+            };
             // Through the structure's batch path, each new line written right after its insert: every
             // line written has been inserted, and a failed write stops the batch at its line (in process
             // the only line inserted but not written, as key by key; on a shared filter the rest of that
@@ -259,6 +325,7 @@ pub fn pass_new_lines(
                 true
             });
             counts.read += read;
+            let _ = empty_tx.send(batch);
             if let Some(e) = failed {
                 return Err(e);
             }
@@ -278,6 +345,9 @@ pub fn pass_new_lines(
         Ok(()) => Ok(counts),
     }
 }
+
+/// How often a stream waiting for input looks at its stop flag.
+pub const STOP_POLL: std::time::Duration = std::time::Duration::from_millis(50);
 
 /// The rate at which the structure now drops a new line, and what it was computed from.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -366,6 +436,7 @@ mod tests {
                 passed: 3,
                 output_closed: false,
                 server_lost: false,
+                interrupted: false,
             }
         );
     }

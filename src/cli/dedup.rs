@@ -11,6 +11,8 @@ use dedupbench::registry;
 use dedupbench::units::{count_arg, fpr_arg, hash_arg};
 use dedupbench::Error;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 #[derive(Args, Debug)]
 pub struct DedupArgs {
@@ -111,8 +113,20 @@ pub fn run(args: DedupArgs) -> Result<i32> {
     );
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
+    // SIGINT, SIGTERM or SIGHUP: stop reading after the batch in flight, then save as at the input's end
+    // (every line written out is in the filter). Later signals are not allowed to cut the save short;
+    // SIGKILL still can, and leaves the old file whole.
+    let stop = Arc::new(AtomicBool::new(false));
+    {
+        let stop = stop.clone();
+        let _ = ctrlc::set_handler(move || {
+            if stop.swap(true, Ordering::SeqCst) {
+                eprintln!("dedup: stopping after the batch in flight, then saving; SIGKILL abandons the save (the old file stays whole)");
+            }
+        });
+    }
     let started = std::time::Instant::now();
-    let passed = dedup::pass_new_lines(structure.as_mut(), input, &mut out);
+    let passed = dedup::pass_new_lines_until(structure.as_mut(), input, &mut out, &stop);
     let elapsed_s = started.elapsed().as_secs_f64();
     // Every line passed is in the filter, so it is saved whatever stopped the stream; an input error
     // follows the save.
@@ -144,7 +158,12 @@ pub fn run(args: DedupArgs) -> Result<i32> {
         );
     }
     eprintln!(
-        "dedup: {} lines read in {elapsed_s:.2} s ({:.2}M lines/s), {} passed, {} dropped as seen ({}{}; {} inserted in all, a new line is now dropped with rate {:.3e}{})",
+        "dedup{}: {} lines read in {elapsed_s:.2} s ({:.2}M lines/s), {} passed, {} dropped as seen ({}{}; {} inserted in all, a new line is now dropped with rate {:.3e}{})",
+        match (counts.interrupted, &args.save) {
+            (true, Some(_)) => " (interrupted: stopped reading; the filter is saved)",
+            (true, None) => " (interrupted: stopped reading)",
+            (false, _) => "",
+        },
         counts.read,
         counts.read as f64 / elapsed_s.max(1e-9) / 1e6,
         counts.passed,
@@ -163,5 +182,5 @@ pub fn run(args: DedupArgs) -> Result<i32> {
             }
         }
     );
-    Ok(0)
+    Ok(if counts.interrupted { 130 } else { 0 })
 }

@@ -14,7 +14,7 @@ mod reader;
 
 pub use reader::Reader;
 
-use crate::atomic_file::AtomicFile;
+use crate::atomic_file::{AtomicFile, Readers};
 use crate::hash::{HashFn, KeyHasher};
 use crate::{Error, Result};
 use std::io::Write;
@@ -76,7 +76,8 @@ pub fn corrupt(message: String) -> Error {
 
 /// Writes a saved structure to `path` atomically.
 pub fn write(path: &Path, header: &Header, parts: &SavedParts) -> Result<()> {
-    let mut file = AtomicFile::create(path)?;
+    // The file holds the hash seed, which must stay private (the hostile-keys defence rests on it).
+    let mut file = AtomicFile::create_for(path, Readers::Owner)?;
     let mut out = HashingWriter {
         inner: &mut file,
         hasher: Xxh3::new(),

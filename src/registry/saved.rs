@@ -114,7 +114,7 @@ mod tests {
             let path = dir.path().join(format!("{id}.filter"));
             save(s.as_ref(), &path).unwrap();
             assert!(
-                !crate::atomic_file::partial_path(&path).exists(),
+                crate::atomic_file::leftovers(&path).is_empty(),
                 "no temporary file is left"
             );
             let back = load(&path).unwrap();
