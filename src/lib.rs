@@ -16,6 +16,7 @@ pub mod error;
 pub mod expiry;
 pub mod external;
 pub mod hash;
+pub mod input_file;
 pub mod keys;
 pub mod measure;
 pub mod peers;

@@ -1,14 +1,13 @@
 //! Real URL files as member sets: one URL per line, plain text or gzip (`.gz`), read a batch at a time.
 //!
-//! Invariants: a line is a key, as its bytes, without its line ending (`\n` or `\r\n`); blank lines are
-//! skipped; a line that is not UTF-8 is a key like any other (real crawl lists carry stray bytes) and is
+//! Invariants: a line is a key, as its bytes, without its line ending (`\n` or `\r\n`); blank lines
+//! (empty, or ASCII whitespace only) are skipped; a line that is not UTF-8 is a key like any other (real crawl lists carry stray bytes) and is
 //! counted; a line holding a NUL byte (a binary file) or longer than [`MAX_LINE_BYTES`] is an error naming
 //! the file and line and quoting the line's start escaped. A file can be read through a [`KeyMask`]: only
 //! the keys (numbered from 0 in file order, blank lines not counted) the mask keeps come out.
 
 use crate::keys::KeyBatch;
 use crate::{Error, Result};
-use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -96,13 +95,11 @@ impl UrlFile {
 
     /// Opens `path` (gzip when it ends in `.gz`); `flag` names where it was given, in errors.
     pub fn open_for(path: &Path, flag: &str) -> Result<Self> {
-        let file = File::open(path).map_err(|e| Error::io(path, e))?;
-        if file.metadata().map(|m| m.is_dir()).unwrap_or(false) {
-            return Err(Error::invalid(
-                flag,
-                format!("{} is a directory, expected a file of URLs", path.display()),
-            ));
-        }
+        let file = crate::input_file::open_regular(
+            path,
+            flag,
+            "a file of URLs, read once to count its lines and again for every pass; save a stream to a file first",
+        )?;
         let reader: Box<dyn BufRead + Send> = if path.extension().is_some_and(|e| e == "gz") {
             Box::new(BufReader::with_capacity(
                 1 << 16,
@@ -190,7 +187,8 @@ impl UrlFile {
                 end -= 1;
             }
             let key = &self.buf[..end];
-            if key.is_empty() {
+            // A blank line (empty, or spaces and tabs only) is no key.
+            if key.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
             if key.len() > MAX_LINE_BYTES {
@@ -274,6 +272,16 @@ mod tests {
             error.contains("<test>:4") && error.contains(r#""\x00\x01""#),
             "{error}"
         );
+    }
+
+    /// Lines of spaces, tabs or a lone `\r` are blank, as the README promises: no key.
+    #[test]
+    fn whitespace_only_lines_are_blank() {
+        let mut f = file(b"   \n\t\n \t \r\nhttps://a.example/ x \n\n");
+        let mut batch = KeyBatch::default();
+        assert_eq!(f.read_batch(&mut batch, 100).unwrap(), 1);
+        assert_eq!(batch.key(0), b"https://a.example/ x ");
+        assert_eq!(f.read_batch(&mut batch, 100).unwrap(), 0);
     }
 
     #[test]

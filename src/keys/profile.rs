@@ -45,6 +45,9 @@ pub struct Profile {
     pub length_quantiles: Vec<(f64, f64)>,
 }
 
+/// The largest profile file read: the built-in ones are a few hundred bytes.
+const MAX_PROFILE_BYTES: u64 = 1 << 20;
+
 impl Profile {
     /// Loads a built-in profile by name, or a profile file by path.
     pub fn load(name_or_path: &str) -> Result<Profile> {
@@ -62,7 +65,12 @@ impl Profile {
                 ),
             ));
         }
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        let bytes = crate::input_file::read_bounded(path, "--profile", MAX_PROFILE_BYTES)?;
+        let text = String::from_utf8(bytes).map_err(|_| Error::Format {
+            path: path.to_path_buf(),
+            line: 0,
+            message: "not UTF-8 text; expected a key profile".into(),
+        })?;
         Profile::parse(&text, path)
     }
 

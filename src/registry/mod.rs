@@ -4,8 +4,10 @@
 //! takes the `#[cfg(feature = "peers")]` above it); nothing else names it. An external row (a tool of
 //! another language, `external/`) is its program in `peers/`, its constant and its line here.
 
+mod fuzz;
 mod saved;
 
+pub use fuzz::{fuzz_loader, FuzzSummary};
 pub use saved::{load, savable_ids, save};
 
 #[cfg(feature = "peers")]

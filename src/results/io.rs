@@ -4,7 +4,7 @@ use super::record::*;
 use crate::atomic_file::write_atomic;
 use crate::{Error, Result};
 use std::fs::{File, OpenOptions};
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 
 /// Appends records to `results.jsonl`, flushing after each one so a killed run keeps every completed line.
@@ -71,7 +71,11 @@ pub fn read_results(path: &Path) -> Result<Results> {
     } else {
         path.to_path_buf()
     };
-    let file = File::open(&file_path).map_err(|e| Error::io(&file_path, e))?;
+    let file = crate::input_file::open_regular(
+        &file_path,
+        "results file",
+        "the results.jsonl a run wrote",
+    )?;
     let mut lines: Vec<(usize, String)> = Vec::new();
     let mut reader = BufReader::new(file);
     let mut raw = Vec::new();
@@ -79,13 +83,24 @@ pub fn read_results(path: &Path) -> Result<Results> {
     let mut torn_tail = false;
     loop {
         raw.clear();
-        let read = reader
+        let read = (&mut reader)
+            .take(MAX_RECORD_BYTES + 1)
             .read_until(b'\n', &mut raw)
             .map_err(|e| Error::io(&file_path, e))?;
         if read == 0 {
             break;
         }
         number += 1;
+        if raw.len() as u64 > MAX_RECORD_BYTES {
+            return Err(Error::Format {
+                path: file_path.clone(),
+                line: number,
+                message: format!(
+                    "a line longer than {} is no record of this tool's",
+                    crate::units::human_bytes(MAX_RECORD_BYTES as f64)
+                ),
+            });
+        }
         if raw.last() != Some(&b'\n') {
             torn_tail = true;
         }
@@ -170,11 +185,17 @@ pub fn read_results(path: &Path) -> Result<Results> {
     Ok(results)
 }
 
+/// The longest line a results file may hold: a record is a few kilobytes (a speed group's, with every
+/// round of every series, tens).
+const MAX_RECORD_BYTES: u64 = 16 << 20;
+
 /// Rewrites `dir/results.jsonl` atomically without the records `drop` selects (and without a torn last
-/// line); returns how many records were dropped. Used by `bench --resume`.
+/// line or blank lines, which [`read_results`] skips too); returns how many records were dropped. Used
+/// by `bench --resume`, after [`read_results`] accepted the file.
 pub fn rewrite_without(dir: &Path, drop: impl Fn(&Record) -> bool) -> Result<usize> {
     let path = dir.join("results.jsonl");
-    let text = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
+    let limit = crate::measure::machine::available_memory_bytes() / 2;
+    let text = crate::input_file::read_bounded(&path, "results file", limit)?;
     let complete = match text.iter().rposition(|b| *b == b'\n') {
         Some(last) => &text[..=last],
         None => &text[..0],
@@ -184,8 +205,15 @@ pub fn rewrite_without(dir: &Path, drop: impl Fn(&Record) -> bool) -> Result<usi
     // A last record written whole but for its newline is kept (with the newline); a torn one is dropped.
     let tail_is_whole = !tail.is_empty() && serde_json::from_slice::<Line>(tail).is_ok();
     let mut dropped = usize::from(!tail.is_empty() && !tail_is_whole);
-    for raw in complete.split_inclusive(|b| *b == b'\n') {
-        let line: Line = serde_json::from_slice(raw)?;
+    for (index, raw) in complete.split_inclusive(|b| *b == b'\n').enumerate() {
+        if raw.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let line: Line = serde_json::from_slice(raw).map_err(|e| Error::Format {
+            path: path.clone(),
+            line: index + 1,
+            message: format!("corrupt record: {e}"),
+        })?;
         if drop(&line.record) {
             dropped += 1;
         } else {

@@ -171,7 +171,7 @@ impl ScalableBloom {
             return Err(corrupt("scalable parameters out of range".into()));
         }
         let mut slices = Vec::with_capacity(count as usize);
-        for _ in 0..count {
+        for i in 0..count {
             let bits = saved.params.u64()?;
             let hashes = saved.params.u32()?;
             let capacity = saved.params.u64()?;
@@ -179,6 +179,15 @@ impl ScalableBloom {
             if hashes == 0 || hashes > 256 || slice_count > capacity {
                 return Err(corrupt(format!(
                     "slice with k = {hashes}, {slice_count} keys of capacity {capacity}"
+                )));
+            }
+            // Every slice is the one the parameters give: a file cannot declare sizes its own payload
+            // (whose length is checked) does not hold, nor parameters that would grow out of line.
+            let (want_capacity, want) = params.slice(i);
+            if (capacity, bits, hashes) != (want_capacity, want.bits, want.hashes) {
+                return Err(corrupt(format!(
+                    "slice {i} holds {capacity} keys in {bits} bits with k = {hashes}; its parameters give {want_capacity} keys in {} bits with k = {}",
+                    want.bits, want.hashes
                 )));
             }
             let words = saved.payload.words(bits.div_ceil(64))?;
@@ -191,6 +200,17 @@ impl ScalableBloom {
         }
         saved.params.finish()?;
         saved.payload.finish()?;
+        // The slice the next growth allocates, checked now: past the memory available it would abort the
+        // process in the middle of a stream.
+        let next_bytes = params.slice(count).1.bits.div_ceil(8);
+        let available = crate::measure::machine::available_memory_bytes();
+        if next_bytes > available {
+            return Err(corrupt(format!(
+                "its next slice would take {} (slice {count}), more than the {} available; start a new filter",
+                crate::units::human_bytes(next_bytes as f64),
+                crate::units::human_bytes(available as f64)
+            )));
+        }
         Ok(ScalableBloom {
             params,
             slices,
