@@ -67,6 +67,12 @@ impl Error {
 /// The library's result type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
+/// Text read from a file, made safe to print: control characters and quotes escaped as Rust writes them
+/// (`\u{1b}`), so bytes from a file never drive the terminal.
+pub fn printable(text: &str) -> String {
+    text.escape_debug().to_string()
+}
+
 /// What is wrong with a saved filter file's content ([`crate::persist`]).
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum FormatError {

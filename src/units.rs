@@ -134,6 +134,21 @@ pub fn count_arg(text: &str) -> std::result::Result<u64, String> {
     parse_count(text).map_err(|e| e.to_string())
 }
 
+/// The most keys a structure may be sized for: every structure indexes its keys below 2⁴⁷ (the
+/// generator's non-members start there).
+pub const MAX_EXPECTED_KEYS: u64 = 1 << 47;
+
+/// A clap value parser for `--expected`, one rule on every command: a count in [1, 2⁴⁷).
+pub fn expected_arg(text: &str) -> std::result::Result<u64, String> {
+    let n = parse_count(text).map_err(|e| e.to_string())?;
+    if n == 0 || n >= MAX_EXPECTED_KEYS {
+        return Err(format!(
+            "must be in [1, 2^47), got {n}: a filter sized for 0 keys has a few bits and answers \"present\" to everything"
+        ));
+    }
+    Ok(n)
+}
+
 /// A clap value parser for sizes.
 pub fn size_arg(text: &str) -> std::result::Result<u64, String> {
     parse_size(text).map_err(|e| e.to_string())

@@ -8,7 +8,7 @@ use dedupbench::dedup::{self, DedupOptions};
 use dedupbench::hash::HashFn;
 use dedupbench::keys::file::UrlFile;
 use dedupbench::registry;
-use dedupbench::units::{count_arg, fpr_arg, hash_arg};
+use dedupbench::units::{count_arg, expected_arg, fpr_arg, hash_arg};
 use dedupbench::Error;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -20,7 +20,7 @@ pub struct DedupArgs {
     #[arg(long)]
     structure: Option<String>,
     /// Distinct keys to size the structure for.
-    #[arg(long, value_parser = count_arg)]
+    #[arg(long, value_parser = expected_arg)]
     expected: Option<u64>,
     /// Target false-positive rate.
     #[arg(long, default_value = "0.01", value_parser = fpr_arg)]
@@ -103,9 +103,8 @@ pub fn run(args: DedupArgs) -> Result<i32> {
     let mut structure = match (dedup::open(&options), &args.load) {
         (Ok(s), _) => s,
         (Err(e @ Error::Invalid { .. }), _) | (Err(e), None) => return Err(e.into()),
-        (Err(e), Some(path)) => {
-            return Err(e).with_context(|| format!("--load {}", path.display()));
-        }
+        // The error names the file; the flag says where it came from.
+        (Err(e), Some(_)) => return Err(e).context("--load"),
     };
     let input = UrlFile::from_reader(
         "<stdin>",

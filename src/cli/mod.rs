@@ -81,7 +81,7 @@ pub fn main() -> i32 {
         Ok(code) => code,
         Err(e) if is_broken_pipe(&e) => 0,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", one_line(&e));
             if e.downcast_ref::<RunFailed>().is_some() {
                 EXIT_FAILED
             } else {
@@ -97,4 +97,21 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
             || matches!(cause.downcast_ref::<dedupbench::Error>(),
                 Some(dedupbench::Error::Io { source, .. }) if source.kind() == std::io::ErrorKind::BrokenPipe)
     })
+}
+
+/// An error and its causes on one line, each said once: an error whose message already holds its cause's
+/// (this crate's `Io` and `SavedFileAt` name the path and then the cause) is not followed by it again.
+fn one_line(e: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in e.chain() {
+        let part = cause.to_string();
+        if text.contains(&part) {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push_str(": ");
+        }
+        text.push_str(&part);
+    }
+    text
 }

@@ -12,7 +12,7 @@ use dedupbench::redis::BitmapMode;
 use dedupbench::registry::{find, remote_kinds};
 use dedupbench::remote::worker::{self, WorkerOp};
 use dedupbench::structures::BuildConfig;
-use dedupbench::units::{count_arg, fpr_arg, hash_arg};
+use dedupbench::units::{count_arg, expected_arg, fpr_arg, hash_arg};
 use dedupbench::Error;
 
 #[derive(Args, Debug)]
@@ -26,7 +26,7 @@ pub struct SharedArgs {
     #[arg(long)]
     name: String,
     /// Keys the filter is sized for (every worker must give the same).
-    #[arg(long, value_parser = count_arg)]
+    #[arg(long, value_parser = expected_arg)]
     expected: u64,
     /// Target false-positive rate.
     #[arg(long, default_value = "0.01", value_parser = fpr_arg)]

@@ -168,7 +168,7 @@ pub fn decode(bytes: &[u8]) -> Result<(String, Loaded<'_>), FormatError> {
     let hash = match HashFn::from_id(&found) {
         None => {
             return Err(FormatError::Hash {
-                found,
+                found: crate::error::printable(&found),
                 known: HashFn::usable_ids(),
             })
         }

@@ -58,7 +58,7 @@ pub fn decode(bytes: &[u8]) -> Result<Box<dyn Membership>> {
         .find(|k| k.id() == id)
         .and_then(|k| k.loader())
         .ok_or_else(|| FormatError::NotSavable {
-            id,
+            id: crate::error::printable(&id),
             savable: savable_ids().join(", "),
         })?;
     loader(loaded)
@@ -70,7 +70,6 @@ mod tests {
     use crate::hash::HashFn;
     use crate::registry::find;
     use crate::structures::BuildConfig;
-    use rand::{Rng, SeedableRng};
     use xxhash_rust::xxh3::xxh3_64;
 
     fn filled(id: &str, n: u64) -> Box<dyn Membership> {

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 /// structure has a batch API, batched (`timed_per_key`, `batched_*`), and repeats the memory floor; 4 reads
 /// the floor once per n in one array for every structure (`memory_floor_array_bytes`) and may name real
 /// non-members in the header (`non_members`); 5 adds the interleaved rounds (`speed_group`) and the
-/// header's `speed_rounds`. Older files read unchanged.
+/// header's `speed_rounds`, and cells their run's parameters (`run`). Older files read unchanged.
 pub const SCHEMA_VERSION: u32 = 5;
 
 /// One line of `results.jsonl`.
@@ -236,9 +236,69 @@ pub struct NonMemberFile {
     pub non_utf8_lines: u64,
 }
 
+/// The parameters a measured cell depends on, as its run's header gives them: copied onto every cell so
+/// that `bench --resume` can tell a cell of another run (`src/run/resume.rs`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunParams {
+    pub fpr: f64,
+    pub seed: u64,
+    pub hash: String,
+    pub profile: String,
+    pub input: Option<String>,
+    pub non_members: Option<String>,
+}
+
+impl RunParams {
+    /// What differs from `header`'s, in words ("fpr 0.1, the run's 0.01"); empty when nothing does.
+    pub fn differences(&self, header: &RunParams) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut differ = |what: &str, this: String, run: String| {
+            if this != run {
+                out.push(format!(
+                    "{what} {}, the run's {}",
+                    crate::error::printable(&this),
+                    crate::error::printable(&run)
+                ));
+            }
+        };
+        differ("fpr", self.fpr.to_string(), header.fpr.to_string());
+        differ("seed", self.seed.to_string(), header.seed.to_string());
+        differ("hash", self.hash.clone(), header.hash.clone());
+        differ("profile", self.profile.clone(), header.profile.clone());
+        differ(
+            "input",
+            format!("{:?}", self.input),
+            format!("{:?}", header.input),
+        );
+        differ(
+            "non-members",
+            format!("{:?}", self.non_members),
+            format!("{:?}", header.non_members),
+        );
+        out
+    }
+}
+
+impl RunHeader {
+    /// The parameters its cells depend on.
+    pub fn params(&self) -> RunParams {
+        RunParams {
+            fpr: self.fpr,
+            seed: self.seed,
+            hash: self.hash.clone(),
+            profile: self.profile.clone(),
+            input: self.input.clone(),
+            non_members: self.non_members.as_ref().map(|f| f.path.clone()),
+        }
+    }
+}
+
 /// One measured (structure, n) cell of the grid.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CellRecord {
+    /// The run parameters it was measured with (cells written before the field have none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<RunParams>,
     pub structure: String,
     pub peer: bool,
     pub exact: bool,

@@ -205,6 +205,7 @@ impl Runner<'_> {
         let interval = wilson(non_members.hits, non_members.keys, 0.95);
         let model = kind.predicted_memory(config);
         Ok(CellRecord {
+            run: self.run_params.clone(),
             structure: kind.id().to_string(),
             peer: kind.peer(),
             exact: kind.exact(),

@@ -138,6 +138,7 @@ impl Runner<'_> {
         };
         let interval = wilson(r.n_false_positives, r.n_non_member_queries, 0.95);
         let record = CellRecord {
+            run: self.run_params.clone(),
             structure: id.to_string(),
             peer: true,
             exact: kind.exact(),

@@ -97,6 +97,8 @@ pub struct Runner<'a> {
     generate_alongside: bool,
     /// The memory floor measured at each n so far (one array per n, shared by its cells).
     floors: Vec<(u64, cell::MemoryFloor)>,
+    /// The run's parameters, copied onto every measured cell.
+    pub run_params: Option<crate::results::RunParams>,
 }
 
 impl<'a> Runner<'a> {
@@ -120,6 +122,7 @@ impl<'a> Runner<'a> {
             failures: Vec::new(),
             generate_alongside: true,
             floors: Vec::new(),
+            run_params: None,
         })
     }
 

@@ -12,6 +12,116 @@ use crate::Result;
 use std::collections::HashSet;
 use std::path::Path;
 
+/// Checks that the results in `dir` are one run that can be resumed: one header whose values a run can
+/// have (`RunSpec::from_header` checks the rest), and records that all belong to it: cells of structures
+/// the run names, at its scales, measured with its parameters (rate, seed, hash, profile, key source),
+/// each (structure, n) once, each speed group once. Anything else is an error naming the file, the line
+/// and what differs. Blank lines are skipped, as [`read_results`] skips them; a torn last line is left to
+/// [`Completed::prepare`].
+pub fn check_resumable(dir: &Path, header: &crate::results::RunHeader) -> Result<()> {
+    use crate::results::Line;
+    let path = dir.join("results.jsonl");
+    let limit = crate::measure::machine::available_memory_bytes() / 2;
+    let bytes = crate::input_file::read_bounded(&path, "--resume", limit)?;
+    let text = String::from_utf8_lossy(&bytes);
+    let wrong = |line: usize, message: String| crate::Error::Format {
+        path: path.clone(),
+        line,
+        message,
+    };
+    let params = header.params();
+    let mut header_line = None;
+    let mut seen: HashSet<(String, u64)> = HashSet::new();
+    let mut groups: HashSet<u64> = HashSet::new();
+    let count = text.lines().count();
+    for (index, raw) in text.lines().enumerate() {
+        let number = index + 1;
+        if raw.trim().is_empty() {
+            continue;
+        }
+        let Ok(line) = serde_json::from_str::<Line>(raw) else {
+            // read_results accepted the file, so only a torn last line can fail here.
+            if number == count {
+                continue;
+            }
+            return Err(wrong(number, "corrupt record".into()));
+        };
+        let cell_of = |structure: &str, n: u64| -> Result<()> {
+            if !header.structures.iter().any(|s| s == structure) {
+                return Err(wrong(
+                    number,
+                    format!(
+                        "a cell of '{}', which the run does not measure ({})",
+                        crate::error::printable(structure),
+                        header.structures.join(", ")
+                    ),
+                ));
+            }
+            if !header.scales.contains(&n) {
+                return Err(wrong(
+                    number,
+                    format!(
+                        "a cell at n = {n}, not one of the run's scales {:?}",
+                        header.scales
+                    ),
+                ));
+            }
+            Ok(())
+        };
+        match &line.record {
+            Record::Run(_) => {
+                if let Some(first) = header_line {
+                    return Err(wrong(
+                        number,
+                        format!("a second run header (the first is on line {first}); a results file holds one run"),
+                    ));
+                }
+                header_line = Some(number);
+            }
+            Record::Cell(c) => {
+                cell_of(&c.structure, c.n)?;
+                if let Some(run) = &c.run {
+                    let differs = run.differences(&params);
+                    if !differs.is_empty() {
+                        return Err(wrong(
+                            number,
+                            format!(
+                                "the cell of {} at n = {} comes from another run: {}",
+                                c.structure,
+                                c.n,
+                                differs.join("; ")
+                            ),
+                        ));
+                    }
+                }
+                if !seen.insert((c.structure.clone(), c.n)) {
+                    return Err(wrong(
+                        number,
+                        format!("a second record of {} at n = {}", c.structure, c.n),
+                    ));
+                }
+            }
+            Record::Skipped(s) if crate::registry::find(&s.structure).is_ok() => {
+                cell_of(&s.structure, s.n)?;
+                if !seen.insert((s.structure.clone(), s.n)) {
+                    return Err(wrong(
+                        number,
+                        format!("a second record of {} at n = {}", s.structure, s.n),
+                    ));
+                }
+            }
+            Record::SpeedGroup(g) if !groups.insert(g.n) => {
+                return Err(wrong(
+                    number,
+                    format!("a second speed group at n = {}", g.n),
+                ));
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
 /// One unit of a run, as resume recognises it in the results.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum WorkId {

@@ -24,6 +24,8 @@ pub struct Session {
     source: KeySource,
     /// The header to write first (`None` when resuming: the file has it).
     header: Option<RunHeader>,
+    /// The run's parameters, copied onto every measured cell.
+    params: crate::results::RunParams,
 }
 
 /// How a run ended.
@@ -47,6 +49,7 @@ impl Session {
             plan,
             completed: Completed::nothing(),
             source,
+            params: header.params(),
             header: Some(header),
         })
     }
@@ -64,7 +67,9 @@ impl Session {
         let header = results.header.as_ref().ok_or_else(|| {
             Error::invalid("--resume", format!("{} has no run header", dir.display()))
         })?;
+        // The header's values first, then whether every record belongs to the run it describes.
         let spec = RunSpec::from_header(header, redis_retry_secs)?;
+        super::resume::check_resumable(dir, header)?;
         let (plan, source, _) = plan(&spec)?;
         if source.non_members.checked() != header.non_members.as_ref() {
             return Err(Error::invalid(
@@ -82,6 +87,7 @@ impl Session {
             plan,
             completed,
             source,
+            params: header.params(),
             header: None,
         })
     }
@@ -104,6 +110,7 @@ impl Session {
             writer.write(Record::Run(header))?;
         }
         let mut runner = Runner::new(self.plan, self.source, writer, progress, stop)?;
+        runner.run_params = Some(self.params);
         let error = runner.run_all(&self.completed).err();
         Ok(Outcome {
             error,

@@ -219,7 +219,16 @@ impl RunSpec {
             profile: options.profile.clone(),
             input: options.input.clone(),
             non_members: options.non_members.clone(),
-            scales: options.scales.clone(),
+            // A scale given twice is one scale (its cells would otherwise be measured twice).
+            scales: options.scales.as_ref().map(|scales| {
+                let mut once = Vec::new();
+                for n in scales {
+                    if !once.contains(n) {
+                        once.push(*n);
+                    }
+                }
+                once
+            }),
             experiments: options.experiments,
         })
     }
@@ -236,6 +245,40 @@ impl RunSpec {
                     crate::hash::HashFn::DEFAULT.id()
                 ),
             ));
+        }
+        // The header's values must be ones a run can have: an edited rate of 1.5 would build filters of
+        // one bit.
+        let bad = |what: &str, why: String| {
+            Err(Error::invalid(
+                "--resume",
+                format!("the run header's {what} {why}; start a new run"),
+            ))
+        };
+        if !(h.fpr > 0.0 && h.fpr < 1.0) {
+            return bad(
+                "fpr",
+                format!("is {}, and a rate lies strictly between 0 and 1", h.fpr),
+            );
+        }
+        if !(1..=100).contains(&h.reps) {
+            return bad("reps", format!("is {}, not between 1 and 100", h.reps));
+        }
+        if h.scales
+            .iter()
+            .any(|n| *n == 0 || *n >= crate::units::MAX_EXPECTED_KEYS)
+        {
+            return bad(
+                "scales",
+                format!("{:?} hold one outside [1, 2^47)", h.scales),
+            );
+        }
+        if h.speed_rounds
+            .is_some_and(|r| !(super::RunPlan::MIN_SPEED_ROUNDS..=1000).contains(&r))
+        {
+            return bad(
+                "speed_rounds",
+                format!("{:?} is outside 6..=1000", h.speed_rounds),
+            );
         }
         let suite = Suite::parse(&h.suite)?;
         let mut redis = Vec::new();
