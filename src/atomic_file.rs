@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 pub enum Readers {
     /// The owner only (mode 0600): saved filters hold their hash seed, which must stay private.
     Owner,
-    /// Everyone the umask allows (mode 0644 before it): results and reports.
+    /// Everyone the umask allows (mode 0666 before it, as `File::create` gives): results and reports.
     Anyone,
 }
 
@@ -40,7 +40,10 @@ pub fn check_writable(path: &Path) -> Result<()> {
 /// A file being written; [`AtomicFile::commit`] publishes it, dropping it uncommitted removes it.
 pub struct AtomicFile {
     path: PathBuf,
-    out: Option<BufWriter<tempfile::NamedTempFile>>,
+    /// The temporary file's name: removed when dropped, unless persisted.
+    tmp: Option<tempfile::TempPath>,
+    /// Written as a plain file, so write errors carry no path of their own (the caller names it once).
+    out: Option<BufWriter<std::fs::File>>,
 }
 
 impl AtomicFile {
@@ -56,7 +59,7 @@ impl AtomicFile {
         let name = path.file_name().unwrap_or_default().to_string_lossy();
         let mode = match readers {
             Readers::Owner => 0o600,
-            Readers::Anyone => 0o644,
+            Readers::Anyone => 0o666,
         };
         let folder = folder_of(path);
         let file = tempfile::Builder::new()
@@ -65,32 +68,30 @@ impl AtomicFile {
             .permissions(std::fs::Permissions::from_mode(mode))
             .tempfile_in(folder)
             .map_err(|e| Error::io(folder, e))?;
+        let (file, tmp) = file.into_parts();
         Ok(AtomicFile {
             path: path.to_path_buf(),
+            tmp: Some(tmp),
             out: Some(BufWriter::with_capacity(1 << 20, file)),
         })
     }
 
     /// The temporary file's path, for error messages.
     pub fn tmp_path(&self) -> &Path {
-        self.out
-            .as_ref()
-            .map(|o| o.get_ref().path())
-            .unwrap_or(&self.path)
+        self.tmp.as_deref().unwrap_or(&self.path)
     }
 
     /// Flushes, fsyncs and renames the file into place, then fsyncs the folder so the rename lasts.
     pub fn commit(mut self) -> Result<()> {
         let out = self.out.take().expect("an uncommitted file has its writer");
-        let file = out.into_inner().map_err(|e| {
-            let (error, writer) = e.into_parts();
-            Error::io(writer.get_ref().path(), error)
-        })?;
-        file.as_file()
-            .sync_all()
-            .map_err(|e| Error::io(file.path(), e))?;
-        // Dropping the temporary file on an error removes it.
-        file.persist(&self.path)
+        let tmp = self.tmp.take().expect("an uncommitted file has its name");
+        let file = out
+            .into_inner()
+            .map_err(|e| Error::io(&tmp, e.into_error()))?;
+        file.sync_all().map_err(|e| Error::io(&tmp, e))?;
+        drop(file);
+        // On an error the temporary path comes back in the error and is removed when it drops.
+        tmp.persist(&self.path)
             .map_err(|e| Error::io(&self.path, e.error))?;
         if let Ok(folder) = std::fs::File::open(folder_of(&self.path)) {
             let _ = folder.sync_all();

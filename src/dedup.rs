@@ -261,10 +261,11 @@ pub fn pass_new_lines(
     pass_new_lines_until(structure, input, out, &AtomicBool::new(false))
 }
 
-/// [`pass_new_lines`], stopping early once `stop` is set: the batch in flight is finished (every line
-/// written out is inserted), no further line is read, and the counts say `interrupted`. Lines are read
-/// and hashed by a second thread, so a stop is seen within [`STOP_POLL`] even while the input is
-/// silent; that thread is left blocked on such an input and ends with the process.
+/// [`pass_new_lines`], stopping early once `stop` is set: the batch in flight and the batches already
+/// read are finished (every line written out is inserted), no further line is read, and the counts say
+/// `interrupted`. Lines are read and hashed by a second thread, so a stop is seen within [`STOP_POLL`]
+/// even while the input is silent; that thread is left blocked on such an input and ends with the
+/// process. Lines it had begun a batch with when the stop came are neither written out nor inserted.
 pub fn pass_new_lines_until(
     structure: &mut dyn Membership,
     input: UrlFile,
@@ -274,7 +275,8 @@ pub fn pass_new_lines_until(
     use std::sync::mpsc::{channel, sync_channel, RecvTimeoutError};
     let mut counts = DedupCounts::default();
     let hasher = structure.hasher();
-    let (full_tx, full_rx) = sync_channel::<Result<KeyBatch>>(2);
+    // `None` marks the input's end, so a reader that vanished without it (a panic) is an error.
+    let (full_tx, full_rx) = sync_channel::<Option<Result<KeyBatch>>>(2);
     let (empty_tx, empty_rx) = channel::<KeyBatch>();
     for _ in 0..3 {
         let _ = empty_tx.send(KeyBatch::with_capacity(BATCH_LINES, 96));
@@ -284,14 +286,17 @@ pub fn pass_new_lines_until(
         let mut lines = KeyPipeline::file(input, u64::MAX).with_batch_keys(BATCH_LINES);
         while let Ok(mut batch) = empty_rx.recv() {
             match lines.next_hashed(&mut batch, hasher) {
-                Ok(0) => return,
+                Ok(0) => {
+                    let _ = full_tx.send(None);
+                    return;
+                }
                 Ok(_) => {
-                    if full_tx.send(Ok(batch)).is_err() {
+                    if full_tx.send(Some(Ok(batch))).is_err() {
                         return;
                     }
                 }
                 Err(e) => {
-                    let _ = full_tx.send(Err(e));
+                    let _ = full_tx.send(Some(Err(e)));
                     return;
                 }
             }
@@ -299,15 +304,33 @@ pub fn pass_new_lines_until(
     });
     let written = (|| -> Result<()> {
         loop {
-            if stop.load(Ordering::SeqCst) {
-                counts.interrupted = true;
-                return Ok(());
-            }
-            let batch = match full_rx.recv_timeout(STOP_POLL) {
-                Ok(batch) => batch?,
-                Err(RecvTimeoutError::Timeout) => continue,
-                Err(RecvTimeoutError::Disconnected) => return Ok(()),
+            let stopping = stop.load(Ordering::SeqCst);
+            let next = if stopping {
+                // Stop reading; what the reader already handed over is finished first.
+                match full_rx.try_recv() {
+                    Ok(next) => next,
+                    Err(_) => {
+                        counts.interrupted = true;
+                        return Ok(());
+                    }
+                }
+            } else {
+                match full_rx.recv_timeout(STOP_POLL) {
+                    Ok(next) => next,
+                    Err(RecvTimeoutError::Timeout) => continue,
+                    Err(RecvTimeoutError::Disconnected) => {
+                        return Err(Error::invalid(
+                            "<stdin>",
+                            "the thread reading the input stopped before its end",
+                        ))
+                    }
+                }
             };
+            let Some(batch) = next else {
+                counts.interrupted = stopping;
+                return Ok(());
+            };
+            let batch = batch?;
             // Through the structure's batch path, each new line written right after its insert: every
             // line written has been inserted, and a failed write stops the batch at its line (in process
             // the only line inserted but not written, as key by key; on a shared filter the rest of that

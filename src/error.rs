@@ -67,10 +67,18 @@ impl Error {
 /// The library's result type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
-/// Text read from a file, made safe to print: control characters and quotes escaped as Rust writes them
-/// (`\u{1b}`), so bytes from a file never drive the terminal.
+/// Text read from a file, made safe to print: control characters escaped as Rust writes them
+/// (`\u{1b}`), so bytes from a file never drive the terminal; everything else as it is.
 pub fn printable(text: &str) -> String {
-    text.escape_debug().to_string()
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_control() {
+            out.extend(c.escape_unicode());
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// What is wrong with a saved filter file's content ([`crate::persist`]).

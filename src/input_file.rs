@@ -10,16 +10,17 @@ use std::path::Path;
 
 /// `path` opened, if it is a regular file; `what` names it in errors (a flag, or "results file").
 pub fn open_regular(path: &Path, what: &str, why: &str) -> Result<File> {
-    // Looked at before opening (opening a FIFO for reading waits for a writer), and again on the opened
-    // file (the path may have changed in between).
-    let kind = std::fs::metadata(path)
-        .map_err(|e| Error::io(path, e))?
-        .file_type();
+    // Opened without blocking (opening a FIFO for reading otherwise waits for a writer), then judged on
+    // the opened file; reading a regular file ignores the flag.
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .map_err(|e| Error::io(path, e))?;
+    let kind = file.metadata().map_err(|e| Error::io(path, e))?.file_type();
     if kind.is_file() {
-        let file = File::open(path).map_err(|e| Error::io(path, e))?;
-        if file.metadata().map_err(|e| Error::io(path, e))?.is_file() {
-            return Ok(file);
-        }
+        return Ok(file);
     }
     let is = if kind.is_dir() {
         "a directory"

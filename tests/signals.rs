@@ -150,3 +150,38 @@ fn a_signal_while_the_input_is_silent_stops_at_once() {
         "https://a.example/\nhttps://b.example/\n"
     );
 }
+
+/// An output nobody reads blocks the stream before it can see a stop: a second signal ends the process
+/// at once (nothing is saved unless the save had begun; here there is no --save).
+#[test]
+fn a_second_signal_ends_a_blocked_stream() {
+    let mut child = common::dedupbench()
+        .args(["dedup", "--structure", "bloom", "--expected", "20M"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        let g = common::generator();
+        let mut buf = Vec::new();
+        for i in 0..2_000_000u64 {
+            g.member(i, &mut buf);
+            buf.push(b'\n');
+            if stdin.write_all(&buf).is_err() {
+                return;
+            }
+        }
+    });
+    // The output pipe fills and is never read: dedup blocks writing it.
+    std::thread::sleep(Duration::from_millis(800));
+    signal(&child, libc::SIGINT);
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(child.try_wait().unwrap().is_none(), "blocked, it has not seen the first");
+    signal(&child, libc::SIGINT);
+    let code = wait_within(&mut child, Duration::from_secs(10));
+    assert_eq!(code, Some(130));
+    drop(child.stdout.take());
+    let _ = writer.join();
+}

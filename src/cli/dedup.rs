@@ -113,14 +113,20 @@ pub fn run(args: DedupArgs) -> Result<i32> {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
     // SIGINT, SIGTERM or SIGHUP: stop reading after the batch in flight, then save as at the input's end
-    // (every line written out is in the filter). Later signals are not allowed to cut the save short;
-    // SIGKILL still can, and leaves the old file whole.
+    // (every line written out is in the filter). A second signal ends the process at once (a blocked
+    // output or a server's retries can keep the stream from seeing the first), except during the save,
+    // which it would cut short; SIGKILL still can, and leaves the old file whole.
     let stop = Arc::new(AtomicBool::new(false));
+    let saving = Arc::new(AtomicBool::new(false));
     {
-        let stop = stop.clone();
+        let (stop, saving) = (stop.clone(), saving.clone());
         let _ = ctrlc::set_handler(move || {
             if stop.swap(true, Ordering::SeqCst) {
-                eprintln!("dedup: stopping after the batch in flight, then saving; SIGKILL abandons the save (the old file stays whole)");
+                if saving.load(Ordering::SeqCst) {
+                    eprintln!("dedup: saving the filter first; SIGKILL abandons the save (the old file stays whole)");
+                } else {
+                    std::process::exit(130);
+                }
             }
         });
     }
@@ -130,6 +136,7 @@ pub fn run(args: DedupArgs) -> Result<i32> {
     // Every line passed is in the filter, so it is saved whatever stopped the stream; an input error
     // follows the save.
     if let Some(path) = &args.save {
+        saving.store(true, Ordering::SeqCst);
         registry::save(structure.as_ref(), path)
             .with_context(|| format!("--save {}", path.display()))?;
     }

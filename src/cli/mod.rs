@@ -101,6 +101,7 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
 
 /// An error and its causes on one line, each said once: an error whose message already holds its cause's
 /// (this crate's `Io` and `SavedFileAt` name the path and then the cause) is not followed by it again.
+/// Control characters (from a file's bytes, wherever they came in) are escaped.
 fn one_line(e: &anyhow::Error) -> String {
     let mut text = String::new();
     for cause in e.chain() {
@@ -113,5 +114,5 @@ fn one_line(e: &anyhow::Error) -> String {
         }
         text.push_str(&part);
     }
-    text
+    dedupbench::error::printable(&text)
 }

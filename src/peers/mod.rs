@@ -69,7 +69,7 @@ impl<F: PeerFilter> Membership for Peer<F> {
     #[inline]
     fn insert_hashed(&mut self, _key: &[u8], hash: KeyHash) -> bool {
         let new = self.filter.insert(hash.h1);
-        self.inserted += new as u64;
+        self.inserted = self.inserted.saturating_add(new as u64);
         new
     }
     #[inline]

@@ -181,8 +181,9 @@ pub fn decode(bytes: &[u8]) -> Result<(String, Loaded<'_>), FormatError> {
     let payload_len = r.u64()?;
     let payload = Reader::new(r.bytes(payload_len)?, "payload");
     r.finish()?;
-    // Every key a savable structure called new set at least one bit (or counter) of its arrays, so the
-    // count is at most their bits: a larger one is corrupt, and would wrap as keys are added.
+    // A key an insert-only structure called new set at least one bit (or counter) of its arrays, so the
+    // count is at most their bits: a larger one is corrupt. (A counting filter with removes could in
+    // principle count past it; no command saves one after removes. Counts saturate in any case.)
     if inserted > payload_len.saturating_mul(8) {
         return Err(FormatError::Corrupt(format!(
             "it counts {inserted} keys inserted, more than its {} bits of arrays can have taken",

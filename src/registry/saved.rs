@@ -38,8 +38,9 @@ pub fn save(structure: &dyn Membership, path: &Path) -> Result<()> {
 
 /// Loads a saved structure from `path`.
 pub fn load(path: &Path) -> Result<Box<dyn Membership>> {
-    // A saved filter is held whole in memory, so it may be at most what is available now.
-    let limit = crate::measure::machine::available_memory_bytes();
+    // A load holds the file's bytes and the arrays built from them (for some kinds a copy more): a third
+    // of what is available now.
+    let limit = crate::measure::machine::available_memory_bytes() / 3;
     let bytes = crate::input_file::read_bounded(path, "--load", limit)?;
     decode(&bytes).map_err(|e| match e {
         Error::SavedFile(source) => Error::SavedFileAt {

@@ -14,8 +14,9 @@ use std::path::Path;
 
 /// Checks that the results in `dir` are one run that can be resumed: one header whose values a run can
 /// have (`RunSpec::from_header` checks the rest), and records that all belong to it: cells of structures
-/// the run names, at its scales, measured with its parameters (rate, seed, hash, profile, key source),
-/// each (structure, n) once, each speed group once. Anything else is an error naming the file, the line
+/// the run names, at its scales, measured with its parameters (rate, seed, hash, profile, key source;
+/// cells written before they carried them are taken as they are), each (structure, n) once, each speed
+/// group once. Anything else is an error naming the file, the line
 /// and what differs. Blank lines are skipped, as [`read_results`] skips them; a torn last line is left to
 /// [`Completed::prepare`].
 pub fn check_resumable(dir: &Path, header: &crate::results::RunHeader) -> Result<()> {
@@ -278,6 +279,20 @@ mod tests {
         assert!(done.has_experiment(Experiment::Growth));
         assert!(!done.has_experiment(Experiment::Saturation));
         assert!(!done.has(&WorkId::MemoryProbe));
+    }
+
+    /// The committed runs resume: every record passes the checks.
+    #[test]
+    fn committed_runs_pass_the_resume_checks() {
+        for fixture in [
+            include_str!("../../reports/reference/results.jsonl"),
+            include_str!("../../tests/fixtures/skips-and-scenario/results.jsonl"),
+        ] {
+            let dir = tempfile::tempdir().unwrap();
+            std::fs::write(dir.path().join("results.jsonl"), fixture).unwrap();
+            let results = read_results(dir.path()).unwrap();
+            check_resumable(dir.path(), results.header.as_ref().unwrap()).unwrap();
+        }
     }
 
     #[test]

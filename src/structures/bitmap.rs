@@ -119,7 +119,7 @@ impl Membership for Bitmap {
     #[inline]
     fn insert_hashed(&mut self, _key: &[u8], hash: KeyHash) -> bool {
         let new = self.bits.set(reduce(hash.h1, self.bits.len()));
-        self.inserted += new as u64;
+        self.inserted = self.inserted.saturating_add(new as u64);
         new
     }
     #[inline]
@@ -154,7 +154,7 @@ impl Membership for Bitmap {
         }))
     }
     fn add_inserted(&mut self, new: u64) {
-        self.inserted += new;
+        self.inserted = self.inserted.saturating_add(new);
     }
     fn saved_parts(&self) -> Option<SavedParts<'_>> {
         Some(SavedParts {

@@ -283,7 +283,7 @@ impl Membership for Blocked {
             let body = &mut self.words[self.offset..self.offset + blocks as usize * 8];
             // SAFETY: `simd` is only true when the CPU has AVX-512F and DQ; `body` is 64-byte aligned.
             let new = unsafe { simd::insert_one(body, blocks, k, hash) };
-            self.inserted += new as u64;
+            self.inserted = self.inserted.saturating_add(new as u64);
             return new;
         }
         let (block, masks) = locate(hash, self.blocks, self.hashes);
@@ -297,7 +297,7 @@ impl Membership for Blocked {
             words[i] |= masks[i];
         }
         let new = missing != 0;
-        self.inserted += new as u64;
+        self.inserted = self.inserted.saturating_add(new as u64);
         new
     }
     #[inline]
@@ -323,7 +323,7 @@ impl Membership for Blocked {
             let body = &mut self.words[self.offset..self.offset + blocks as usize * 8];
             // SAFETY: `simd` is only true when the CPU has AVX-512F and DQ; `body` is 64-byte aligned.
             let new = unsafe { simd::insert_batch(body, blocks, k, hashes) };
-            self.inserted += new;
+            self.inserted = self.inserted.saturating_add(new);
             return new;
         }
         self.insert_prefetched(batch, |_, _| true)
@@ -392,7 +392,7 @@ impl Membership for Blocked {
         }
     }
     fn add_inserted(&mut self, new: u64) {
-        self.inserted += new;
+        self.inserted = self.inserted.saturating_add(new);
     }
     fn saved_parts(&self) -> Option<SavedParts<'_>> {
         let mut params = self.blocks.to_le_bytes().to_vec();

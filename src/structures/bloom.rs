@@ -149,7 +149,7 @@ impl Bloom {
                 break;
             }
         }
-        self.inserted += new;
+        self.inserted = self.inserted.saturating_add(new);
         new
     }
 
@@ -171,7 +171,7 @@ impl Membership for Bloom {
     #[inline]
     fn insert_hashed(&mut self, _key: &[u8], hash: KeyHash) -> bool {
         let new = Bloom::set_probes(&mut self.bits, self.hashes, hash);
-        self.inserted += new as u64;
+        self.inserted = self.inserted.saturating_add(new as u64);
         new
     }
     #[inline]
@@ -238,7 +238,7 @@ impl Membership for Bloom {
         }))
     }
     fn add_inserted(&mut self, new: u64) {
-        self.inserted += new;
+        self.inserted = self.inserted.saturating_add(new);
     }
     fn saved_parts(&self) -> Option<SavedParts<'_>> {
         let mut params = self.bits.len().to_le_bytes().to_vec();

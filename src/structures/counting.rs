@@ -175,7 +175,7 @@ impl Membership for CountingBloom {
                 self.set_counter(pos, c + 1);
             }
         }
-        self.inserted += new as u64;
+        self.inserted = self.inserted.saturating_add(new as u64);
         new
     }
     fn insert_if_new(&mut self, key: &[u8], hash: KeyHash) -> bool {

@@ -87,7 +87,7 @@ impl Membership for FingerprintSet {
             Entry::Occupied(_) => false,
             Entry::Vacant(slot) => {
                 slot.insert(fp);
-                self.inserted += 1;
+                self.inserted = self.inserted.saturating_add(1);
                 true
             }
         }

@@ -105,7 +105,7 @@ impl Membership for ExactSet {
             Entry::Vacant(slot) => {
                 slot.insert(Box::from(key));
                 self.key_bytes += key.len() as u64;
-                self.inserted += 1;
+                self.inserted = self.inserted.saturating_add(1);
                 true
             }
         }
