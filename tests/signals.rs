@@ -178,7 +178,10 @@ fn a_second_signal_ends_a_blocked_stream() {
     std::thread::sleep(Duration::from_millis(800));
     signal(&child, libc::SIGINT);
     std::thread::sleep(Duration::from_millis(300));
-    assert!(child.try_wait().unwrap().is_none(), "blocked, it has not seen the first");
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "blocked, it has not seen the first"
+    );
     signal(&child, libc::SIGINT);
     let code = wait_within(&mut child, Duration::from_secs(10));
     assert_eq!(code, Some(130));
