@@ -2,6 +2,9 @@
 //! (a torn last line is ignored with a warning) and `bench --resume` finishes the run with the same counts
 //! as an uninterrupted run with the same seed.
 
+mod common;
+
+use common::wait_exit;
 use dedupbench::results::{read_results, Results};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -52,20 +55,6 @@ fn wait_for_lines(out: &Path, lines: usize, child: &mut Child) {
             "bench ended before it could be interrupted"
         );
         assert!(Instant::now() < deadline, "bench wrote too slowly");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
-fn wait_exit(child: &mut Child, limit: Duration) -> Option<i32> {
-    let deadline = Instant::now() + limit;
-    loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            return status.code();
-        }
-        assert!(
-            Instant::now() < deadline,
-            "bench did not stop within {limit:?}"
-        );
         std::thread::sleep(Duration::from_millis(20));
     }
 }

@@ -7,7 +7,7 @@ mod common;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 fn spawn_dedup(save: &std::path::Path) -> Child {
     common::dedupbench()
@@ -32,21 +32,6 @@ fn spawn_dedup(save: &std::path::Path) -> Child {
 fn signal(child: &Child, signal: libc::c_int) {
     // SAFETY: kill(2) on the child's pid, which this process started and has not reaped.
     assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, signal) }, 0);
-}
-
-/// Waits at most `limit` for the child to exit; its exit code.
-fn wait_within(child: &mut Child, limit: Duration) -> Option<i32> {
-    let deadline = Instant::now() + limit;
-    loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            return status.code();
-        }
-        assert!(
-            Instant::now() < deadline,
-            "dedup did not stop within {limit:?}"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
 }
 
 /// No `.NAME.*.partial` is left beside `path`.
@@ -95,7 +80,7 @@ fn a_signal_mid_stream_saves_every_line_written_out() {
         }
         signal(&child, sig);
         out.read_to_end(&mut passed).unwrap();
-        let code = wait_within(&mut child, Duration::from_secs(30));
+        let code = common::wait_exit(&mut child, Duration::from_secs(30));
         let _ = writer.join();
         let mut stderr = String::new();
         child
@@ -134,7 +119,7 @@ fn a_signal_while_the_input_is_silent_stops_at_once() {
     // The input says nothing more and stays open.
     std::thread::sleep(Duration::from_millis(300));
     signal(&child, libc::SIGTERM);
-    let code = wait_within(&mut child, Duration::from_secs(10));
+    let code = common::wait_exit(&mut child, Duration::from_secs(10));
     drop(stdin);
     let mut out = Vec::new();
     child.stdout.take().unwrap().read_to_end(&mut out).unwrap();
@@ -183,7 +168,7 @@ fn a_second_signal_ends_a_blocked_stream() {
         "blocked, it has not seen the first"
     );
     signal(&child, libc::SIGINT);
-    let code = wait_within(&mut child, Duration::from_secs(10));
+    let code = common::wait_exit(&mut child, Duration::from_secs(10));
     assert_eq!(code, Some(130));
     drop(child.stdout.take());
     let _ = writer.join();

@@ -230,16 +230,20 @@ mod tests {
         let id_len = bytes[12] as usize;
         let hash_len = bytes[13 + id_len] as usize;
         let params = 14 + id_len + hash_len + 8 + 8 + 4;
-        for first_slice_keys in [1u64 << 62, 1_100_000_000, 251] {
+        // The file with the u64 at `at` set to `value` and its checksum made valid again; its load error.
+        let load_edited = |at: usize, value: u64| {
             let mut edited = bytes.clone();
-            edited[params..params + 8].copy_from_slice(&first_slice_keys.to_le_bytes());
+            edited[at..at + 8].copy_from_slice(&value.to_le_bytes());
             let n = edited.len();
             let sum = xxh3_64(&edited[..n - 8]);
             edited[n - 8..].copy_from_slice(&sum.to_le_bytes());
-            let err = decode(&edited)
+            decode(&edited)
                 .err()
                 .map(|e| e.to_string())
-                .unwrap_or_default();
+                .unwrap_or_default()
+        };
+        for first_slice_keys in [1u64 << 62, 1_100_000_000, 251] {
+            let err = load_edited(params, first_slice_keys);
             assert!(
                 err.contains("its parameters give"),
                 "{first_slice_keys}: {err}"
@@ -247,16 +251,7 @@ mod tests {
         }
         // A count of keys inserted past what its arrays can have taken (here u64::MAX, which the next
         // insert would wrap to 0) is refused too.
-        let mut edited = bytes.clone();
-        let inserted = 14 + id_len + hash_len + 8;
-        edited[inserted..inserted + 8].copy_from_slice(&u64::MAX.to_le_bytes());
-        let n = edited.len();
-        let sum = xxh3_64(&edited[..n - 8]);
-        edited[n - 8..].copy_from_slice(&sum.to_le_bytes());
-        let err = decode(&edited)
-            .err()
-            .map(|e| e.to_string())
-            .unwrap_or_default();
+        let err = load_edited(14 + id_len + hash_len + 8, u64::MAX);
         assert!(err.contains("more than its"), "{err}");
         // Unedited, it loads and grows.
         let n = bytes.len();

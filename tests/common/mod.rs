@@ -164,3 +164,18 @@ pub fn assert_failed_point_and_references_kept(out: &Path, failed: &str, where_:
         "the report of what completed is written"
     );
 }
+
+/// Waits at most `limit` for `child` to exit; its exit code (`None` when a signal ended it).
+pub fn wait_exit(child: &mut std::process::Child, limit: Duration) -> Option<i32> {
+    let deadline = Instant::now() + limit;
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status.code();
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the child did not stop within {limit:?}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
