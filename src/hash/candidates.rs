@@ -36,7 +36,7 @@ impl HashFn {
     /// What a new structure hashes with: xxh3-64, keyed, documented to pass SMHasher, inside the 99.9%
     /// interval for `bloom` and `blocked` at 10⁷ and 10⁹ keys, and the fastest such hash on this
     /// project's URLs through the batch loop every structure hashes with (`keys/hash * urls` in
-    /// `benches/structures.rs`; the README's dated notes of December 2026 give the figures).
+    /// `benches/structures.rs`; docs/notes.md, December 2026, gives the figures).
     pub const DEFAULT: HashFn = HashFn::Xxh3_64;
 
     /// The default before the hash was a choice: what a saved file, a Redis parameter line or a results

@@ -68,7 +68,7 @@ impl PeerKind for BinaryFuseKind {
     }
     fn predicted_peak_bytes(&self, config: &BuildConfig) -> f64 {
         // While building: our collected hashes (8 bytes per key) plus xorf's construction arrays, 32
-        // bytes per key in all (the README's dated notes give the peak measured).
+        // bytes per key in all (docs/notes.md give the peak measured).
         config.expected_keys as f64 * 32.0
     }
     fn predicted_fpr(&self, _config: &BuildConfig) -> f64 {

@@ -3,7 +3,7 @@
 //! Theory: the standard Bloom formula at its m and k.
 //!
 //! Version: 0.17, which reduces a probe to a bit index with a 128-bit product (earlier versions wrapped
-//! past 2³² bits; see the README's dated notes). `filters_past_two_to_the_32_bits_keep_their_rate` checks
+//! past 2³² bits; see docs/notes.md). `filters_past_two_to_the_32_bits_keep_their_rate` checks
 //! this row past 2³² bits like our own.
 
 use crate::structures::{blocked, bloom, Comparison, Op, SpeedTarget};

@@ -6,7 +6,7 @@
 //!
 //! The window is [`WINDOW_HEIGHT_SCREENS`] screens tall and the picture is its top screen: on a busy
 //! machine headless Chromium sometimes captures before the window's last rows of tiles are rastered, and
-//! those rows come out white. Flags meant to make it wait for raster did not (the README's dated notes,
+//! those rows come out white. Flags meant to make it wait for raster did not (docs/notes.md,
 //! 2026-12-06, give the counts).
 
 use crate::{Error, Result};

@@ -56,7 +56,7 @@ impl Runner<'_> {
     /// One timed pass: keys are made untimed, then hashed (timed) and inserted or queried (timed).
     ///
     /// Hashing a URL whose bytes must first come from the core that made them costs far more than one
-    /// already in this core's cache (the README's dated notes), hence the untimed `touch`.
+    /// already in this core's cache (docs/notes.md), hence the untimed `touch`.
     ///
     /// With more than one core, a second thread makes the keys while this one hashes and probes (batches
     /// go back and forth over two channels), so a pass costs max(generation, work) of wall time instead of

@@ -11,7 +11,7 @@
 //! The build is owner-writes: every array is cut into one part per thread, and each key's hash goes to the
 //! thread that owns the part holding its bits (one word for the bitmap and a k = 1 filter, one block for
 //! `blocked`), which sets them with plain loads and stores. No locked instruction is needed (locked ors
-//! cost several times more per key at 6·10⁹: the README's dated notes), and the arrays are bit for bit
+//! cost several times more per key at 6·10⁹: docs/notes.md), and the arrays are bit for bit
 //! those of a one-thread build (tested). A structure whose keys span parts goes in with atomic ors.
 
 use super::owners::{join_showing_progress, sum_timings, Timings};
@@ -32,7 +32,7 @@ use std::time::Instant;
 /// Keys each thread of the bulk build generates and routes at a time: twice the harness's [`BATCH_KEYS`].
 /// Between two batches the inserts evict the generator's tables from the core's caches, and a longer
 /// batch pays for fetching them again over more URLs; ≈ 630 KB of URLs still fit a 1 MiB L2 for the hash
-/// that reads them next. The README's dated notes (2026-12-06) give the figures for 4096, 8192 and 16,384.
+/// that reads them next. docs/notes.md (2026-12-06) give the figures for 4096, 8192 and 16,384.
 const BUILD_BATCH_KEYS: usize = 2 * BATCH_KEYS;
 
 impl Runner<'_> {

@@ -77,7 +77,7 @@ fn sizing(config: &BuildConfig) -> (u64, u32) {
 /// [`theory::blocked_sizing`], remembered by (n, p). Solving the Poisson mixture for the fewest blocks
 /// costs 7 probe counts × 51 bisection steps whatever n is; the harness sizes every cell before it
 /// allocates (memory guard, predicted rate), and without this each repetition's timed construction
-/// would pay the solve again (the README's dated notes give the cost measured).
+/// would pay the solve again (docs/notes.md give the cost measured).
 fn solved_sizing(n: u64, p: f64) -> (u64, u32) {
     /// (n, bits of p) → (blocks, k).
     type Solved = Vec<((u64, u64), (u64, u32))>;

@@ -39,7 +39,7 @@ const CORPUS_STARTS: usize = 4096;
 /// Host ranks whose hosts are written once, when the tables are built, and copied after: with 10⁵ hosts
 /// at Zipf s = 1 they are 72% of the draws, in 192 KiB. 2¹⁶ ranks (96% of draws, 3 MiB) made generation
 /// slower: each host's length, which every later write's position waits on, then came from L3 (the
-/// README's dated notes have the figures; `keys/generate` in `benches/structures.rs` measures it).
+/// figures are in docs/notes.md; `keys/generate` in `benches/structures.rs` measures it).
 const CACHED_HOSTS: u64 = 1 << 12;
 /// Cached hosts [`Tables::prefetch_hot`] fetches before a batch: ranks 1–1024 (at Zipf s = 1 over 10⁵
 /// hosts, rank 1024 is drawn 0.35 times per 4096 URLs; the ranks past it are mostly not drawn in a batch).
@@ -372,7 +372,7 @@ impl Tables {
     /// 64-byte copy past its run), the first [`PREFETCHED_HOSTS`] cached hosts, the vocabulary and the
     /// TLDs when some hosts are written from their rank, and the small per-URL tables. Between two
     /// batches a build's inserts evict them; fetched one miss at a time, inside the URLs that need them,
-    /// they cost ≈ 5% more per URL than fetched together here (the README's dated notes). Returns the
+    /// they cost ≈ 5% more per URL than fetched together here (docs/notes.md). Returns the
     /// number of cache lines asked for.
     pub(super) fn prefetch_hot(&self) -> usize {
         let mut lines = 0;
