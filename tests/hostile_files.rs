@@ -366,6 +366,16 @@ fn load_errors_are_single_and_printable() {
     assert!(one_error_line(&o).contains("\\u{1b}"), "{}", stderr(&o));
 }
 
+/// Item 5 beyond the table: a bad `--n` names the flag and quotes the text once.
+#[test]
+fn a_bad_count_is_said_once() {
+    let o = run_piped(&["advise", "--n", "abc"], b"");
+    assert_eq!(o.status.code(), Some(2));
+    let line = one_error_line(&o);
+    assert_eq!(line.matches("--n").count(), 1, "{line}");
+    assert_eq!(line.matches("'abc'").count(), 1, "{line}");
+}
+
 /// Row 15: lines of spaces and tabs are blank, not keys.
 #[test]
 fn whitespace_only_lines_are_not_keys() {

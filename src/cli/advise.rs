@@ -70,7 +70,7 @@ fn parse_range(text: &str) -> Result<(u64, u64)> {
     let (low, high) = match text.split_once("..") {
         Some((low, high)) => (parse_count(low)?, parse_count(high)?),
         None => {
-            let n = count_arg(text).map_err(|e| Error::invalid("--n", e))?;
+            let n = parse_count(text)?;
             (n, n)
         }
     };
@@ -183,8 +183,14 @@ pub fn run(args: AdviseArgs) -> Result<i32> {
         }
     }
     let n_text = args.n.clone().unwrap_or_default();
-    let (n_low, n_high) = parse_range(&n_text)
-        .map_err(|e| Error::invalid("--n", format!("'{n_text}': {e}; expected N or LOW..HIGH")))?;
+    // The count's own message quotes the text; the flag is said once.
+    let (n_low, n_high) = parse_range(&n_text).map_err(|e| {
+        let why = match e.downcast_ref::<Error>() {
+            Some(Error::Invalid { message, .. }) => message.clone(),
+            _ => e.to_string(),
+        };
+        Error::invalid("--n", format!("{why}; expected N or LOW..HIGH"))
+    })?;
     let workload = Workload {
         n_low,
         n_high,
