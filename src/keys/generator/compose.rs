@@ -8,8 +8,8 @@
 //! "&key=": the middle segments, the slug and the query are each one copy of a run of consecutive corpus
 //! words starting at a drawn word.
 //! Optional parts are written always and the cursor advances past them only when present, so a URL's cost
-//! does not hinge on branch prediction. Building each part word by word cost 137–166 ns per URL; see
-//! `keys/generate` in `benches/structures.rs` for today's figure.
+//! does not hinge on branch prediction. What building each part word by word cost instead is in
+//! `docs/notes.md`; `keys/generate` in `benches/structures.rs` measures today's figure.
 
 use super::writer::{base32, Cursor, Host, Rng, Word, LONG_COPY_BYTES};
 use super::{EXTENSIONS, QUERY_KEYS, SYLLABLES, TLDS, VOCABULARY};
