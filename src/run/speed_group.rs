@@ -23,6 +23,7 @@
 
 use super::*;
 use crate::hash::KeyHasher;
+use super::pass::{insert_hashed_batch, query_hashed_batch};
 use crate::keys::KeyPipeline;
 use crate::results::{LeftOut, RoundSeries, SpeedGroupRecord};
 use crate::structures::{CallPath, Op};
@@ -112,23 +113,10 @@ impl Unit {
             std::hint::black_box(batch.touch());
             let t0 = Instant::now();
             batch.hash_all(hasher);
-            hits += match (insert, self.path) {
-                (true, CallPath::PerKey) => {
-                    let s = self.structure.as_mut();
-                    batch
-                        .iter()
-                        .filter(|(key, hash)| s.insert_hashed(key, *hash))
-                        .count() as u64
-                }
-                (true, CallPath::Batched) => self.structure.insert_batch(batch),
-                (false, CallPath::PerKey) => {
-                    let s = self.structure.as_ref();
-                    batch
-                        .iter()
-                        .filter(|(key, hash)| s.contains_hashed(key, *hash))
-                        .count() as u64
-                }
-                (false, CallPath::Batched) => self.structure.contains_batch(batch),
+            hits += if insert {
+                insert_hashed_batch(self.structure.as_mut(), batch, self.path)
+            } else {
+                query_hashed_batch(self.structure.as_ref(), batch, self.path)
             };
             ns += t0.elapsed().as_nanos() as u64;
         }
