@@ -21,9 +21,9 @@
 //! of keys new. Memory: the group holds every structure twice at most, plus one chunk of keys; where that
 //! does not fit, the structures that fit with a partner are timed and the rest are named in the record.
 
+use super::pass::{insert_hashed_batch, query_hashed_batch};
 use super::*;
 use crate::hash::KeyHasher;
-use super::pass::{insert_hashed_batch, query_hashed_batch};
 use crate::keys::KeyPipeline;
 use crate::results::{LeftOut, RoundSeries, SpeedGroupRecord};
 use crate::structures::{CallPath, Op};
@@ -163,27 +163,35 @@ impl<'s> Cycle<'s> {
         }
         Ok(())
     }
-
-    /// The next `count` keys as one flat list of owned keys.
-    fn take_keys(&mut self, count: u64) -> Result<Vec<Vec<u8>>> {
-        let mut batches = Vec::new();
-        self.take(count, &mut batches)?;
-        Ok(batches
-            .iter()
-            .flat_map(|b| (0..b.len()).map(move |i| b.key(i).to_vec()))
-            .collect())
-    }
 }
 
-/// `keys` back into batches of [`BATCH_KEYS`].
-fn into_batches(keys: impl Iterator<Item = Vec<u8>>) -> Vec<KeyBatch> {
+/// The keys of `batches`, in order.
+fn keys_of(batches: &[KeyBatch]) -> impl Iterator<Item = &[u8]> {
+    batches
+        .iter()
+        .flat_map(|b| (0..b.len()).map(move |i| b.key(i)))
+}
+
+/// One lookup's keys in batches of [`BATCH_KEYS`]: where `is_member` says, the next key of `members`,
+/// elsewhere the next of `non_members` (each list long enough for its share).
+fn mixed_batches(
+    is_member: &[bool],
+    members: &[KeyBatch],
+    non_members: &[KeyBatch],
+) -> Vec<KeyBatch> {
+    let (mut from_members, mut from_non_members) = (keys_of(members), keys_of(non_members));
     let mut out: Vec<KeyBatch> = Vec::new();
-    for key in keys {
+    for member in is_member {
+        let key = if *member {
+            from_members.next()
+        } else {
+            from_non_members.next()
+        };
         if out.last().is_none_or(|b| b.len() == BATCH_KEYS) {
             out.push(KeyBatch::with_capacity(BATCH_KEYS, 96));
         }
-        if let Some(b) = out.last_mut() {
-            b.push(&key);
+        if let (Some(batch), Some(key)) = (out.last_mut(), key) {
+            batch.push(key);
         }
     }
     out
@@ -523,16 +531,12 @@ impl Runner<'_> {
                 let member_keys = q * percent / 100;
                 let mut is_member: Vec<bool> = (0..q).map(|i| i < member_keys).collect();
                 is_member.shuffle(rng);
-                let mut from_members = lookups.members.take_keys(member_keys)?.into_iter();
-                let mut from_non_members =
-                    lookups.non_members.take_keys(q - member_keys)?.into_iter();
-                let mut batches = into_batches(is_member.iter().filter_map(|m| {
-                    if *m {
-                        from_members.next()
-                    } else {
-                        from_non_members.next()
-                    }
-                }));
+                let (mut members, mut non_members) = (Vec::new(), Vec::new());
+                lookups.members.take(member_keys, &mut members)?;
+                lookups
+                    .non_members
+                    .take(q - member_keys, &mut non_members)?;
+                let mut batches = mixed_batches(&is_member, &members, &non_members);
                 // Hashed once untimed, so the hash buffers exist before the first unit's clock starts.
                 for batch in &mut batches {
                     batch.hash_all(hasher);
@@ -655,5 +659,20 @@ mod tests {
         assert!(left
             .iter()
             .all(|l| l.reason.contains("keys of one round alone")));
+    }
+
+    #[test]
+    fn a_mixed_lookup_takes_each_key_where_its_mask_says() {
+        let batch = |keys: &[&[u8]]| {
+            let mut b = KeyBatch::default();
+            keys.iter().for_each(|k| b.push(k));
+            b
+        };
+        let members = [batch(&[b"m0", b"m1"]), batch(&[b"m2"])];
+        let non_members = [batch(&[b"n0", b"n1"])];
+        let mask = [false, true, true, false, true];
+        let out = mixed_batches(&mask, &members, &non_members);
+        let got: Vec<&[u8]> = keys_of(&out).collect();
+        assert_eq!(got, [&b"n0"[..], b"m0", b"m1", b"n1", b"m2"]);
     }
 }
