@@ -311,12 +311,7 @@ fn print_target_ratios() {
                 "Verdicts from {} (interleaved rounds; peer time over ours, median [95% interval]):",
                 dir.join(dedupbench::analysis::ANALYSIS_FILE).display()
             );
-            for q in analysis
-                .speed_ratios
-                .iter()
-                .filter(|q| q.target_min_ratio.is_some() && q.n == TARGET_N)
-                .filter(|q| analysis.headline_n == Some(q.n))
-            {
+            for q in analysis.headline().filter(|q| q.n == TARGET_N) {
                 println!(
                     "  {:<100} {:<20} {}{}",
                     q.label(),

@@ -156,12 +156,18 @@ fn cell<'a>(r: &'a Results, id: &str, n: u64) -> Option<&'a CellRecord> {
 
 /// The n nearest to [`TARGET_N`] (by ratio; the larger on a tie) at which every id in `ids` has a cell.
 fn common_n(r: &Results, ids: &[&str]) -> Option<u64> {
+    nearest_target_n(
+        r.cells
+            .iter()
+            .map(|c| c.n)
+            .filter(|n| ids.iter().all(|id| cell(r, id, *n).is_some())),
+    )
+}
+
+/// Of `sizes`, the nearest to [`TARGET_N`] by ratio (the larger on a tie).
+fn nearest_target_n(sizes: impl Iterator<Item = u64>) -> Option<u64> {
     let distance = |n: u64| (n.max(1) as f64 / TARGET_N as f64).ln().abs();
-    r.cells
-        .iter()
-        .map(|c| c.n)
-        .filter(|n| ids.iter().all(|id| cell(r, id, *n).is_some()))
-        .min_by(|a, b| distance(*a).total_cmp(&distance(*b)).then(b.cmp(a)))
+    sizes.min_by(|a, b| distance(*a).total_cmp(&distance(*b)).then(b.cmp(a)))
 }
 
 /// A batched non-member lookup's cost: the batched path where the cell has it, else (files before schema
@@ -317,11 +323,7 @@ pub fn left_out(r: &Results) -> Vec<LeftOutAt> {
 /// The size whose speed ratios are the headline: [`TARGET_N`] where a group ran there, else the timed
 /// size nearest to it (by ratio; the larger on a tie).
 pub fn headline_n(ratios: &[SpeedRatio]) -> Option<u64> {
-    let distance = |n: u64| (n.max(1) as f64 / TARGET_N as f64).ln().abs();
-    ratios
-        .iter()
-        .map(|q| q.n)
-        .min_by(|a, b| distance(*a).total_cmp(&distance(*b)).then(b.cmp(a)))
+    nearest_target_n(ratios.iter().map(|q| q.n))
 }
 
 /// The ratios measured once: what a filter probing at the memory floor would reach against each peer,

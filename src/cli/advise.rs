@@ -469,7 +469,7 @@ fn print_human(a: &Advice) {
 
 /// The paired speed ratios of the recommended structures, read from `dir`'s `analysis.json` (written by
 /// `bench` and `report`; for an older folder without one, a note says how to write it): those that carry
-/// a target, at the speed group nearest 10⁷ keys.
+/// a target, at the analysis's headline size (the speed group nearest 10⁷ keys).
 fn speed_of_recommended(
     dir: &std::path::Path,
     advice: &mut dedupbench::advise::Advice,

@@ -3,7 +3,7 @@
 //! Nothing is computed here beyond choosing rows and formatting them.
 
 use super::markup::esc;
-use crate::analysis::{Analysis, SpeedRatio, TargetStatus, TARGET_N};
+use crate::analysis::{Analysis, SpeedRatio, TargetStatus};
 use crate::structures::CallPath;
 use crate::units::human_count;
 use std::fmt::Write;
@@ -70,16 +70,12 @@ pub fn section(s: &mut String, a: &Analysis) {
     } else {
         let _ = writeln!(
             s,
-            "<p>Each ratio is the peer's time per key over ours (above 1: ours is faster), paired round by round: in each round every structure ran the same keys on each path, in a shuffled order, so drift between rounds moves both sides alike; where the keys allow, each round has a fresh build, because where a build's arrays land in memory changes from build to build. The figure is the median per-round ratio with a distribution-free interval of at least 95% (order statistics; its coverage at each size below); <em>faster</em> or <em>slower</em> only when the interval excludes 1. A target is met or missed only when its interval lies wholly above or below it. Lookups at 25%, 50% and 75% members mix members and non-members in a seeded random order. Times include hashing and, for inserts, the first touch of each build's pages (ours ask the kernel for huge pages, the peers do not); the structures evict each other from the caches between slices, so the times are not the cells' times above.</p>"
+            "<p>Each ratio is the peer's time per key over ours (above 1: ours is faster), paired round by round: in each round every structure ran the same keys on each path, in a shuffled order, so drift between rounds moves both sides alike; where the keys allow, each round has a fresh build, because where a build's arrays land in memory changes from build to build. The figure is the median per-round ratio with a distribution-free interval of at least 95% (order statistics; its coverage at each size below); <em>faster</em> or <em>slower</em> only when the interval excludes 1. A target is met or missed only when its interval lies wholly above or below it. Lookups at 25%, 50% and 75% members mix members and non-members in a seeded random order. Times include hashing; a build's first 1/64 of the inserts go in untimed, since they fault its pages in (ours ask the kernel for huge pages, the peers do not) at a cost that follows the kernel's state of the moment; the structures evict each other from the caches between slices, so the times are not the cells' times above.</p>"
         );
         let mut sizes: Vec<u64> = a.speed_ratios.iter().map(|q| q.n).collect();
         sizes.sort_unstable();
         sizes.dedup();
-        let main = sizes
-            .iter()
-            .copied()
-            .find(|n| *n == TARGET_N)
-            .unwrap_or(sizes[sizes.len() - 1]);
+        let main = a.headline_n.unwrap_or(sizes[sizes.len() - 1]);
         let at = |s: &mut String, n: u64| {
             let ratios: Vec<&SpeedRatio> = a.speed_ratios.iter().filter(|q| q.n == n).collect();
             let (rounds, builds) = (ratios[0].rounds, ratios[0].builds);
