@@ -8,7 +8,7 @@
 
 use crate::hash::HashFn;
 use crate::keys::file::UrlFile;
-use crate::keys::{KeyBatch, KeyPipeline, NON_MEMBER_BASE};
+use crate::keys::{KeyBatch, KeyPipeline};
 use crate::registry::{self, find};
 use crate::structures::{BuildConfig, Membership};
 use crate::units::human_bytes;
@@ -198,12 +198,7 @@ fn build(options: &DedupOptions) -> Result<Box<dyn Membership>> {
         .expected
         .or(options.window)
         .ok_or_else(|| Error::invalid("--expected", "is required without --load"))?;
-    if expected == 0 || expected >= NON_MEMBER_BASE {
-        return Err(Error::invalid(
-            "--expected",
-            format!("must be in [1, 2^47), got {expected}"),
-        ));
-    }
+    crate::units::check_expected(expected)?;
     if options.window == Some(0) {
         return Err(Error::invalid("--window", "must hold at least one URL"));
     }

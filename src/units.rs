@@ -134,19 +134,28 @@ pub fn count_arg(text: &str) -> std::result::Result<u64, String> {
     parse_count(text).map_err(|e| e.to_string())
 }
 
-/// The most keys a structure may be sized for: every structure indexes its keys below 2⁴⁷ (the
-/// generator's non-members start there).
+/// The most keys a structure may be sized for: below 2⁴⁷, where the generator's non-members start
+/// (`keys::NON_MEMBER_BASE`, which asserts it is this).
 pub const MAX_EXPECTED_KEYS: u64 = 1 << 47;
 
-/// A clap value parser for `--expected`, one rule on every command: a count in [1, 2⁴⁷).
-pub fn expected_arg(text: &str) -> std::result::Result<u64, String> {
-    let n = parse_count(text).map_err(|e| e.to_string())?;
+/// The one rule for `--expected` on every command: a count in [1, 2⁴⁷).
+pub fn check_expected(n: u64) -> Result<u64> {
     if n == 0 || n >= MAX_EXPECTED_KEYS {
-        return Err(format!(
-            "must be in [1, 2^47), got {n}: a filter sized for 0 keys has a few bits and answers \"present\" to everything"
+        return Err(Error::invalid(
+            "--expected",
+            format!("must be in [1, 2^47), got {n}: a filter sized for 0 keys has a few bits and answers \"present\" to everything"),
         ));
     }
     Ok(n)
+}
+
+/// A clap value parser for `--expected` ([`check_expected`]).
+pub fn expected_arg(text: &str) -> std::result::Result<u64, String> {
+    let n = parse_count(text).map_err(|e| e.to_string())?;
+    check_expected(n).map_err(|e| match e {
+        Error::Invalid { message, .. } => message,
+        other => other.to_string(),
+    })
 }
 
 /// A clap value parser for sizes.

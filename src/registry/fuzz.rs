@@ -24,10 +24,11 @@ pub struct FuzzSummary {
     pub loaded_unchecked: u64,
 }
 
-/// A small filter of kind `id`, holding `n` generated URLs.
-fn filled(id: &str, n: u64) -> Result<Box<dyn Membership>> {
+/// A small filter of kind `id` hashing with `hash`, holding `n` generated URLs (the fuzzer's seeds, and
+/// the saved-file tests' filters).
+pub(super) fn filled(id: &str, n: u64, hash: HashFn) -> Result<Box<dyn Membership>> {
     let mut config = BuildConfig::new(n, 0.01, 99);
-    config.hash = HashFn::DEFAULT;
+    config.hash = hash;
     config.growth.initial_keys = Some(n / 8);
     let mut s = find(id)?.build(&config)?;
     let g = crate::keys::UrlGenerator::new(crate::keys::Profile::default_profile(), 5);
@@ -46,7 +47,7 @@ pub fn seed_files() -> Result<Vec<Vec<u8>>> {
         .into_iter()
         .map(|id| {
             let path = dir.path().join(format!("{id}.filter"));
-            save(filled(id, 300)?.as_ref(), &path)?;
+            save(filled(id, 300, HashFn::DEFAULT)?.as_ref(), &path)?;
             std::fs::read(&path).map_err(|e| crate::Error::io(&path, e))
         })
         .collect()

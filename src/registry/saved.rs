@@ -69,8 +69,6 @@ pub fn decode(bytes: &[u8]) -> Result<Box<dyn Membership>> {
 mod tests {
     use super::*;
     use crate::hash::HashFn;
-    use crate::registry::find;
-    use crate::structures::BuildConfig;
     use xxhash_rust::xxh3::xxh3_64;
 
     fn filled(id: &str, n: u64) -> Box<dyn Membership> {
@@ -78,17 +76,7 @@ mod tests {
     }
 
     fn filled_with(id: &str, n: u64, hash: HashFn) -> Box<dyn Membership> {
-        let mut config = BuildConfig::new(n, 0.01, 99);
-        config.hash = hash;
-        config.growth.initial_keys = Some(n / 8);
-        let mut s = find(id).unwrap().build(&config).unwrap();
-        let g = crate::keys::UrlGenerator::new(crate::keys::Profile::default_profile(), 5);
-        let mut buf = Vec::new();
-        for i in 0..n {
-            g.member(i, &mut buf);
-            s.insert(&buf);
-        }
-        s
+        super::super::fuzz::filled(id, n, hash).unwrap()
     }
 
     fn encoded(s: &dyn Membership, dir: &Path) -> Vec<u8> {

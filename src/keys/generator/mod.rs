@@ -29,6 +29,7 @@ use writer::splitmix;
 pub const INDEX_LIMIT: u64 = 1 << 48;
 /// Non-member index j is `NON_MEMBER_BASE + j`; members must stay below it (2^47 ≈ 1.4·10¹⁴ keys).
 pub const NON_MEMBER_BASE: u64 = 1 << 47;
+const _: () = assert!(NON_MEMBER_BASE == crate::units::MAX_EXPECTED_KEYS);
 
 const MASK48: u64 = INDEX_LIMIT - 1;
 /// Batches of at least this many URLs (the harness's batches, 4096 and more) start by fetching the tables'
