@@ -13,7 +13,7 @@ use crate::peers::SPEED_TARGETS;
 use crate::registry::find;
 use crate::results::{CellRecord, Results, SpeedGroupRecord};
 use crate::stats::median_interval;
-use crate::structures::{blocked, bloom, CallPath, Comparison, Op};
+use crate::structures::{blocked, bloom, CallPath, Comparison, Op, SpeedTarget};
 use serde::{Deserialize, Serialize};
 
 /// A ratio measured once (no rounds to pair), with its target.
@@ -206,85 +206,101 @@ fn group_ratios(r: &Results, g: &SpeedGroupRecord, out: &mut Vec<SpeedRatio>) {
         for target in targets.iter().filter(|t| timed(t.ours) && timed(peer)) {
             for op in OPS {
                 for path in [CallPath::PerKey, CallPath::Batched] {
-                    let Some(ours_ns) = g.series(target.ours, op, path) else {
-                        continue;
-                    };
-                    let peer_per_key = g.series(peer, op, CallPath::PerKey);
-                    let peer_batched = g.series(peer, op, CallPath::Batched);
-                    // The peer's best path is decided before looking at any time: its batch API where it
-                    // has one of its own (what a batch API is for), else one call per key.
-                    let (peer_path, peer_ns) = match (path, peer_per_key, peer_batched) {
-                        (CallPath::Batched, _, Some(b)) => (CallPath::Batched, b),
-                        (_, Some(k), _) => (CallPath::PerKey, k),
-                        _ => continue,
-                    };
-                    let Some((interval, ours_median, peer_median)) = paired(ours_ns, peer_ns)
-                    else {
-                        continue;
-                    };
-                    let verdict = if interval.low > 1.0 {
-                        Verdict::Faster
-                    } else if interval.high < 1.0 {
-                        Verdict::Slower
-                    } else {
-                        Verdict::WithinNoise
-                    };
-                    let comparison = match path {
-                        CallPath::PerKey => Comparison::PerKey,
-                        CallPath::Batched => Comparison::OursBatchedVsBest,
-                    };
-                    let applies = comparison == target.comparison && target.ops.contains(&op);
-                    let ours_cell = cell(r, target.ours, g.n);
-                    let peer_cell = cell(r, peer, g.n);
-                    let ours_rate_ok = ours_cell.is_none_or(|c| c.theory_in_interval);
-                    let judged = if interval.low > target.min_ratio && ours_rate_ok {
-                        TargetStatus::Met
-                    } else if interval.high < target.min_ratio || !ours_rate_ok {
-                        TargetStatus::Missed
-                    } else {
-                        TargetStatus::Undecided
-                    };
-                    let status = (applies && g.n == TARGET_N).then_some(judged);
-                    let mut notes = Vec::new();
-                    if !ours_rate_ok {
-                        notes.push(format!(
-                            "{}'s rate is outside its theory, so no speed target is met",
-                            target.ours
-                        ));
-                    }
-                    if peer_cell.is_some_and(|c| !c.theory_in_interval) {
-                        notes.push(format!("{peer}'s rate is outside its theory"));
-                    }
-                    if g.builds < g.rounds {
-                        notes.push(format!(
-                            "the {} rounds shared {} build(s), so the interval leaves out how much where the arrays landed in memory moves this ratio",
-                            g.rounds, g.builds
-                        ));
-                    }
-                    out.push(SpeedRatio {
-                        ours: target.ours.to_string(),
-                        peer: peer.to_string(),
-                        op,
-                        path,
-                        peer_path,
-                        n: g.n,
-                        ratio_median: interval.median,
-                        ratio_low: interval.low,
-                        ratio_high: interval.high,
-                        coverage: interval.coverage,
-                        rounds: g.rounds,
-                        builds: g.builds,
-                        verdict,
-                        ours_ns_median: ours_median,
-                        peer_ns_median: peer_median,
-                        target_min_ratio: applies.then_some(target.min_ratio),
-                        target: status,
-                        note: (!notes.is_empty()).then(|| notes.join("; ")),
-                    });
+                    out.extend(one_ratio(r, g, peer, target, op, path));
                 }
             }
         }
     }
+}
+
+/// Where `interval` lies against `x`: wholly above (`Greater`), wholly below (`Less`), or holding it.
+fn against(interval: &crate::stats::MedianInterval, x: f64) -> std::cmp::Ordering {
+    if interval.low > x {
+        std::cmp::Ordering::Greater
+    } else if interval.high < x {
+        std::cmp::Ordering::Less
+    } else {
+        std::cmp::Ordering::Equal
+    }
+}
+
+/// The paired ratio of `target`'s structure against `peer` for `op` on our `path`, where the group
+/// timed both sides for enough rounds.
+fn one_ratio(
+    r: &Results,
+    g: &SpeedGroupRecord,
+    peer: &str,
+    target: &SpeedTarget,
+    op: Op,
+    path: CallPath,
+) -> Option<SpeedRatio> {
+    use std::cmp::Ordering::{Equal, Greater, Less};
+    let ours_ns = g.series(target.ours, op, path)?;
+    // The peer's best path is decided before looking at any time: its batch API where it has one of its
+    // own (what a batch API is for), else one call per key.
+    let (peer_path, peer_ns) = match (
+        path,
+        g.series(peer, op, CallPath::PerKey),
+        g.series(peer, op, CallPath::Batched),
+    ) {
+        (CallPath::Batched, _, Some(b)) => (CallPath::Batched, b),
+        (_, Some(k), _) => (CallPath::PerKey, k),
+        _ => return None,
+    };
+    let (interval, ours_median, peer_median) = paired(ours_ns, peer_ns)?;
+    let verdict = match against(&interval, 1.0) {
+        Greater => Verdict::Faster,
+        Less => Verdict::Slower,
+        Equal => Verdict::WithinNoise,
+    };
+    let comparison = match path {
+        CallPath::PerKey => Comparison::PerKey,
+        CallPath::Batched => Comparison::OursBatchedVsBest,
+    };
+    let applies = comparison == target.comparison && target.ops.contains(&op);
+    // A faster filter whose rate misses its theory has met nothing.
+    let ours_rate_ok = cell(r, target.ours, g.n).is_none_or(|c| c.theory_in_interval);
+    let judged = match (ours_rate_ok, against(&interval, target.min_ratio)) {
+        (true, Greater) => TargetStatus::Met,
+        (true, Equal) => TargetStatus::Undecided,
+        (false, _) | (true, Less) => TargetStatus::Missed,
+    };
+    let mut notes = Vec::new();
+    if !ours_rate_ok {
+        notes.push(format!(
+            "{}'s rate is outside its theory, so no speed target is met",
+            target.ours
+        ));
+    }
+    if cell(r, peer, g.n).is_some_and(|c| !c.theory_in_interval) {
+        notes.push(format!("{peer}'s rate is outside its theory"));
+    }
+    if g.builds < g.rounds {
+        notes.push(format!(
+            "the {} rounds shared {} build(s), so the interval leaves out how much where the arrays landed in memory moves this ratio",
+            g.rounds, g.builds
+        ));
+    }
+    Some(SpeedRatio {
+        ours: target.ours.to_string(),
+        peer: peer.to_string(),
+        op,
+        path,
+        peer_path,
+        n: g.n,
+        ratio_median: interval.median,
+        ratio_low: interval.low,
+        ratio_high: interval.high,
+        coverage: interval.coverage,
+        rounds: g.rounds,
+        builds: g.builds,
+        verdict,
+        ours_ns_median: ours_median,
+        peer_ns_median: peer_median,
+        target_min_ratio: applies.then_some(target.min_ratio),
+        target: (applies && g.n == TARGET_N).then_some(judged),
+        note: (!notes.is_empty()).then(|| notes.join("; ")),
+    })
 }
 
 /// Every paired ratio the results' speed groups allow, by n.
