@@ -11,9 +11,10 @@
 use criterion::{criterion_group, BatchSize, Criterion, Throughput};
 use dedupbench::hash::{HashFn, KeyHasher};
 use dedupbench::keys::{KeyBatch, Profile, UrlGenerator};
-use dedupbench::peers::SPEED_TARGETS;
+use dedupbench::kind::BuildConfig;
+use dedupbench::membership::Op;
 use dedupbench::registry::local_kinds;
-use dedupbench::structures::{BuildConfig, Op};
+use dedupbench::registry::speed_targets;
 use std::hint::black_box;
 
 const LOOKUP_KEYS: u64 = 4096;
@@ -148,13 +149,12 @@ const TARGET_N: u64 = dedupbench::analysis::TARGET_N;
 /// The structures the registry's speed targets compare: every peer with targets and ours they name.
 fn target_ids() -> Vec<&'static str> {
     let mut ids = Vec::new();
-    for &(peer, targets) in SPEED_TARGETS {
-        for target in targets {
-            if !ids.contains(&target.ours) {
-                ids.push(target.ours);
+    for t in speed_targets() {
+        for id in [t.ours, t.peer] {
+            if !ids.contains(&id) {
+                ids.push(id);
             }
         }
-        ids.push(peer);
     }
     ids
 }
@@ -278,30 +278,29 @@ fn estimate_ns(bench: &str) -> Option<f64> {
 /// analysis layer), which this printer only reads.
 fn print_target_ratios() {
     println!("\nSpeed targets at n = 10^7, p = 1%: criterion's means of each side (timed apart, not paired):");
-    for &(peer, targets) in SPEED_TARGETS {
-        for target in targets {
-            for op in target.ops {
-                let bench =
-                    |id: &str, path: &str| estimate_ns(&format!("{id}-{}-{path}", op.bench_name()));
-                let per_key = |ns: Option<f64>, keys: u64| {
-                    ns.map(|v| format!("{:.1} ns", v / keys as f64))
-                        .unwrap_or_else(|| "not measured".into())
-                };
-                let keys = if *op == Op::Insert {
-                    TARGET_N
-                } else {
-                    LOOKUP_KEYS
-                };
-                println!(
-                    "  {:<10} {:<18} per key {:>12}, batched {:>12}   {peer}: per key {:>12}, batched {:>12}",
-                    target.ours,
-                    op.words(),
-                    per_key(bench(target.ours, "per-key"), keys),
-                    per_key(bench(target.ours, "batched"), keys),
-                    per_key(bench(peer, "per-key"), keys),
-                    per_key(bench(peer, "batched"), keys),
-                );
-            }
+    for t in speed_targets() {
+        let (peer, target) = (t.peer, t.target);
+        for op in target.ops {
+            let bench =
+                |id: &str, path: &str| estimate_ns(&format!("{id}-{}-{path}", op.bench_name()));
+            let per_key = |ns: Option<f64>, keys: u64| {
+                ns.map(|v| format!("{:.1} ns", v / keys as f64))
+                    .unwrap_or_else(|| "not measured".into())
+            };
+            let keys = if *op == Op::Insert {
+                TARGET_N
+            } else {
+                LOOKUP_KEYS
+            };
+            println!(
+                "  {:<10} {:<18} per key {:>12}, batched {:>12}   {peer}: per key {:>12}, batched {:>12}",
+                t.ours,
+                op.words(),
+                per_key(bench(t.ours, "per-key"), keys),
+                per_key(bench(t.ours, "batched"), keys),
+                per_key(bench(peer, "per-key"), keys),
+                per_key(bench(peer, "batched"), keys),
+            );
         }
     }
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("reports/latest");

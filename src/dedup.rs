@@ -9,8 +9,9 @@
 use crate::hash::HashFn;
 use crate::keys::file::UrlFile;
 use crate::keys::{KeyBatch, KeyPipeline};
+use crate::kind::BuildConfig;
+use crate::membership::Membership;
 use crate::registry::{self, find};
-use crate::structures::{BuildConfig, Membership};
 use crate::units::human_bytes;
 use crate::{Error, Result};
 use std::io::{ErrorKind, Write};
@@ -157,7 +158,7 @@ fn build(options: &DedupOptions) -> Result<Box<dyn Membership>> {
     let default_id = if options.window.is_some() {
         windowed
     } else {
-        registry::DEFAULT_ID
+        registry::default_id()
     };
     let id = options
         .structure
@@ -543,8 +544,8 @@ mod tests {
     /// distinct line not dropped as a false positive is passed once.
     #[test]
     fn a_counting_filter_counts_a_repeated_line_once() {
+        use crate::membership::Removable;
         use crate::structures::counting::CountingBloom;
-        use crate::structures::Removable;
         let n = 5_000u64;
         let once = distinct_lines(n);
         let text = once.repeat(20);

@@ -27,9 +27,10 @@
 
 use crate::hash::KeyHash;
 use crate::keys::UrlGenerator;
+use crate::kind::{BuildConfig, Kind};
+use crate::membership::{Membership, Removable};
 use crate::structures::counting::{CountingBloom, CountingKind};
 use crate::structures::windowed::{WindowPlan, Windowed, WindowedKind};
-use crate::structures::{BuildConfig, Kind, Membership, Removable};
 use crate::Result;
 use hashbrown::HashTable;
 use std::collections::{HashMap, VecDeque};

@@ -11,12 +11,13 @@ mod common;
 use common::*;
 
 use dedupbench::hash::HashFn;
+use dedupbench::kind::BuildConfig;
+use dedupbench::membership::Membership;
 use dedupbench::redis::cluster::{cluster_for_test, Cluster};
 use dedupbench::redis::server::{Server, ServerOptions};
 use dedupbench::redis::{Conn, Endpoint, RemoteConfig};
 use dedupbench::registry::find;
 use dedupbench::remote::shards::slot_of;
-use dedupbench::structures::{BuildConfig, Membership};
 use std::process::Stdio;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;

@@ -4,10 +4,10 @@
 //! missing piece fails.
 
 use dedupbench::external::process::missing;
+use dedupbench::kind::Language;
 use dedupbench::results::{CellRecord, SkipCause};
 use dedupbench::run::REQUIRE_EXTERNAL_VAR;
 use dedupbench::stats::wilson;
-use dedupbench::structures::Language;
 use std::process::Command;
 
 /// Whether the tests must be skipped (set-up missing, not required); panics when it is required.

@@ -11,9 +11,9 @@
 mod common;
 
 use dedupbench::keys::{Profile, UrlGenerator};
+use dedupbench::kind::BuildConfig;
 use dedupbench::registry::find;
 use dedupbench::stats::wilson;
-use dedupbench::structures::BuildConfig;
 
 const N: u64 = 100_000;
 const FPR: f64 = 0.01;

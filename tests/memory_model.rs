@@ -2,9 +2,9 @@
 //! a counting global allocator. One test in its own binary, so no other test allocates meanwhile.
 
 use dedupbench::keys::{KeyBatch, KeyPipeline, Profile, UrlGenerator};
+use dedupbench::kind::{BuildConfig, KeyLengths};
 use dedupbench::measure::{heap_snapshot, CountingAllocator};
 use dedupbench::registry::local_kinds;
-use dedupbench::structures::{BuildConfig, KeyLengths};
 
 #[global_allocator]
 static COUNTING: CountingAllocator = CountingAllocator;

@@ -5,12 +5,12 @@
 mod common;
 use common::*;
 
+use dedupbench::kind::BuildConfig;
 use dedupbench::redis::server::{server_for_test, RefusingPort, Server};
 use dedupbench::redis::BitmapMode;
 use dedupbench::redis::{Endpoint, RedisUrl, RemoteConfig};
 use dedupbench::registry::find;
 use dedupbench::results::{read_results, SweepRecord};
-use dedupbench::structures::BuildConfig;
 use std::path::Path;
 use std::process::{Output, Stdio};
 

@@ -4,9 +4,9 @@
 //! regime figure read the same thresholds.
 
 use super::fit::measured_line;
+use crate::kind::{Advisor, BuildConfig, Kind};
 use crate::registry::REGISTRY;
 use crate::results::Results;
-use crate::structures::{Advisor, BuildConfig, Kind};
 use crate::{Error, Result};
 use serde::Serialize;
 

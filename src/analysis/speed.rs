@@ -9,11 +9,11 @@
 //! per key). Ratios measured once (the memory floor, the bits, the parallel build) are listed apart as
 //! single measurements. Computed here once and written to `analysis.json` ([`super::file`]).
 
-use crate::peers::SPEED_TARGETS;
-use crate::registry::find;
+use crate::kind::{Comparison, OwnTarget};
+use crate::membership::{CallPath, Op};
+use crate::registry::{find, speed_targets, PeerTarget, REGISTRY};
 use crate::results::{CellRecord, Results, SpeedGroupRecord};
 use crate::stats::median_interval;
-use crate::structures::{blocked, bloom, CallPath, Comparison, Op, SpeedTarget};
 use serde::{Deserialize, Serialize};
 
 /// A ratio measured once (no rounds to pair), with its target.
@@ -202,12 +202,10 @@ fn paired(ours: &[f64], peer: &[f64]) -> Option<(crate::stats::MedianInterval, f
 /// Every paired ratio of one group: each target pair in it, each op, both comparisons.
 fn group_ratios(r: &Results, g: &SpeedGroupRecord, out: &mut Vec<SpeedRatio>) {
     let timed = |id: &str| g.structures.iter().any(|s| s == id);
-    for &(peer, targets) in SPEED_TARGETS {
-        for target in targets.iter().filter(|t| timed(t.ours) && timed(peer)) {
-            for op in OPS {
-                for path in [CallPath::PerKey, CallPath::Batched] {
-                    out.extend(one_ratio(r, g, peer, target, op, path));
-                }
+    for target in speed_targets().filter(|t| timed(t.ours) && timed(t.peer)) {
+        for op in OPS {
+            for path in [CallPath::PerKey, CallPath::Batched] {
+                out.extend(one_ratio(r, g, &target, op, path));
             }
         }
     }
@@ -229,13 +227,13 @@ fn against(interval: &crate::stats::MedianInterval, x: f64) -> std::cmp::Orderin
 fn one_ratio(
     r: &Results,
     g: &SpeedGroupRecord,
-    peer: &str,
-    target: &SpeedTarget,
+    pair: &PeerTarget,
     op: Op,
     path: CallPath,
 ) -> Option<SpeedRatio> {
     use std::cmp::Ordering::{Equal, Greater, Less};
-    let ours_ns = g.series(target.ours, op, path)?;
+    let (peer, target) = (pair.peer, pair.target);
+    let ours_ns = g.series(pair.ours, op, path)?;
     // The peer's best path is decided before looking at any time: its batch API where it has one of its
     // own (what a batch API is for), else one call per key.
     let (peer_path, peer_ns) = match (
@@ -259,7 +257,7 @@ fn one_ratio(
     };
     let applies = comparison == target.comparison && target.ops.contains(&op);
     // A faster filter whose rate misses its theory has met nothing.
-    let ours_rate_ok = cell(r, target.ours, g.n).is_none_or(|c| c.theory_in_interval);
+    let ours_rate_ok = cell(r, pair.ours, g.n).is_none_or(|c| c.theory_in_interval);
     let judged = match (ours_rate_ok, against(&interval, target.min_ratio)) {
         (true, Greater) => TargetStatus::Met,
         (true, Equal) => TargetStatus::Undecided,
@@ -269,7 +267,7 @@ fn one_ratio(
     if !ours_rate_ok {
         notes.push(format!(
             "{}'s rate is outside its theory, so no speed target is met",
-            target.ours
+            pair.ours
         ));
     }
     if cell(r, peer, g.n).is_some_and(|c| !c.theory_in_interval) {
@@ -282,7 +280,7 @@ fn one_ratio(
         ));
     }
     Some(SpeedRatio {
-        ours: target.ours.to_string(),
+        ours: pair.ours.to_string(),
         peer: peer.to_string(),
         op,
         path,
@@ -347,75 +345,37 @@ pub fn headline_n(ratios: &[SpeedRatio]) -> Option<u64> {
 pub fn other_ratios(r: &Results) -> Vec<Ratio> {
     let mut out = Vec::new();
     let human = |n: u64| crate::units::human_count(n as f64);
-    let judged = |n: u64, met: bool| (n == TARGET_N).then_some(met);
-    for &(peer_id, targets) in SPEED_TARGETS {
-        for target in targets.iter().filter(|t| t.floor_reach) {
-            let Some(n) = common_n(r, &[target.ours, peer_id]) else {
-                continue;
-            };
-            let (Some(ours), Some(peer)) = (cell(r, target.ours, n), cell(r, peer_id, n)) else {
-                continue;
-            };
-            // What a one-line-per-key filter probing at the memory floor would reach against this peer at
-            // this hash cost: the peer's lookup over (hashing + the floor of our array). The floor is
-            // timed apart, so at cache-resident sizes the filter can come within a nanosecond of it, or under.
-            if let Some(floor) = ours.memory_floor_ns_per_key {
-                let hash = ours.hash_ns_per_key.median;
-                let peer_ns = peer.non_member_query_ns_per_key.median;
-                out.push(Ratio {
-                    what: format!(
-                        "at the memory floor: non-member query throughput / {peer_id} {}, {peer_id}'s {peer_ns:.1} ns over hashing {hash:.1} ns + floor {floor:.1} ns ({} probes in {:.1} ns, batched)",
-                        at(n),
-                        target.ours,
-                        batched_lookup_ns(ours) - hash
-                    ),
-                    value: peer_ns / (hash + floor),
-                    target: "(reach at the floor)".into(),
-                    met: None,
-                });
-            }
+    for t in speed_targets().filter(|t| t.target.floor_reach) {
+        let (ours_id, peer_id) = (t.ours, t.peer);
+        let Some(n) = common_n(r, &[ours_id, peer_id]) else {
+            continue;
+        };
+        let (Some(ours), Some(peer)) = (cell(r, ours_id, n), cell(r, peer_id, n)) else {
+            continue;
+        };
+        // What a one-line-per-key filter probing at the memory floor would reach against this peer at
+        // this hash cost: the peer's lookup over (hashing + the floor of our array). The floor is
+        // timed apart, so at cache-resident sizes the filter can come within a nanosecond of it, or under.
+        if let Some(floor) = ours.memory_floor_ns_per_key {
+            let hash = ours.hash_ns_per_key.median;
+            let peer_ns = peer.non_member_query_ns_per_key.median;
+            out.push(Ratio {
+                what: format!(
+                    "at the memory floor: non-member query throughput / {peer_id} {}, {peer_id}'s {peer_ns:.1} ns over hashing {hash:.1} ns + floor {floor:.1} ns ({} probes in {:.1} ns, batched)",
+                    at(n),
+                    ours_id,
+                    batched_lookup_ns(ours) - hash
+                ),
+                value: peer_ns / (hash + floor),
+                target: "(reach at the floor)".into(),
+                met: None,
+            });
         }
     }
-    if let Some(n) = common_n(r, &[blocked::ID, bloom::ID]) {
-        let (ours, bloom) = (
-            cell(r, blocked::ID, n).unwrap(),
-            cell(r, bloom::ID, n).unwrap(),
-        );
-        let v = ours.bits_per_key / bloom.bits_per_key;
-        out.push(Ratio {
-            what: format!(
-                "blocked bits per key / bloom {} (observed {:.4} vs {:.4})",
-                at(n),
-                ours.observed_fpr,
-                bloom.observed_fpr
-            ),
-            value: v,
-            target: "≤ 1.15".into(),
-            met: judged(n, v <= 1.15),
-        });
-    }
-    if let Some(c) = r
-        .cells
-        .iter()
-        .filter(|c| c.structure == blocked::ID && c.memory_floor_ns_per_key.is_some())
-        .max_by_key(|c| c.n)
-    {
-        let floor = c.memory_floor_ns_per_key.unwrap_or(f64::NAN);
-        let hash = c.hash_ns_per_key.median;
-        let lookup = batched_lookup_ns(c);
-        let spread = c
-            .memory_floor_reads_ns_per_key
-            .map(|s| format!(", floor over its repeats {:.1}–{:.1} ns", s.min, s.max))
-            .unwrap_or_default();
-        out.push(Ratio {
-            what: format!(
-                "blocked batched lookup / (hashing + memory floor) at n = {} ({lookup:.1} ns vs {hash:.1} + {floor:.1} ns{spread}; target applies at 10⁹)",
-                human(c.n)
-            ),
-            value: lookup / (hash + floor),
-            target: "≤ 1.3 at 10⁹ keys".into(),
-            met: (c.n >= 1_000_000_000).then_some(lookup / (hash + floor) <= 1.3),
-        });
+    for kind in REGISTRY {
+        for own in kind.descriptor().own_targets {
+            out.extend(own_ratio(r, kind.id(), own));
+        }
     }
     for c in r
         .cells
@@ -447,7 +407,10 @@ pub fn other_ratios(r: &Results) -> Vec<Ratio> {
         } else {
             "atomic ors"
         };
-        let is_blocked = c.structure == crate::structures::blocked::ID;
+        let speedup = own_targets(&c.structure).find_map(|t| match t {
+            OwnTarget::ParallelSpeedup { min_ratio, at_keys } => Some((min_ratio, at_keys)),
+            _ => None,
+        });
         out.push(Ratio {
             what: format!(
                 "{} insert throughput, {} threads ({writes}) / 1 thread ({path}) at n = {}",
@@ -456,15 +419,84 @@ pub fn other_ratios(r: &Results) -> Vec<Ratio> {
                 human(c.n)
             ),
             value: one_thread / parallel,
-            target: if is_blocked {
-                "≥ 1.6 at 10⁹ keys".into()
-            } else {
-                "(scaling)".into()
+            target: match speedup {
+                Some((min, at_keys)) => format!("≥ {min} at {}", keys_words(at_keys)),
+                None => "(scaling)".into(),
             },
-            met: (is_blocked && c.n >= 1_000_000_000).then_some(one_thread / parallel >= 1.6),
+            met: speedup
+                .filter(|(_, at_keys)| c.n >= *at_keys)
+                .map(|(min, _)| one_thread / parallel >= min),
         });
     }
     out
+}
+
+/// The targets the structure `id` sets itself (none for an unregistered one).
+fn own_targets(id: &str) -> impl Iterator<Item = OwnTarget> {
+    find(id)
+        .map(|k| k.descriptor().own_targets)
+        .unwrap_or_default()
+        .iter()
+        .copied()
+}
+
+/// "10⁹ keys" for a power of ten, the count otherwise.
+fn keys_words(n: u64) -> String {
+    match n {
+        1_000_000_000 => "10⁹ keys".into(),
+        10_000_000 => "10⁷ keys".into(),
+        _ => format!("{} keys", crate::units::human_count(n as f64)),
+    }
+}
+
+/// The ratio of one of `id`'s own targets measured once, where the run has the cells for it (the parallel
+/// builds are read with every structure's scaling in [`other_ratios`]).
+fn own_ratio(r: &Results, id: &str, own: &OwnTarget) -> Option<Ratio> {
+    let human = |n: u64| crate::units::human_count(n as f64);
+    match *own {
+        OwnTarget::BitsAgainst { of, max_ratio } => {
+            let of = crate::registry::role_id(of);
+            let n = common_n(r, &[id, of])?;
+            let (ours, other) = (cell(r, id, n)?, cell(r, of, n)?);
+            let v = ours.bits_per_key / other.bits_per_key;
+            Some(Ratio {
+                what: format!(
+                    "{id} bits per key / {of} {} (observed {:.4} vs {:.4})",
+                    at(n),
+                    ours.observed_fpr,
+                    other.observed_fpr
+                ),
+                value: v,
+                target: format!("≤ {max_ratio}"),
+                met: (n == TARGET_N).then_some(v <= max_ratio),
+            })
+        }
+        OwnTarget::LookupOverFloor { max_ratio, at_keys } => {
+            let c = r
+                .cells
+                .iter()
+                .filter(|c| c.structure == id && c.memory_floor_ns_per_key.is_some())
+                .max_by_key(|c| c.n)?;
+            let floor = c.memory_floor_ns_per_key.unwrap_or(f64::NAN);
+            let hash = c.hash_ns_per_key.median;
+            let lookup = batched_lookup_ns(c);
+            let spread = c
+                .memory_floor_reads_ns_per_key
+                .map(|s| format!(", floor over its repeats {:.1}–{:.1} ns", s.min, s.max))
+                .unwrap_or_default();
+            Some(Ratio {
+                what: format!(
+                    "{id} batched lookup / (hashing + memory floor) at n = {} ({lookup:.1} ns vs {hash:.1} + {floor:.1} ns{spread}; target applies at {})",
+                    human(c.n),
+                    keys_words(at_keys).trim_end_matches(" keys")
+                ),
+                value: lookup / (hash + floor),
+                target: format!("≤ {max_ratio} at {}", keys_words(at_keys)),
+                met: (c.n >= at_keys).then_some(lookup / (hash + floor) <= max_ratio),
+            })
+        }
+        OwnTarget::ParallelSpeedup { .. } => None,
+    }
 }
 
 /// Whether the structure `id` was built for the run's rate (an unregistered one is assumed so).

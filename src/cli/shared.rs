@@ -8,10 +8,10 @@ use anyhow::{bail, Result};
 use clap::Args;
 use dedupbench::hash::HashFn;
 use dedupbench::keys::{Profile, UrlGenerator};
+use dedupbench::kind::BuildConfig;
 use dedupbench::redis::BitmapMode;
 use dedupbench::registry::{find, remote_kinds};
 use dedupbench::remote::worker::{self, WorkerOp};
-use dedupbench::structures::BuildConfig;
 use dedupbench::units::{count_arg, expected_arg, fpr_arg, hash_arg};
 use dedupbench::Error;
 

@@ -4,8 +4,9 @@
 use anyhow::Result;
 use clap::Args;
 use dedupbench::keys::{Profile, UrlGenerator};
+use dedupbench::kind::{BuildConfig, KeyLengths};
 use dedupbench::registry::REGISTRY;
-use dedupbench::structures::{bloom, BuildConfig, KeyLengths};
+use dedupbench::structures::bloom;
 use dedupbench::units::{count_arg, fpr_arg, human_bytes, human_count};
 
 #[derive(Args, Debug)]

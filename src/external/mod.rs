@@ -13,7 +13,11 @@
 
 pub mod process;
 
-use crate::structures::{BuildConfig, External, Kind, Language, Membership, MemoryModel};
+use crate::kind::{
+    BuildConfig, Capabilities, Descriptor, External, Family, Kind, Language, MemoryModel,
+    Placement, RateModel, Role,
+};
+use crate::membership::Membership;
 use crate::theory;
 use crate::{Error, Result};
 
@@ -35,12 +39,54 @@ enum Sizing {
 
 /// One external row.
 pub struct ExternalKind {
-    id: &'static str,
-    summary: &'static str,
+    descriptor: Descriptor,
     language: Language,
     sizing: Sizing,
-    max_keys: u64,
-    unavailable: Option<&'static str>,
+}
+
+impl ExternalKind {
+    /// A row of `language` sized as `sizing`, run up to `max_keys` (or never, saying why).
+    const fn new(
+        id: &'static str,
+        summary: &'static str,
+        language: Language,
+        sizing: Sizing,
+        max_keys: u64,
+        unavailable: Option<&'static str>,
+    ) -> Self {
+        let (family, exact, growable) = match sizing {
+            Sizing::PythonSet => (Family::ExactSet, true, true),
+            Sizing::Bloom | Sizing::Slices | Sizing::Unavailable => (Family::Bloom, false, false),
+            Sizing::GrowingSlices => (Family::ScalableBloom, false, true),
+        };
+        let placement = Placement::OtherProcess(External {
+            language,
+            max_keys,
+            unavailable,
+        });
+        let capabilities = Capabilities {
+            exact,
+            growable,
+            ..Capabilities::FILTER
+        };
+        let rate_model = if exact {
+            RateModel::Exact
+        } else {
+            RateModel::Stated
+        };
+        ExternalKind {
+            descriptor: Descriptor {
+                roles: if exact {
+                    &[Role::ExternalExactSet]
+                } else {
+                    &[]
+                },
+                ..Descriptor::new(id, summary, family, placement, capabilities, rate_model)
+            },
+            language,
+            sizing,
+        }
+    }
 }
 
 /// pybloom-live's slices for `n` keys at `p`: (k, bits per slice).
@@ -95,20 +141,8 @@ impl ExternalKind {
 }
 
 impl Kind for ExternalKind {
-    fn id(&self) -> &'static str {
-        self.id
-    }
-    fn summary(&self) -> &'static str {
-        self.summary
-    }
-    fn exact(&self) -> bool {
-        self.sizing == Sizing::PythonSet
-    }
-    fn peer(&self) -> bool {
-        true
-    }
-    fn growable(&self) -> bool {
-        matches!(self.sizing, Sizing::PythonSet | Sizing::GrowingSlices)
+    fn descriptor(&self) -> &Descriptor {
+        &self.descriptor
     }
     fn predicted_memory(&self, config: &BuildConfig) -> MemoryModel {
         MemoryModel::flat(self.structure_bytes(config))
@@ -153,17 +187,10 @@ impl Kind for ExternalKind {
             "--structure",
             format!(
                 "'{}' is a {} tool run as a separate process by bench; it cannot be built here",
-                self.id,
+                self.descriptor.id,
                 self.language.name()
             ),
         ))
-    }
-    fn external(&self) -> Option<External> {
-        Some(External {
-            language: self.language,
-            max_keys: self.max_keys,
-            unavailable: self.unavailable,
-        })
     }
 }
 
@@ -175,64 +202,64 @@ const NATIVE_MAX_KEYS: u64 = 10_000_000;
 /// The Python set's id (the report tests the first article's claim on it).
 pub const PY_SET_ID: &str = "py-set";
 
-pub const PY_SET: ExternalKind = ExternalKind {
-    id: PY_SET_ID,
-    summary: "Python set() of the URL strings (CPython; bytes by tracemalloc)",
-    language: Language::Python,
-    sizing: Sizing::PythonSet,
-    max_keys: NATIVE_MAX_KEYS,
-    unavailable: None,
-};
-pub const PY_ARTICLE_BLOOM: ExternalKind = ExternalKind {
-    id: "py-article-bloom",
-    summary: "the first article's Python Bloom filter: k seeded mmh3 hashes over a bytearray",
-    language: Language::Python,
-    sizing: Sizing::Bloom,
-    max_keys: PURE_PYTHON_MAX_KEYS,
-    unavailable: None,
-};
-pub const PYBLOOM_LIVE: ExternalKind = ExternalKind {
-    id: "pybloom-live",
-    summary: "pybloom-live BloomFilter(capacity=n, error_rate=p) (Python)",
-    language: Language::Python,
-    sizing: Sizing::Slices,
-    max_keys: PURE_PYTHON_MAX_KEYS,
-    unavailable: None,
-};
-pub const PYBLOOM_LIVE_SCALABLE: ExternalKind = ExternalKind {
-    id: "pybloom-live-scalable",
-    summary: "pybloom-live ScalableBloomFilter(error_rate=p), defaults otherwise (Python)",
-    language: Language::Python,
-    sizing: Sizing::GrowingSlices,
-    max_keys: PURE_PYTHON_MAX_KEYS,
-    unavailable: None,
-};
-pub const RBLOOM: ExternalKind = ExternalKind {
-    id: "rbloom",
-    summary: "rbloom Bloom(n, p) (Rust behind a Python API, Python's hash())",
-    language: Language::Python,
-    sizing: Sizing::Bloom,
-    max_keys: NATIVE_MAX_KEYS,
-    unavailable: None,
-};
-pub const GUAVA: ExternalKind = ExternalKind {
-    id: "guava",
-    summary: "Guava 31.1 BloomFilter with Funnels.stringFunnel(UTF_8) (Java)",
-    language: Language::Java,
-    sizing: Sizing::Bloom,
-    max_keys: NATIVE_MAX_KEYS,
-    unavailable: None,
-};
-pub const COMMONS_COLLECTIONS: ExternalKind = ExternalKind {
-    id: "commons-collections",
-    summary: "Apache Commons Collections Bloom filters (Java)",
-    language: Language::Java,
-    sizing: Sizing::Unavailable,
-    max_keys: 0,
-    unavailable: Some(
+pub static PY_SET: ExternalKind = ExternalKind::new(
+    PY_SET_ID,
+    "Python set() of the URL strings (CPython; bytes by tracemalloc)",
+    Language::Python,
+    Sizing::PythonSet,
+    NATIVE_MAX_KEYS,
+    None,
+);
+pub static PY_ARTICLE_BLOOM: ExternalKind = ExternalKind::new(
+    "py-article-bloom",
+    "the first article's Python Bloom filter: k seeded mmh3 hashes over a bytearray",
+    Language::Python,
+    Sizing::Bloom,
+    PURE_PYTHON_MAX_KEYS,
+    None,
+);
+pub static PYBLOOM_LIVE: ExternalKind = ExternalKind::new(
+    "pybloom-live",
+    "pybloom-live BloomFilter(capacity=n, error_rate=p) (Python)",
+    Language::Python,
+    Sizing::Slices,
+    PURE_PYTHON_MAX_KEYS,
+    None,
+);
+pub static PYBLOOM_LIVE_SCALABLE: ExternalKind = ExternalKind::new(
+    "pybloom-live-scalable",
+    "pybloom-live ScalableBloomFilter(error_rate=p), defaults otherwise (Python)",
+    Language::Python,
+    Sizing::GrowingSlices,
+    PURE_PYTHON_MAX_KEYS,
+    None,
+);
+pub static RBLOOM: ExternalKind = ExternalKind::new(
+    "rbloom",
+    "rbloom Bloom(n, p) (Rust behind a Python API, Python's hash())",
+    Language::Python,
+    Sizing::Bloom,
+    NATIVE_MAX_KEYS,
+    None,
+);
+pub static GUAVA: ExternalKind = ExternalKind::new(
+    "guava",
+    "Guava 31.1 BloomFilter with Funnels.stringFunnel(UTF_8) (Java)",
+    Language::Java,
+    Sizing::Bloom,
+    NATIVE_MAX_KEYS,
+    None,
+);
+pub static COMMONS_COLLECTIONS: ExternalKind = ExternalKind::new(
+    "commons-collections",
+    "Apache Commons Collections Bloom filters (Java)",
+    Language::Java,
+    Sizing::Unavailable,
+    0,
+    Some(
         "unavailable here: Apache Commons Collections' bloomfilter package exists only from 4.5; Debian 12 ships 4.2 and no other source of Java packages is reachable",
     ),
-};
+);
 
 #[cfg(test)]
 mod tests {

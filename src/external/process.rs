@@ -7,7 +7,7 @@
 //! 1 GiB for a 10⁴-key Python cell after the harness's memory probe.
 
 use crate::keys::{KeyBatch, KeyPipeline};
-use crate::structures::Language;
+use crate::kind::Language;
 use crate::{Error, Result};
 use std::io::{BufWriter, Read, Write};
 use std::os::unix::process::CommandExt;

@@ -3,8 +3,11 @@
 //! hashes, and the filter is built once after the last insert (its build time is part of the insert cost;
 //! the collected hashes, 8 bytes per key, are freed then). Theory: 2⁻⁸ per non-member.
 
-use super::{peer, PeerFilter, PeerKind};
-use crate::structures::{BuildConfig, Geometry, Membership, MemoryModel};
+use super::{peer, PeerFilter};
+use crate::kind::{
+    BuildConfig, Capabilities, Descriptor, Family, Kind, MemoryModel, Placement, RateModel,
+};
+use crate::membership::{Geometry, Membership};
 use xorf::Filter as _;
 
 /// Registry entry.
@@ -57,11 +60,23 @@ impl PeerFilter for Filter {
     }
 }
 
-impl PeerKind for BinaryFuseKind {
-    const DYNAMIC: bool = false;
-    const ID: &'static str = "binary-fuse8";
-    const SUMMARY: &'static str =
-        "peer: xorf BinaryFuse8, static filter near the space bound (rate 1/256)";
+/// What the registry knows about it.
+pub static DESCRIPTOR: Descriptor = Descriptor::new(
+    "binary-fuse8",
+    "peer: xorf BinaryFuse8, static filter near the space bound (rate 1/256)",
+    Family::StaticFilter,
+    Placement::PeerCrate,
+    Capabilities {
+        dynamic: false,
+        ..Capabilities::FILTER
+    },
+    RateModel::Fill,
+);
+
+impl Kind for BinaryFuseKind {
+    fn descriptor(&self) -> &Descriptor {
+        &DESCRIPTOR
+    }
     fn predicted_memory(&self, config: &BuildConfig) -> MemoryModel {
         // After the build: the filter, ≈ 1.13 bytes per key.
         MemoryModel::flat(config.expected_keys as f64 * 1.13)
@@ -76,7 +91,7 @@ impl PeerKind for BinaryFuseKind {
     }
     fn build(&self, config: &BuildConfig) -> crate::Result<Box<dyn Membership>> {
         Ok(peer(
-            Self::ID,
+            DESCRIPTOR.id,
             Filter {
                 // Reserved at once: growing by doubling would hold up to twice the hashes at the peak.
                 pending: Vec::with_capacity(config.expected_keys.min(1 << 32) as usize),

@@ -1,8 +1,11 @@
 //! Peer `bloomfilter` (crates.io `bloomfilter`): a Bloom filter with SipHash, sized by its own
 //! `new_for_fp_rate`; it hashes our 64-bit key hash again. Theory: the standard formula at its m and k.
 
-use super::{peer, PeerFilter, PeerKind};
-use crate::structures::{BuildConfig, Geometry, Membership, MemoryModel};
+use super::{peer, PeerFilter};
+use crate::kind::{
+    BuildConfig, Capabilities, Descriptor, Family, Kind, MemoryModel, Placement, RateModel,
+};
+use crate::membership::{Geometry, Membership};
 use crate::theory::{self, BloomSizing};
 
 /// Registry entry.
@@ -32,10 +35,20 @@ impl PeerFilter for Filter {
     }
 }
 
-impl PeerKind for BloomfilterKind {
-    const ID: &'static str = "bloomfilter";
-    const SUMMARY: &'static str =
-        "peer: bloomfilter crate (SipHash), sized by its own new_for_fp_rate";
+/// What the registry knows about it.
+pub static DESCRIPTOR: Descriptor = Descriptor::new(
+    "bloomfilter",
+    "peer: bloomfilter crate (SipHash), sized by its own new_for_fp_rate",
+    Family::Bloom,
+    Placement::PeerCrate,
+    Capabilities::FILTER,
+    RateModel::Fill,
+);
+
+impl Kind for BloomfilterKind {
+    fn descriptor(&self) -> &Descriptor {
+        &DESCRIPTOR
+    }
     fn predicted_memory(&self, config: &BuildConfig) -> MemoryModel {
         MemoryModel::flat(BloomSizing::for_rate(config.expected_keys, config.fpr).bytes() as f64)
     }
@@ -51,6 +64,6 @@ impl PeerKind for BloomfilterKind {
             &seed,
         )
         .map_err(|e| crate::Error::invalid("bloomfilter", e))?;
-        Ok(peer(Self::ID, Filter(filter), config.hasher(), false))
+        Ok(peer(DESCRIPTOR.id, Filter(filter), config.hasher(), false))
     }
 }

@@ -6,7 +6,8 @@
 //! past 2³² bits; see docs/notes.md). `filters_past_two_to_the_32_bits_keep_their_rate` checks
 //! this row past 2³² bits like our own.
 
-use crate::structures::{blocked, bloom, Comparison, Op, SpeedTarget};
+use crate::kind::{Comparison, Role, SpeedTarget};
+use crate::membership::Op;
 
 /// The registry id.
 pub const ID: &str = "fastbloom";
@@ -15,14 +16,14 @@ pub const ID: &str = "fastbloom";
 /// peer crates still judges results that hold this row).
 pub const SPEED_TARGETS: &[SpeedTarget] = &[
     SpeedTarget {
-        ours: bloom::ID,
+        ours: Role::ReferenceBloom,
         ops: &[Op::Insert, Op::MemberQuery, Op::NonMemberQuery],
         comparison: Comparison::PerKey,
         min_ratio: 1.0,
         floor_reach: false,
     },
     SpeedTarget {
-        ours: blocked::ID,
+        ours: Role::BlockedBloom,
         ops: &[Op::MemberQuery, Op::NonMemberQuery],
         comparison: Comparison::OursBatchedVsBest,
         min_ratio: 2.5,
@@ -35,10 +36,14 @@ pub use imp::*;
 
 #[cfg(feature = "peers")]
 mod imp {
-    use super::super::{peer, PeerFilter, PeerKind};
-    use super::ID;
+    use super::super::{peer, PeerFilter};
+    use super::{ID, SPEED_TARGETS};
     use crate::hash::KeyHasher;
-    use crate::structures::{bloom, BuildConfig, Geometry, Membership, MemoryModel};
+    use crate::kind::{
+        BuildConfig, Capabilities, Descriptor, Family, Kind, MemoryModel, Placement, RateModel,
+    };
+    use crate::membership::{Geometry, Membership};
+    use crate::structures::bloom;
     use crate::theory;
 
     /// Registry entry.
@@ -73,13 +78,26 @@ mod imp {
     /// suite's past-2³²-bits check).
     pub fn with_geometry(bits: u64, hashes: u32, hasher: KeyHasher) -> Box<dyn Membership> {
         let filter = ::fastbloom::BloomFilter::with_num_bits(bits as usize).hashes(hashes);
-        peer(FastBloomKind::ID, Filter(filter), hasher, false)
+        peer(DESCRIPTOR.id, Filter(filter), hasher, false)
     }
 
-    impl PeerKind for FastBloomKind {
-        const ID: &'static str = ID;
-        const SUMMARY: &'static str =
-            "peer: fastbloom crate, standard Bloom filter (same m, k as bloom)";
+    /// What the registry knows about it.
+    pub static DESCRIPTOR: Descriptor = Descriptor {
+        speed_targets: SPEED_TARGETS,
+        ..Descriptor::new(
+            ID,
+            "peer: fastbloom crate, standard Bloom filter (same m, k as bloom)",
+            Family::Bloom,
+            Placement::PeerCrate,
+            Capabilities::FILTER,
+            RateModel::Fill,
+        )
+    };
+
+    impl Kind for FastBloomKind {
+        fn descriptor(&self) -> &Descriptor {
+            &DESCRIPTOR
+        }
         fn predicted_memory(&self, config: &BuildConfig) -> MemoryModel {
             MemoryModel::flat(bloom::sizing(config).bytes() as f64)
         }
@@ -89,7 +107,7 @@ mod imp {
         fn build(&self, config: &BuildConfig) -> crate::Result<Box<dyn Membership>> {
             let s = bloom::sizing(config);
             let filter = ::fastbloom::BloomFilter::with_num_bits(s.bits as usize).hashes(s.hashes);
-            Ok(peer(Self::ID, Filter(filter), config.hasher(), false))
+            Ok(peer(DESCRIPTOR.id, Filter(filter), config.hasher(), false))
         }
     }
 }

@@ -2,8 +2,12 @@
 //! peer of our `scalable`. Its slices are not visible, so its "theory" is the bound it promises: the target
 //! rate it was built for. Starts at the same initial capacity as our `scalable`.
 
-use super::{peer, PeerFilter, PeerKind};
-use crate::structures::{scalable, BuildConfig, Geometry, Kind, Membership, MemoryModel};
+use super::{peer, PeerFilter};
+use crate::kind::{
+    BuildConfig, Capabilities, Descriptor, Family, Kind, MemoryModel, Placement, RateModel,
+};
+use crate::membership::{Geometry, Membership};
+use crate::structures::scalable;
 
 /// Registry entry.
 pub struct GrowableKind;
@@ -43,11 +47,23 @@ impl PeerFilter for Filter {
     }
 }
 
-impl PeerKind for GrowableKind {
-    const ID: &'static str = "growable-bloom";
-    const GROWABLE: bool = true;
-    const SUMMARY: &'static str =
-        "peer: growable-bloom-filter crate, scalable Bloom (bound = target rate)";
+/// What the registry knows about it.
+pub static DESCRIPTOR: Descriptor = Descriptor::new(
+    "growable-bloom",
+    "peer: growable-bloom-filter crate, scalable Bloom (bound = target rate)",
+    Family::ScalableBloom,
+    Placement::PeerCrate,
+    Capabilities {
+        growable: true,
+        ..Capabilities::FILTER
+    },
+    RateModel::Stated,
+);
+
+impl Kind for GrowableKind {
+    fn descriptor(&self) -> &Descriptor {
+        &DESCRIPTOR
+    }
     fn predicted_memory(&self, config: &BuildConfig) -> MemoryModel {
         MemoryModel::flat(scalable::ScalableKind.predicted_memory(config).heap_bytes * 1.2)
     }
@@ -58,7 +74,7 @@ impl PeerKind for GrowableKind {
         let initial = scalable::params(config).initial_capacity;
         let inner = ::growable_bloom_filter::GrowableBloom::new(config.fpr, initial as usize);
         Ok(peer(
-            Self::ID,
+            DESCRIPTOR.id,
             Filter {
                 inner,
                 target: config.fpr,

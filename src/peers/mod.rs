@@ -18,17 +18,8 @@ pub mod growable;
 pub mod qfilter;
 pub mod sbbf;
 
-/// The speed targets ours must meet, by peer: read by the report and the criterion targets printer. It
-/// does not depend on the `peers` feature, so every build judges the same results the same way.
-pub const SPEED_TARGETS: &[(&str, &[SpeedTarget])] = &[
-    (fastbloom::ID, fastbloom::SPEED_TARGETS),
-    (sbbf::ID, sbbf::SPEED_TARGETS),
-];
-
 use crate::hash::{KeyHash, KeyHasher};
-use crate::structures::{
-    BuildConfig, Geometry, Kind, Membership, MemoryModel, Removable, SpeedTarget,
-};
+use crate::membership::{Geometry, Membership, Removable};
 
 /// What a peer filter offers, in terms of our 64-bit key hash.
 pub trait PeerFilter: Send + Sync {
@@ -122,61 +113,4 @@ pub fn peer<F: PeerFilter + 'static>(
         inserted: 0,
         removable,
     })
-}
-
-/// A peer's registry entry: its id and summary as constants, the rest as in [`Kind`]; the blanket impl
-/// below makes every `PeerKind` a `Kind` marked as a peer.
-pub trait PeerKind: Sync {
-    const ID: &'static str;
-    const SUMMARY: &'static str;
-    const REMOVABLE: bool = false;
-    /// Static filters (built once from all keys) are not dynamic.
-    const DYNAMIC: bool = true;
-    /// Filters that add capacity as keys arrive.
-    const GROWABLE: bool = false;
-    /// Filters that refuse inserts once full (and so would lose keys past their capacity).
-    const STORES_PAST_CAPACITY: bool = true;
-    fn predicted_memory(&self, config: &BuildConfig) -> MemoryModel;
-    /// Peak bytes while building (by default the final footprint).
-    fn predicted_peak_bytes(&self, config: &BuildConfig) -> f64 {
-        self.predicted_memory(config).footprint_bytes
-    }
-    fn predicted_fpr(&self, config: &BuildConfig) -> f64;
-    fn build(&self, config: &BuildConfig) -> crate::Result<Box<dyn Membership>>;
-}
-
-impl<T: PeerKind> Kind for T {
-    fn id(&self) -> &'static str {
-        T::ID
-    }
-    fn summary(&self) -> &'static str {
-        T::SUMMARY
-    }
-    fn removable(&self) -> bool {
-        T::REMOVABLE
-    }
-    fn peer(&self) -> bool {
-        true
-    }
-    fn dynamic(&self) -> bool {
-        T::DYNAMIC
-    }
-    fn growable(&self) -> bool {
-        T::GROWABLE
-    }
-    fn stores_past_capacity(&self) -> bool {
-        T::STORES_PAST_CAPACITY
-    }
-    fn predicted_memory(&self, config: &BuildConfig) -> MemoryModel {
-        PeerKind::predicted_memory(self, config)
-    }
-    fn predicted_peak_bytes(&self, config: &BuildConfig) -> f64 {
-        PeerKind::predicted_peak_bytes(self, config)
-    }
-    fn predicted_fpr(&self, config: &BuildConfig) -> f64 {
-        PeerKind::predicted_fpr(self, config)
-    }
-    fn build(&self, config: &BuildConfig) -> crate::Result<Box<dyn Membership>> {
-        PeerKind::build(self, config)
-    }
 }

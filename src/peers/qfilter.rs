@@ -2,8 +2,11 @@
 //! pays 4× a Bloom filter's memory for deletions). Fed our hash as its fingerprint. Theory: the crate's own
 //! estimate of its current error ratio.
 
-use super::{peer, PeerFilter, PeerKind};
-use crate::structures::{BuildConfig, Geometry, Membership, MemoryModel};
+use super::{peer, PeerFilter};
+use crate::kind::{
+    BuildConfig, Capabilities, Descriptor, Family, Kind, MemoryModel, Placement, RateModel,
+};
+use crate::membership::{Geometry, Membership};
 
 /// Registry entry.
 pub struct QfilterKind;
@@ -32,11 +35,24 @@ impl PeerFilter for Filter {
     }
 }
 
-impl PeerKind for QfilterKind {
-    const ID: &'static str = "qfilter";
-    const SUMMARY: &'static str = "peer: qfilter crate, quotient filter with removal";
-    const REMOVABLE: bool = true;
-    const STORES_PAST_CAPACITY: bool = false;
+/// What the registry knows about it.
+pub static DESCRIPTOR: Descriptor = Descriptor::new(
+    "qfilter",
+    "peer: qfilter crate, quotient filter with removal",
+    Family::FingerprintTable,
+    Placement::PeerCrate,
+    Capabilities {
+        removable: true,
+        stores_past_capacity: false,
+        ..Capabilities::FILTER
+    },
+    RateModel::Stated,
+);
+
+impl Kind for QfilterKind {
+    fn descriptor(&self) -> &Descriptor {
+        &DESCRIPTOR
+    }
     fn predicted_memory(&self, config: &BuildConfig) -> MemoryModel {
         // Remainder bits ⌈log2(1/p)⌉ plus ≈ 2.1 metadata bits per slot, slots at ≤ 95% load.
         let remainder = (1.0 / config.fpr).log2().ceil();
@@ -48,6 +64,6 @@ impl PeerKind for QfilterKind {
     fn build(&self, config: &BuildConfig) -> crate::Result<Box<dyn Membership>> {
         let filter = ::qfilter::Filter::new(config.expected_keys.max(1), config.fpr)
             .map_err(|e| crate::Error::invalid("qfilter", format!("{e:?}")))?;
-        Ok(peer(Self::ID, Filter(filter), config.hasher(), true))
+        Ok(peer(DESCRIPTOR.id, Filter(filter), config.hasher(), true))
     }
 }

@@ -2,7 +2,8 @@
 //! 32-bit words, one bit per word), the blocked peer of our `blocked`. Bits per key: the fewest whole bits
 //! that meet the target by the split-block formula Σᵢ Pois(i; 256·n/m)·(1 − (1 − 1/32)^i)^8.
 
-use crate::structures::{blocked, Comparison, Op, SpeedTarget};
+use crate::kind::{Comparison, Role, SpeedTarget};
+use crate::membership::Op;
 
 /// The registry id.
 pub const ID: &str = "sbbf";
@@ -10,7 +11,7 @@ pub const ID: &str = "sbbf";
 /// What ours must reach against this peer (kept outside the `peers` feature, so a build without the
 /// peer crates still judges results that hold this row).
 pub const SPEED_TARGETS: &[SpeedTarget] = &[SpeedTarget {
-    ours: blocked::ID,
+    ours: Role::BlockedBloom,
     ops: &[Op::Insert, Op::MemberQuery, Op::NonMemberQuery],
     comparison: Comparison::PerKey,
     min_ratio: 1.0,
@@ -22,9 +23,12 @@ pub use imp::*;
 
 #[cfg(feature = "peers")]
 mod imp {
-    use super::super::{peer, PeerFilter, PeerKind};
-    use super::ID;
-    use crate::structures::{BuildConfig, Geometry, Membership, MemoryModel};
+    use super::super::{peer, PeerFilter};
+    use super::{ID, SPEED_TARGETS};
+    use crate::kind::{
+        BuildConfig, Capabilities, Descriptor, Family, Kind, MemoryModel, Placement, RateModel,
+    };
+    use crate::membership::{Geometry, Membership};
     use crate::theory;
 
     /// Registry entry.
@@ -72,10 +76,23 @@ mod imp {
         }
     }
 
-    impl PeerKind for SbbfKind {
-        const ID: &'static str = ID;
-        const SUMMARY: &'static str =
-            "peer: sbbf-rs-safe crate, split-block Bloom (256-bit blocks, k = 8)";
+    /// What the registry knows about it.
+    pub static DESCRIPTOR: Descriptor = Descriptor {
+        speed_targets: SPEED_TARGETS,
+        ..Descriptor::new(
+            ID,
+            "peer: sbbf-rs-safe crate, split-block Bloom (256-bit blocks, k = 8)",
+            Family::BlockedBloom,
+            Placement::PeerCrate,
+            Capabilities::FILTER,
+            RateModel::Fill,
+        )
+    };
+
+    impl Kind for SbbfKind {
+        fn descriptor(&self) -> &Descriptor {
+            &DESCRIPTOR
+        }
         fn predicted_memory(&self, config: &BuildConfig) -> MemoryModel {
             MemoryModel::flat(
                 (bits_per_key(config.fpr) * config.expected_keys.max(1)).div_ceil(256) as f64
@@ -93,7 +110,12 @@ mod imp {
                 bits_per_key(config.fpr) as usize,
                 config.expected_keys.max(1) as usize,
             );
-            Ok(peer(Self::ID, Filter { inner }, config.hasher(), false))
+            Ok(peer(
+                DESCRIPTOR.id,
+                Filter { inner },
+                config.hasher(),
+                false,
+            ))
         }
     }
 }

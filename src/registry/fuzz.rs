@@ -8,8 +8,9 @@
 
 use super::saved::decode;
 use crate::hash::HashFn;
+use crate::kind::BuildConfig;
+use crate::membership::Membership;
 use crate::registry::{find, savable_ids, save};
-use crate::structures::{BuildConfig, Membership};
 use crate::Result;
 use rand::{Rng, SeedableRng};
 use xxhash_rust::xxh3::xxh3_64;

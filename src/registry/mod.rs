@@ -10,9 +10,10 @@ mod saved;
 pub use fuzz::{fuzz_loader, FuzzSummary};
 pub use saved::{load, savable_ids, save};
 
+use crate::kind::{Kind, Role, SpeedTarget};
 #[cfg(feature = "peers")]
 use crate::peers;
-use crate::structures::{self, Kind};
+use crate::structures;
 use crate::{external, remote, Error, Result};
 
 /// Every registered structure, in report order.
@@ -54,9 +55,50 @@ pub const REGISTRY: &[&dyn Kind] = &[
 /// The group name that selects every external row (`--structures external`).
 pub const EXTERNAL_GROUP: &str = "external";
 
-/// The structure `dedup` builds when none is named: the standard Bloom filter, the one every reader of
+/// The kind that plays `role`. Every role is held by exactly one registered kind (tested below), so this
+/// cannot fail in a build that passed its tests.
+pub fn role(role: Role) -> &'static dyn Kind {
+    REGISTRY
+        .iter()
+        .copied()
+        .find(|k| k.plays(role))
+        .unwrap_or_else(|| panic!("no registered kind plays {role:?}"))
+}
+
+/// The id of the kind that plays `role`.
+pub fn role_id(role: Role) -> &'static str {
+    self::role(role).id()
+}
+
+/// The structure `dedup` builds when none is named: the reference Bloom filter, the one every reader of
 /// the articles knows.
-pub const DEFAULT_ID: &str = crate::structures::bloom::ID;
+pub fn default_id() -> &'static str {
+    role_id(Role::ReferenceBloom)
+}
+
+/// A speed target with the peer it is set against.
+#[derive(Clone, Copy, Debug)]
+pub struct PeerTarget {
+    /// The peer's id.
+    pub peer: &'static str,
+    /// Our structure's id.
+    pub ours: &'static str,
+    pub target: &'static SpeedTarget,
+}
+
+/// Every speed target of every registered peer, in registry order.
+pub fn speed_targets() -> impl Iterator<Item = PeerTarget> {
+    REGISTRY.iter().flat_map(|k| {
+        k.descriptor()
+            .speed_targets
+            .iter()
+            .map(|target| PeerTarget {
+                peer: k.id(),
+                ours: role_id(target.ours),
+                target,
+            })
+    })
+}
 
 /// The kind registered under `id`.
 pub fn find(id: &str) -> Result<&'static dyn Kind> {
@@ -121,4 +163,29 @@ pub fn parse_list(list: &str) -> Result<Vec<&'static dyn Kind>> {
         ));
     }
     Ok(kinds)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_role_is_played_by_exactly_one_kind() {
+        for role in Role::ALL {
+            let players: Vec<&str> = REGISTRY
+                .iter()
+                .filter(|k| k.plays(role))
+                .map(|k| k.id())
+                .collect();
+            assert_eq!(players.len(), 1, "{role:?} is played by {players:?}");
+        }
+    }
+
+    #[test]
+    fn a_speed_target_is_set_for_ours_against_a_peer() {
+        for t in speed_targets() {
+            assert!(!find(t.ours).unwrap().peer(), "{t:?}");
+            assert!(find(t.peer).unwrap().peer(), "{t:?}");
+        }
+    }
 }

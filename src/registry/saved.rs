@@ -1,9 +1,9 @@
 //! Saving and loading structures through the registry: a file names its kind, the kind's
-//! [`Kind::loader`](crate::structures::Kind::loader) rebuilds it. The bytes are [`crate::persist`]'s.
+//! [`Kind::loader`](crate::kind::Kind::loader) rebuilds it. The bytes are [`crate::persist`]'s.
 
 use super::REGISTRY;
+use crate::membership::Membership;
 use crate::persist::{self, FormatError, Header};
-use crate::structures::Membership;
 use crate::{Error, Result};
 use std::path::Path;
 

@@ -177,9 +177,9 @@ pub fn delete_all(conn: &mut Conn, keys: &[Vec<u8>]) -> Result<()> {
 
 /// A connection shared by a backend's `&self` and `&mut self` methods, with a latch for the first error.
 ///
-/// The [`crate::structures::Membership`] trait answers counts, not results, so a backend that loses its
+/// The [`crate::membership::Membership`] trait answers counts, not results, so a backend that loses its
 /// server (after [`Conn`]'s retries) records the error here, answers 0 from then on, and the harness
-/// reads [`crate::structures::Membership::failure`] after every pass: a cell built on a partial filter is
+/// reads [`crate::membership::Membership::failure`] after every pass: a cell built on a partial filter is
 /// reported as failed, never as a measurement.
 pub struct Link {
     conn: Mutex<Conn>,

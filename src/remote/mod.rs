@@ -1,5 +1,5 @@
 //! Shared structures on a Redis server or split over a Redis Cluster ([`shards`]): RedisBloom's `BF.*` filters, a client-hashed bitmap with our
-//! Bloom filter's exact probes, and exact sets. Each implements [`crate::structures::Membership`] over
+//! Bloom filter's exact probes, and exact sets. Each implements [`crate::membership::Membership`] over
 //! [`crate::redis`]'s client; a lost server is latched ([`link::Link`]) and reported, never measured.
 
 pub mod link;

@@ -29,9 +29,14 @@ use super::redis_bloom::remote_of;
 use super::shards::Shards;
 use crate::hash::{reduce, KeyHash, KeyHasher};
 use crate::keys::KeyBatch;
+use crate::kind::{
+    BuildConfig, Capabilities, Descriptor, Family, Kind, MemoryModel, Placement, RateModel, Role,
+    Server,
+};
+use crate::membership::{Geometry, Membership};
 use crate::redis::BitmapMode;
 use crate::redis::Conn;
-use crate::structures::{bloom, BuildConfig, Geometry, Kind, Membership, MemoryModel};
+use crate::structures::bloom;
 use crate::{theory, Result};
 use redis::Value;
 
@@ -52,15 +57,25 @@ found = found + all end return found";
 /// Registry entry.
 pub struct RedisBitmapKind;
 
+/// What the registry knows about it.
+pub static DESCRIPTOR: Descriptor = Descriptor {
+    roles: &[Role::SharedBitmap],
+    ..Descriptor::new(
+        ID,
+        "Bloom filter over plain Redis strings (client-side hashing as in `bloom`; BITFIELD, SETBIT or a script)",
+        Family::Bloom,
+        Placement::OurServer(Server {
+            module: None,
+            hashes_keys: false,
+        }),
+        Capabilities::FILTER,
+        RateModel::Fill,
+    )
+};
+
 impl Kind for RedisBitmapKind {
-    fn id(&self) -> &'static str {
-        ID
-    }
-    fn summary(&self) -> &'static str {
-        "Bloom filter over plain Redis strings (client-side hashing as in `bloom`; BITFIELD, SETBIT or a script)"
-    }
-    fn remote(&self) -> bool {
-        true
+    fn descriptor(&self) -> &Descriptor {
+        &DESCRIPTOR
     }
     fn predicted_memory(&self, config: &BuildConfig) -> MemoryModel {
         MemoryModel {

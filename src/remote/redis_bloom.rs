@@ -25,8 +25,12 @@ use super::link::{self, Link};
 use super::shards::{InFlight, Shards};
 use crate::hash::{KeyHash, KeyHasher};
 use crate::keys::KeyBatch;
+use crate::kind::{
+    BuildConfig, Capabilities, Descriptor, Family, Kind, MemoryModel, Placement, RateModel, Role,
+    Server,
+};
+use crate::membership::{Geometry, Membership};
 use crate::redis::{Conn, RemoteConfig};
-use crate::structures::{BuildConfig, Geometry, Kind, Membership, MemoryModel};
 use crate::{theory, Error, Result};
 use redis::Value;
 
@@ -59,25 +63,29 @@ fn module_bits_per_key(p: f64) -> f64 {
 }
 
 macro_rules! kind {
-    ($kind:ident, $id:expr, $summary:literal, $scaling:expr) => {
+    ($kind:ident, $descriptor:ident, $id:expr, $summary:literal, $scaling:expr, $family:expr, $rate_model:expr, $roles:expr) => {
+        /// What the registry knows about it.
+        pub static $descriptor: Descriptor = Descriptor {
+            roles: $roles,
+            ..Descriptor::new(
+                $id,
+                $summary,
+                $family,
+                Placement::OurServer(Server {
+                    module: Some(MODULE),
+                    hashes_keys: true,
+                }),
+                Capabilities {
+                    growable: $scaling,
+                    ..Capabilities::FILTER
+                },
+                $rate_model,
+            )
+        };
+
         impl Kind for $kind {
-            fn id(&self) -> &'static str {
-                $id
-            }
-            fn summary(&self) -> &'static str {
-                $summary
-            }
-            fn remote(&self) -> bool {
-                true
-            }
-            fn hashed_by_server(&self) -> bool {
-                true
-            }
-            fn growable(&self) -> bool {
-                $scaling
-            }
-            fn server_module(&self) -> Option<&'static str> {
-                Some(MODULE)
+            fn descriptor(&self) -> &Descriptor {
+                &$descriptor
             }
             fn predicted_memory(&self, config: &BuildConfig) -> MemoryModel {
                 // On the server, not in this process.
@@ -101,15 +109,23 @@ macro_rules! kind {
 }
 kind!(
     RedisBloomKind,
+    DESCRIPTOR,
     ID,
     "RedisBloom module filter on a Redis server (BF.RESERVE … NONSCALING, BF.MADD/BF.MEXISTS)",
-    false
+    false,
+    Family::Bloom,
+    RateModel::Fill,
+    &[Role::SharedBloom]
 );
 kind!(
     RedisBloomScalingKind,
+    SCALING_DESCRIPTOR,
     SCALING_ID,
     "RedisBloom module's scalable filter (BF.RESERVE without NONSCALING, expansion 2)",
-    true
+    true,
+    Family::ScalableBloom,
+    RateModel::Stated,
+    &[]
 );
 
 /// One link of a RedisBloom chain, from `BF.DEBUG`.

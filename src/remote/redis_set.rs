@@ -14,8 +14,11 @@ use super::redis_bloom::{one_key, remote_of};
 use super::shards::{InFlight, Shards};
 use crate::hash::{HashFn, KeyHash, KeyHasher};
 use crate::keys::KeyBatch;
+use crate::kind::{
+    BuildConfig, Capabilities, Descriptor, Family, Kind, MemoryModel, Placement, RateModel, Server,
+};
+use crate::membership::{Geometry, Membership};
 use crate::redis::Conn;
-use crate::structures::{BuildConfig, Geometry, Kind, Membership, MemoryModel};
 use crate::{theory, Result};
 
 /// Registry entry of the set of URLs.
@@ -45,25 +48,27 @@ pub const ID: &str = "redis-set";
 pub const FINGERPRINT_ID: &str = "redis-set-fp";
 
 macro_rules! kind {
-    ($kind:ident, $id:expr, $summary:literal, $fingerprint:expr) => {
+    ($kind:ident, $descriptor:ident, $id:expr, $summary:literal, $fingerprint:expr) => {
+        /// What the registry knows about it.
+        pub static $descriptor: Descriptor = Descriptor::new(
+            $id,
+            $summary,
+            Family::ExactSet,
+            Placement::OurServer(Server {
+                module: None,
+                hashes_keys: !$fingerprint,
+            }),
+            Capabilities {
+                exact: !$fingerprint,
+                removable: false,
+                ..Capabilities::EXACT_SET
+            },
+            RateModel::Exact,
+        );
+
         impl Kind for $kind {
-            fn id(&self) -> &'static str {
-                $id
-            }
-            fn summary(&self) -> &'static str {
-                $summary
-            }
-            fn remote(&self) -> bool {
-                true
-            }
-            fn exact(&self) -> bool {
-                !$fingerprint
-            }
-            fn growable(&self) -> bool {
-                true
-            }
-            fn hashed_by_server(&self) -> bool {
-                !$fingerprint
+            fn descriptor(&self) -> &Descriptor {
+                &$descriptor
             }
             fn predicted_memory(&self, config: &BuildConfig) -> MemoryModel {
                 let member = if $fingerprint {
@@ -91,12 +96,14 @@ macro_rules! kind {
 }
 kind!(
     RedisSetKind,
+    DESCRIPTOR,
     ID,
     "exact Redis set of the URLs (SADD/SMISMEMBER)",
     false
 );
 kind!(
     RedisSetFingerprintKind,
+    FINGERPRINT_DESCRIPTOR,
     FINGERPRINT_ID,
     "Redis set of 16-byte xxh3-128 fingerprints (SADD/SMISMEMBER)",
     true

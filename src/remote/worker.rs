@@ -3,7 +3,7 @@
 //! latches and the caller reports).
 
 use crate::keys::{KeyBatch, KeyPipeline, UrlGenerator};
-use crate::structures::Membership;
+use crate::membership::Membership;
 use crate::Result;
 use std::ops::Range;
 

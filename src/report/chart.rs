@@ -98,8 +98,8 @@ pub fn colour(id: &str) -> RGBColor {
         .map(|e| e.language)
     {
         let family = match language {
-            crate::structures::Language::Python => PYTHON,
-            crate::structures::Language::Java => JAVA,
+            crate::kind::Language::Python => PYTHON,
+            crate::kind::Language::Java => JAVA,
         };
         let index = crate::registry::external_kinds()
             .filter(|k| k.external().is_some_and(|e| e.language == language))

@@ -2,8 +2,9 @@
 //! and the first article's claim about a Python set tested on a real one. From results only.
 
 use super::markup::{esc, pct};
+use crate::kind::Language;
 use crate::results::{CellRecord, Results};
-use crate::structures::{blocked, bloom, Language};
+use crate::structures::{blocked, bloom};
 use crate::units::{human_bytes, human_count};
 use std::fmt::Write;
 
@@ -65,7 +66,7 @@ pub fn verdict(r: &Results) -> String {
         );
         let model = r.header.as_ref().and_then(|h| {
             let kind = crate::registry::find(crate::external::PY_SET_ID).ok()?;
-            let mut config = crate::structures::BuildConfig::new(ARTICLE_N as u64, h.fpr, 0);
+            let mut config = crate::kind::BuildConfig::new(ARTICLE_N as u64, h.fpr, 0);
             config.key_lengths = h.key_lengths;
             Some(kind.predicted_memory(&config).footprint_bytes)
         });

@@ -4,7 +4,7 @@
 
 use super::markup::esc;
 use crate::analysis::{Analysis, SpeedRatio, TargetStatus};
-use crate::structures::CallPath;
+use crate::membership::CallPath;
 use crate::units::human_count;
 use std::fmt::Write;
 

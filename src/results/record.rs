@@ -1,8 +1,9 @@
 //! The record schema of `results.jsonl`.
 
+use crate::kind::KeyLengths;
 use crate::measure::machine::MachineInfo;
+use crate::membership::Geometry;
 use crate::stats::{Interval, Summary};
-use crate::structures::{Geometry, KeyLengths};
 use serde::{Deserialize, Serialize};
 
 /// The version of the record schema written by this build. 2 added the `shared`, `sweep_skipped` and
@@ -97,8 +98,8 @@ pub struct LeftOut {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RoundSeries {
     pub structure: String,
-    pub op: crate::structures::Op,
-    pub path: crate::structures::CallPath,
+    pub op: crate::membership::Op,
+    pub path: crate::membership::CallPath,
     pub ns_per_key: Vec<f64>,
 }
 
@@ -107,8 +108,8 @@ impl SpeedGroupRecord {
     pub fn series(
         &self,
         structure: &str,
-        op: crate::structures::Op,
-        path: crate::structures::CallPath,
+        op: crate::membership::Op,
+        path: crate::membership::CallPath,
     ) -> Option<&[f64]> {
         self.series
             .iter()
@@ -365,7 +366,7 @@ pub struct CellRecord {
     #[serde(default)]
     pub timed_per_key: bool,
     /// The same three costs through the structure's batch API (a fresh build for the insert), for
-    /// structures that have one ([`crate::structures::Membership::batch_path`]); `None` otherwise. From
+    /// structures that have one ([`crate::membership::Membership::batch_path`]); `None` otherwise. From
     /// schema 3 on, the three fields above are one call per key for every structure.
     #[serde(default)]
     pub batched_insert_ns_per_key: Option<Summary>,
@@ -399,7 +400,7 @@ pub struct CellRecord {
 /// What an external row ran, and how its figures were taken.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ExternalCell {
-    pub language: crate::structures::Language,
+    pub language: crate::kind::Language,
     /// Interpreter or VM and its version.
     pub runtime: String,
     /// Library and version.

@@ -5,9 +5,9 @@
 use super::pass::PassKeys;
 use super::*;
 use crate::hash::KeyHasher;
+use crate::membership::CallPath;
 use crate::results::SkipCause;
 use crate::stats::Summary;
-use crate::structures::CallPath;
 
 impl Runner<'_> {
     /// Runs one grid cell and records it (measured, or skipped when it does not fit memory or lies past the
@@ -34,7 +34,7 @@ impl Runner<'_> {
         if let Some(cap) = self
             .plan
             .full_suite_max_keys
-            .filter(|cap| n > *cap && !kind.at_full_suite_top())
+            .filter(|cap| n > *cap && !kind.descriptor().at_full_suite_top)
         {
             let id = kind.id();
             return self.record(Record::Skipped(SkippedCell {

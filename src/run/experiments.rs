@@ -17,11 +17,12 @@ use super::plan::{
 };
 use super::resume::Completed;
 use super::{Need, Runner};
+use crate::kind::BuildConfig;
+use crate::membership::Membership;
 use crate::registry::find;
 use crate::results::{DeletionRecord, RatePoint, Record, RepeatStream};
 use crate::stats::wilson;
 use crate::structures::{bitmap, bloom, counting, scalable};
-use crate::structures::{BuildConfig, Membership};
 use crate::theory;
 use crate::Result;
 
@@ -257,7 +258,7 @@ impl Runner<'_> {
             })?;
             self.insert_members(counted.as_mut(), 0, keys)?;
         }
-        let saturated = |s: &mut Box<dyn crate::structures::Membership>| {
+        let saturated = |s: &mut Box<dyn crate::membership::Membership>| {
             s.as_removable()
                 .and_then(|r| r.saturated_counters())
                 .unwrap_or(0)

@@ -6,8 +6,8 @@
 
 use super::*;
 use crate::external::process::{self, Request};
+use crate::kind::External;
 use crate::results::{ExternalCell, SkipCause};
-use crate::structures::External;
 
 /// Set to 1 (CI does) to make a missing set-up of the external rows a failure instead of a skipped row.
 pub const REQUIRE_EXTERNAL_VAR: &str = "DEDUPBENCH_REQUIRE_EXTERNAL";
@@ -146,7 +146,7 @@ impl Runner<'_> {
             n_distinct: r.n_distinct,
             n_reported_new: r.n_reported_new,
             reps: 1,
-            geometry: crate::structures::Geometry {
+            geometry: crate::membership::Geometry {
                 bits: r.bits,
                 hashes: r.hashes,
                 slices: None,

@@ -13,10 +13,12 @@ use super::plan::{hash_study_hashes, hash_study_sizes, Experiment, HASH_KEY_BYTE
 use super::{interrupted_error, Need, Runner, BATCH_KEYS};
 use crate::hash::{HashFn, KeyHasher};
 use crate::keys::{KeyBatch, KeyPipeline, UrlGenerator};
+use crate::kind::BuildConfig;
+use crate::membership::Membership;
 use crate::registry::find;
 use crate::results::{HashQualityRecord, HashSpeedRecord, Record};
 use crate::stats::{summarize, wilson};
-use crate::structures::{blocked, bloom, BuildConfig, Membership};
+use crate::structures::{blocked, bloom};
 use crate::Result;
 use std::hint::black_box;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

@@ -24,10 +24,11 @@ pub mod speed_group;
 pub mod sweep;
 
 use crate::keys::KeyBatch;
+use crate::kind::{BuildConfig, KeyLengths, Kind};
 use crate::measure::{heap_snapshot, machine};
+use crate::membership::Membership;
 use crate::results::{CellRecord, Record, ResultsWriter, SkippedCell};
 use crate::stats::{summarize, wilson};
-use crate::structures::{BuildConfig, KeyLengths, Kind, Membership};
 use crate::{Error, Result};
 pub use external::REQUIRE_EXTERNAL_VAR;
 pub use pass::MEMBER_CHECK_CAP;

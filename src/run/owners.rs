@@ -10,7 +10,7 @@
 use super::{interrupted_error, Runner};
 use crate::hash::{KeyHash, KeyHasher};
 use crate::keys::{KeyBatch, KeyPipeline};
-use crate::structures::ConcurrentInsert;
+use crate::membership::ConcurrentInsert;
 use crate::Result;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TryRecvError, TrySendError};
@@ -296,10 +296,11 @@ pub(super) fn sum_timings(per_thread: &[Timings]) -> Timings {
 mod tests {
     use super::*;
     use crate::keys::{Profile, UrlGenerator};
+    use crate::kind::BuildConfig;
+    use crate::membership::Membership;
     use crate::registry::find;
     use crate::run::source::{KeySource, Members, NonMembers};
     use crate::run::{RunPlan, Silent, Suite};
-    use crate::structures::{BuildConfig, Membership};
 
     /// Two threads building three structures in one pass (bitmap, a one-probe bloom, blocked: every
     /// parcel kind, reused parcels, full inboxes) leave each array bit-for-bit as one thread's build, and

@@ -5,7 +5,7 @@
 use super::*;
 use crate::hash::KeyHasher;
 use crate::keys::KeyPipeline;
-use crate::structures::CallPath;
+use crate::membership::CallPath;
 
 /// What one pass over keys measured.
 #[derive(Clone, Copy, Debug, Default)]

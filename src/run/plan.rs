@@ -1,7 +1,7 @@
 //! Suites and the plan of a run: which scales, structures and experiments, with how many queries.
 
+use crate::kind::Kind;
 use crate::results::{Record, Results};
-use crate::structures::Kind;
 use crate::{Error, Result};
 
 /// A named suite.

@@ -8,8 +8,8 @@
 use crate::hash::{HashFn, KeyHasher};
 use crate::keys::file::{KeyMask, UrlFile};
 use crate::keys::{KeyBatch, KeyPipeline, UrlGenerator};
+use crate::kind::KeyLengths;
 use crate::results::NonMemberFile;
-use crate::structures::KeyLengths;
 use crate::{Error, Result};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

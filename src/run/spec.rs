@@ -2,11 +2,11 @@
 //! so a resumed run does exactly what the interrupted one was asked.
 
 use super::{Suite, SweepPlan};
+use crate::kind::Kind;
 use crate::measure::machine;
 use crate::redis::{Endpoint, RedisUrl};
 use crate::registry::{parse_list, remote_kinds};
 use crate::results::RunHeader;
-use crate::structures::Kind;
 use crate::{Error, Result};
 use std::path::PathBuf;
 
@@ -394,7 +394,7 @@ mod tests {
         let top: Vec<&str> = crate::registry::ids()
             .into_iter()
             .map(|id| crate::registry::find(id).unwrap())
-            .filter(|k| k.at_full_suite_top())
+            .filter(|k| k.descriptor().at_full_suite_top)
             .map(|k| k.id())
             .collect();
         assert_eq!(top, ["bitmap", "bloom", "blocked"]);

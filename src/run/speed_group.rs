@@ -25,8 +25,8 @@ use super::pass::{insert_hashed_batch, query_hashed_batch};
 use super::*;
 use crate::hash::KeyHasher;
 use crate::keys::KeyPipeline;
+use crate::membership::{CallPath, Op};
 use crate::results::{LeftOut, RoundSeries, SpeedGroupRecord};
-use crate::structures::{CallPath, Op};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 
@@ -57,10 +57,8 @@ pub fn compared_kinds(kinds: &[&'static dyn Kind]) -> Vec<&'static dyn Kind> {
         .copied()
         .filter(|k| k.external().is_none() && !k.remote())
         .filter(|k| {
-            crate::peers::SPEED_TARGETS.iter().any(|(peer, targets)| {
-                targets.iter().any(|t| {
-                    (t.ours == k.id() && present(peer)) || (*peer == k.id() && present(t.ours))
-                })
+            crate::registry::speed_targets().any(|t| {
+                (t.ours == k.id() && present(t.peer)) || (t.peer == k.id() && present(t.ours))
             })
         })
         .collect()
@@ -68,9 +66,7 @@ pub fn compared_kinds(kinds: &[&'static dyn Kind]) -> Vec<&'static dyn Kind> {
 
 /// Whether `ids` holds both sides of some speed target.
 fn has_a_pair(ids: &[&str]) -> bool {
-    crate::peers::SPEED_TARGETS
-        .iter()
-        .any(|(peer, targets)| ids.contains(peer) && targets.iter().any(|t| ids.contains(&t.ours)))
+    crate::registry::speed_targets().any(|t| ids.contains(&t.peer) && ids.contains(&t.ours))
 }
 
 /// One (structure, path) of a group: its own build, and what it measured.

@@ -9,6 +9,9 @@
 
 use super::resume::{Completed, WorkId};
 use super::{PassKeys, Runner, BATCH_KEYS};
+use crate::kind::{BuildConfig, Kind};
+use crate::membership::CallPath;
+use crate::membership::Membership;
 use crate::redis::raw::Client;
 use crate::redis::{BitmapMode, Conn, Endpoint, RemoteConfig};
 use crate::registry::find;
@@ -17,9 +20,7 @@ use crate::results::{
     sweep_cell_id, Record, SkippedCell, SweepRecord, REFERENCE_SERIES, SCALABLE_REFERENCE_SERIES,
 };
 use crate::stats::wilson;
-use crate::structures::CallPath;
 use crate::structures::{bloom, scalable};
-use crate::structures::{BuildConfig, Kind, Membership};
 use crate::{Error, Result};
 use std::time::{Duration, Instant};
 
@@ -120,7 +121,7 @@ impl Runner<'_> {
                         self.point_failed(id, n, e)?;
                         continue;
                     }
-                    if kind.server_module().is_some() && !has_module {
+                    if kind.server().is_some_and(|s| s.module.is_some()) && !has_module {
                         let reason = format!(
                             "the server at {} has no RedisBloom module (MODULE LIST shows no 'bf')",
                             endpoint.addr()
@@ -259,8 +260,8 @@ impl Runner<'_> {
         };
         // Our hash is part of a point's cost only where the client needs it (on a cluster it picks the
         // shard of every key).
-        let client_hash =
-            !kind.hashed_by_server() || url.as_ref().is_some_and(Endpoint::is_cluster);
+        let client_hash = !kind.server().is_some_and(|s| s.hashes_keys)
+            || url.as_ref().is_some_and(Endpoint::is_cluster);
         let per_s = |t: &super::PassTiming| {
             let ns = t.probe_ns + if client_hash { t.hash_ns } else { 0 };
             t.keys as f64 / (ns.max(1) as f64 / 1e9)

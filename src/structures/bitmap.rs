@@ -6,8 +6,12 @@
 
 use super::bits::{or_owned, or_shared, part_of_index, BitArray, PartBounds};
 use super::mem::{prefetch_ptr, PREFETCH_AHEAD};
-use super::{Advisor, BuildConfig, ConcurrentInsert, Geometry, Kind, Membership, MemoryModel};
 use crate::hash::{reduce, KeyHash, KeyHasher};
+use crate::kind::{
+    Advisor, BuildConfig, Capabilities, Descriptor, Family, Kind, MemoryModel, Placement,
+    RateModel, Role,
+};
+use crate::membership::{ConcurrentInsert, Geometry, Membership};
 use crate::persist::{corrupt, Loaded, Payload, SavedParts};
 use crate::theory;
 use std::sync::atomic::AtomicU64;
@@ -22,12 +26,36 @@ fn bits_for(config: &BuildConfig) -> u64 {
     config.array_bits.unwrap_or(config.expected_keys).max(1)
 }
 
+/// What the registry knows about it.
+pub static DESCRIPTOR: Descriptor = Descriptor {
+    roles: &[Role::RawBitmap],
+    advisor: Some(Advisor {
+        pitch: "one probe: needs ≈ 1/p bits per key",
+        rung: "even fingerprints no longer fit: a one-probe bitmap of m = -n / ln(1 - p) bits meets the rate",
+        prefers_measured_bytes: false,
+        // Sized for the rate, m = -n / ln(1 - p), not the article's m = n.
+        size_for_advice: Some(|config| {
+            config.array_bits = Some((-(config.expected_keys as f64) / (-config.fpr).ln_1p()).ceil() as u64)
+        }),
+    }),
+    loader: Some(|saved| Ok(Box::new(Bitmap::from_saved(saved)?))),
+    at_full_suite_top: true,
+    ..Descriptor::new(
+        ID,
+        "raw bitmap: one hash, one bit per key (m = n by default)",
+        Family::Bitmap,
+        Placement::Ours,
+        Capabilities {
+            sized_for_rate: false,
+            ..Capabilities::FILTER
+        },
+        RateModel::Fill,
+    )
+};
+
 impl Kind for BitmapKind {
-    fn loader(&self) -> Option<super::Loader> {
-        Some(|saved| Ok(Box::new(Bitmap::from_saved(saved)?)))
-    }
-    fn sized_for_rate(&self) -> bool {
-        false
+    fn descriptor(&self) -> &Descriptor {
+        &DESCRIPTOR
     }
     fn planned_geometry(&self, config: &BuildConfig) -> Geometry {
         Geometry {
@@ -35,26 +63,6 @@ impl Kind for BitmapKind {
             hashes: Some(1),
             slices: None,
         }
-    }
-    fn at_full_suite_top(&self) -> bool {
-        true
-    }
-    fn advisor(&self) -> Option<Advisor> {
-        Some(Advisor {
-            pitch: "one probe: needs ≈ 1/p bits per key",
-            rung: "even fingerprints no longer fit: a one-probe bitmap of m = -n / ln(1 - p) bits meets the rate",
-            prefers_measured_bytes: false,
-            // Sized for the rate, m = -n / ln(1 - p), not the article's m = n.
-            size_for_advice: Some(|config| {
-                config.array_bits = Some((-(config.expected_keys as f64) / (-config.fpr).ln_1p()).ceil() as u64)
-            }),
-        })
-    }
-    fn id(&self) -> &'static str {
-        ID
-    }
-    fn summary(&self) -> &'static str {
-        "raw bitmap: one hash, one bit per key (m = n by default)"
     }
     fn predicted_memory(&self, config: &BuildConfig) -> MemoryModel {
         MemoryModel::flat((bits_for(config).div_ceil(64) * 8) as f64)

@@ -17,9 +17,13 @@
 
 use super::bits::as_atomic;
 use super::mem::{advise_huge_pages, prefetch_word, PREFETCH_AHEAD};
-use super::{Advisor, BuildConfig, ConcurrentInsert, Geometry, Kind, Membership, MemoryModel};
 use crate::hash::{reduce, KeyHash, KeyHasher};
 use crate::keys::KeyBatch;
+use crate::kind::{
+    Advisor, BuildConfig, Capabilities, Descriptor, Family, Kind, MemoryModel, OwnTarget,
+    Placement, RateModel, Role,
+};
+use crate::membership::{ConcurrentInsert, Geometry, Membership};
 use crate::persist::{corrupt, Loaded, Payload, SavedParts};
 use crate::theory::{self, BLOCK_WORDS};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -95,9 +99,44 @@ fn solved_sizing(n: u64, p: f64) -> (u64, u32) {
     s
 }
 
+/// What the registry knows about it.
+pub static DESCRIPTOR: Descriptor = Descriptor {
+    roles: &[Role::BlockedBloom],
+    own_targets: &[
+        OwnTarget::BitsAgainst {
+            of: Role::ReferenceBloom,
+            max_ratio: 1.15,
+        },
+        OwnTarget::LookupOverFloor {
+            max_ratio: 1.3,
+            at_keys: 1_000_000_000,
+        },
+        OwnTarget::ParallelSpeedup {
+            min_ratio: 1.6,
+            at_keys: 1_000_000_000,
+        },
+    ],
+    advisor: Some(Advisor {
+        pitch: "one cache miss per lookup for a few % more bits than bloom",
+        rung: "even fingerprints no longer fit: a cache-blocked filter meets the rate with one cache miss per lookup",
+        prefers_measured_bytes: false,
+        size_for_advice: None,
+    }),
+    loader: Some(|saved| Ok(Box::new(Blocked::from_saved(saved)?))),
+    at_full_suite_top: true,
+    ..Descriptor::new(
+        ID,
+        "cache-blocked Bloom filter: k bits in one 512-bit block (one cache miss per key)",
+        Family::BlockedBloom,
+        Placement::Ours,
+        Capabilities::FILTER,
+        RateModel::Fill,
+    )
+};
+
 impl Kind for BlockedKind {
-    fn loader(&self) -> Option<super::Loader> {
-        Some(|saved| Ok(Box::new(Blocked::from_saved(saved)?)))
+    fn descriptor(&self) -> &Descriptor {
+        &DESCRIPTOR
     }
     fn planned_geometry(&self, config: &BuildConfig) -> Geometry {
         let (blocks, k) = sizing(config);
@@ -106,23 +145,6 @@ impl Kind for BlockedKind {
             hashes: Some(k),
             slices: None,
         }
-    }
-    fn at_full_suite_top(&self) -> bool {
-        true
-    }
-    fn advisor(&self) -> Option<Advisor> {
-        Some(Advisor {
-            pitch: "one cache miss per lookup for a few % more bits than bloom",
-            rung: "even fingerprints no longer fit: a cache-blocked filter meets the rate with one cache miss per lookup",
-            prefers_measured_bytes: false,
-            size_for_advice: None,
-        })
-    }
-    fn id(&self) -> &'static str {
-        ID
-    }
-    fn summary(&self) -> &'static str {
-        "cache-blocked Bloom filter: k bits in one 512-bit block (one cache miss per key)"
     }
     fn predicted_memory(&self, config: &BuildConfig) -> MemoryModel {
         MemoryModel::flat(((sizing(config).0 + 1) * 64) as f64)

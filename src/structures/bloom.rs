@@ -4,9 +4,13 @@
 //! reduction). Rate at fill n: (1 − (1 − 1/m)^(k·n))^k ([`crate::theory::bloom_fpr`]).
 
 use super::bits::{or_owned, or_shared, part_of_index, BitArray, PartBounds};
-use super::{Advisor, BuildConfig, ConcurrentInsert, Geometry, Kind, Membership, MemoryModel};
 use crate::hash::{reduce, KeyHash, KeyHasher};
 use crate::keys::KeyBatch;
+use crate::kind::{
+    Advisor, BuildConfig, Capabilities, Descriptor, Family, Kind, MemoryModel, Placement,
+    RateModel, Role,
+};
+use crate::membership::{ConcurrentInsert, Geometry, Membership};
 use crate::persist::{corrupt, Loaded, Payload, SavedParts};
 use crate::theory::{self, BloomSizing};
 use std::sync::atomic::AtomicU64;
@@ -25,9 +29,31 @@ pub fn sizing(config: &BuildConfig) -> BloomSizing {
     }
 }
 
+/// What the registry knows about it.
+pub static DESCRIPTOR: Descriptor = Descriptor {
+    roles: &[Role::ReferenceBloom],
+    advisor: Some(Advisor {
+        pitch: "the smallest filter that meets the rate",
+        rung:
+            "even fingerprints no longer fit: a filter sized by m = -n ln p / ln²2 meets the rate",
+        prefers_measured_bytes: false,
+        size_for_advice: None,
+    }),
+    loader: Some(|saved| Ok(Box::new(Bloom::from_saved(saved)?))),
+    at_full_suite_top: true,
+    ..Descriptor::new(
+        ID,
+        "standard Bloom filter, m = -n ln p / ln²2, k = (m/n) ln 2",
+        Family::Bloom,
+        Placement::Ours,
+        Capabilities::FILTER,
+        RateModel::Fill,
+    )
+};
+
 impl Kind for BloomKind {
-    fn loader(&self) -> Option<super::Loader> {
-        Some(|saved| Ok(Box::new(Bloom::from_saved(saved)?)))
+    fn descriptor(&self) -> &Descriptor {
+        &DESCRIPTOR
     }
     fn planned_geometry(&self, config: &BuildConfig) -> Geometry {
         let s = sizing(config);
@@ -36,23 +62,6 @@ impl Kind for BloomKind {
             hashes: Some(s.hashes),
             slices: None,
         }
-    }
-    fn at_full_suite_top(&self) -> bool {
-        true
-    }
-    fn advisor(&self) -> Option<Advisor> {
-        Some(Advisor {
-            pitch: "the smallest filter that meets the rate",
-            rung: "even fingerprints no longer fit: a filter sized by m = -n ln p / ln²2 meets the rate",
-            prefers_measured_bytes: false,
-            size_for_advice: None,
-        })
-    }
-    fn id(&self) -> &'static str {
-        ID
-    }
-    fn summary(&self) -> &'static str {
-        "standard Bloom filter, m = -n ln p / ln²2, k = (m/n) ln 2"
     }
     fn predicted_memory(&self, config: &BuildConfig) -> MemoryModel {
         MemoryModel::flat(sizing(config).bytes() as f64)

@@ -9,8 +9,12 @@
 //!    land there) returns `false` and changes nothing.
 
 use super::bloom::sizing;
-use super::{Advisor, BuildConfig, Geometry, Kind, Membership, MemoryModel, Removable};
 use crate::hash::{reduce, KeyHash, KeyHasher};
+use crate::kind::{
+    Advisor, BuildConfig, Capabilities, Descriptor, Family, Kind, MemoryModel, Placement,
+    RateModel, Role,
+};
+use crate::membership::{Geometry, Membership, Removable};
 use crate::persist::{corrupt, Loaded, Payload, SavedParts};
 use crate::theory::{self, BloomSizing};
 
@@ -25,9 +29,32 @@ pub const MAX_HASHES: usize = 64;
 /// Registry entry.
 pub struct CountingKind;
 
+/// What the registry knows about it.
+pub static DESCRIPTOR: Descriptor = Descriptor {
+    roles: &[Role::DeletingFilter],
+    advisor: Some(Advisor {
+        pitch: "deletions at 4× a Bloom filter's memory",
+        rung: "even fingerprints no longer fit: a counting filter (4-bit counters, m = -n ln p / ln²2) meets the rate and deletes",
+        prefers_measured_bytes: false,
+        size_for_advice: None,
+    }),
+    loader: Some(|saved| Ok(Box::new(CountingBloom::from_saved(saved)?))),
+    ..Descriptor::new(
+        ID,
+        "counting Bloom filter, 4-bit sticky counters (supports remove)",
+        Family::CountingBloom,
+        Placement::Ours,
+        Capabilities {
+            removable: true,
+            ..Capabilities::FILTER
+        },
+        RateModel::Fill,
+    )
+};
+
 impl Kind for CountingKind {
-    fn loader(&self) -> Option<super::Loader> {
-        Some(|saved| Ok(Box::new(CountingBloom::from_saved(saved)?)))
+    fn descriptor(&self) -> &Descriptor {
+        &DESCRIPTOR
     }
     fn planned_geometry(&self, config: &BuildConfig) -> Geometry {
         let s = sizing(config);
@@ -36,23 +63,6 @@ impl Kind for CountingKind {
             hashes: Some(s.hashes),
             slices: None,
         }
-    }
-    fn advisor(&self) -> Option<Advisor> {
-        Some(Advisor {
-            pitch: "deletions at 4× a Bloom filter's memory",
-            rung: "even fingerprints no longer fit: a counting filter (4-bit counters, m = -n ln p / ln²2) meets the rate and deletes",
-            prefers_measured_bytes: false,
-            size_for_advice: None,
-        })
-    }
-    fn id(&self) -> &'static str {
-        ID
-    }
-    fn summary(&self) -> &'static str {
-        "counting Bloom filter, 4-bit sticky counters (supports remove)"
-    }
-    fn removable(&self) -> bool {
-        true
     }
     fn predicted_memory(&self, config: &BuildConfig) -> MemoryModel {
         MemoryModel::flat(sizing(config).bits.div_ceil(2) as f64)

@@ -5,8 +5,12 @@
 //! rate 1 − (1 − 2⁻⁶⁴)ⁿ ≈ n/2⁶⁴ ([`crate::theory::fingerprint_fpr`]). Distinct keys with equal fingerprints are
 //! stored once, so `insert` can (with that probability) call a new key old.
 
-use super::{Advisor, BuildConfig, Geometry, Kind, Membership, MemoryModel, Removable};
 use crate::hash::{KeyHash, KeyHasher};
+use crate::kind::{
+    Advisor, BuildConfig, Capabilities, Descriptor, Family, Kind, MemoryModel, Placement,
+    RateModel, Role,
+};
+use crate::membership::{Geometry, Membership, Removable};
 use crate::theory;
 use hashbrown::hash_table::{Entry, HashTable};
 
@@ -16,35 +20,39 @@ pub const ID: &str = "fingerprint";
 /// Registry entry.
 pub struct FingerprintKind;
 
+/// What the registry knows about it.
+pub static DESCRIPTOR: Descriptor = Descriptor {
+    roles: &[Role::ExactFingerprints],
+    advisor: Some(Advisor {
+        pitch: "exact in practice (collision rate n/2^64), 8-byte slots",
+        rung: "the URL strings no longer fit, 64-bit fingerprints do (collision rate n/2^64)",
+        prefers_measured_bytes: false,
+        size_for_advice: None,
+    }),
+    ..Descriptor::new(
+        ID,
+        "hashbrown set of 64-bit key fingerprints (collision rate n/2^64)",
+        Family::ExactSet,
+        Placement::Ours,
+        Capabilities {
+            exact: true,
+            removable: true,
+            growable: true,
+            ..Capabilities::FILTER
+        },
+        RateModel::Exact,
+    )
+};
+
 impl Kind for FingerprintKind {
-    fn growable(&self) -> bool {
-        true
+    fn descriptor(&self) -> &Descriptor {
+        &DESCRIPTOR
     }
     fn planned_geometry(&self, _config: &BuildConfig) -> Geometry {
         Geometry {
             bits: Some(64),
             ..Geometry::default()
         }
-    }
-    fn advisor(&self) -> Option<Advisor> {
-        Some(Advisor {
-            pitch: "exact in practice (collision rate n/2^64), 8-byte slots",
-            rung: "the URL strings no longer fit, 64-bit fingerprints do (collision rate n/2^64)",
-            prefers_measured_bytes: false,
-            size_for_advice: None,
-        })
-    }
-    fn id(&self) -> &'static str {
-        ID
-    }
-    fn summary(&self) -> &'static str {
-        "hashbrown set of 64-bit key fingerprints (collision rate n/2^64)"
-    }
-    fn removable(&self) -> bool {
-        true
-    }
-    fn exact(&self) -> bool {
-        true
     }
     fn predicted_memory(&self, config: &BuildConfig) -> MemoryModel {
         MemoryModel::flat(theory::hashbrown_table_bytes(config.expected_keys, 8) as f64)

@@ -5,8 +5,12 @@
 //! grows by doubling as a set in a crawler would. Memory model: [`crate::theory::hashbrown_table_bytes`] for
 //! the slots plus one heap string per key (requested bytes = key length; footprint = glibc's chunk size).
 
-use super::{Advisor, BuildConfig, Geometry, KeyLengths, Kind, Membership, MemoryModel, Removable};
 use crate::hash::{KeyHash, KeyHasher};
+use crate::kind::{
+    Advisor, BuildConfig, Capabilities, Descriptor, Family, KeyLengths, Kind, MemoryModel,
+    Placement, RateModel, Role,
+};
+use crate::membership::{Geometry, Membership, Removable};
 use crate::theory;
 use hashbrown::hash_table::{Entry, HashTable};
 
@@ -18,29 +22,33 @@ const SLOT_BYTES: u64 = std::mem::size_of::<Box<[u8]>>() as u64;
 /// Registry entry.
 pub struct HashSetKind;
 
+/// What the registry knows about it.
+pub static DESCRIPTOR: Descriptor = Descriptor {
+    roles: &[Role::ExactSet],
+    advisor: Some(Advisor {
+        pitch: "exact: no false positives at all",
+        rung: "the exact set of URLs fits: no false positive to explain",
+        prefers_measured_bytes: true,
+        size_for_advice: None,
+    }),
+    ..Descriptor::new(
+        ID,
+        "exact hashbrown set of the URL strings",
+        Family::ExactSet,
+        Placement::Ours,
+        Capabilities {
+            exact: true,
+            removable: true,
+            growable: true,
+            ..Capabilities::FILTER
+        },
+        RateModel::Exact,
+    )
+};
+
 impl Kind for HashSetKind {
-    fn growable(&self) -> bool {
-        true
-    }
-    fn advisor(&self) -> Option<Advisor> {
-        Some(Advisor {
-            pitch: "exact: no false positives at all",
-            rung: "the exact set of URLs fits: no false positive to explain",
-            prefers_measured_bytes: true,
-            size_for_advice: None,
-        })
-    }
-    fn id(&self) -> &'static str {
-        ID
-    }
-    fn summary(&self) -> &'static str {
-        "exact hashbrown set of the URL strings"
-    }
-    fn removable(&self) -> bool {
-        true
-    }
-    fn exact(&self) -> bool {
-        true
+    fn descriptor(&self) -> &Descriptor {
+        &DESCRIPTOR
     }
     fn predicted_memory(&self, config: &BuildConfig) -> MemoryModel {
         model(config.expected_keys, config.key_lengths)

@@ -7,8 +7,12 @@
 
 use super::bits::BitArray;
 use super::bloom::Bloom;
-use super::{Advisor, BuildConfig, Geometry, Kind, Membership, MemoryModel};
 use crate::hash::{KeyHash, KeyHasher};
+use crate::kind::{
+    Advisor, BuildConfig, Capabilities, Descriptor, Family, Kind, MemoryModel, Placement,
+    RateModel, Role,
+};
+use crate::membership::{Geometry, Membership};
 use crate::persist::{corrupt, Loaded, Payload, SavedParts};
 use crate::theory::{self, ScalableParams};
 
@@ -18,36 +22,7 @@ pub const ID: &str = "scalable";
 /// Registry entry.
 pub struct ScalableKind;
 
-/// How a scalable filter grows: its build parameters beyond n and p.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Growth {
-    /// Keys of the first slice; `None`: max(1000, n/64), so that a filter planned for n faces growth.
-    pub initial_keys: Option<u64>,
-    /// Growth s: each slice holds s times the keys of the one before.
-    pub factor: f64,
-    /// Tightening r: each slice's rate is r times the one before.
-    pub tightening: f64,
-}
-
-impl Default for Growth {
-    /// s = 2, r = 0.9, first slice max(1000, n/64).
-    fn default() -> Self {
-        Growth {
-            initial_keys: None,
-            factor: 2.0,
-            tightening: 0.9,
-        }
-    }
-}
-
-impl Growth {
-    /// Keys of the first slice of a filter planned for `expected_keys`.
-    pub fn first_slice_keys(&self, expected_keys: u64) -> u64 {
-        self.initial_keys
-            .unwrap_or((expected_keys / 64).max(1000))
-            .max(1)
-    }
-}
+pub use crate::kind::Growth;
 
 /// The scalable parameters a config asks for.
 pub fn params(config: &BuildConfig) -> ScalableParams {
@@ -59,12 +34,33 @@ pub fn params(config: &BuildConfig) -> ScalableParams {
     }
 }
 
+/// What the registry knows about it.
+pub static DESCRIPTOR: Descriptor = Descriptor {
+    roles: &[Role::GrowingFilter],
+    advisor: Some(Advisor {
+        pitch: "grows by slices (s = 2, r = 0.9), rate bounded by p however far it grows; first slice sized for n",
+        rung: "even fingerprints no longer fit: a scalable filter meets the rate however far it grows",
+        prefers_measured_bytes: false,
+        // The advice sizes the first slice for the expected n (the harness's default starts at n/64).
+        size_for_advice: Some(|config| config.growth.initial_keys = Some(config.expected_keys)),
+    }),
+    loader: Some(|saved| Ok(Box::new(ScalableBloom::from_saved(saved)?))),
+    ..Descriptor::new(
+        ID,
+        "scalable Bloom filter: slices n0*s^i at p(1-r)r^i (unknown growth)",
+        Family::ScalableBloom,
+        Placement::Ours,
+        Capabilities {
+            growable: true,
+            ..Capabilities::FILTER
+        },
+        RateModel::Fill,
+    )
+};
+
 impl Kind for ScalableKind {
-    fn loader(&self) -> Option<super::Loader> {
-        Some(|saved| Ok(Box::new(ScalableBloom::from_saved(saved)?)))
-    }
-    fn growable(&self) -> bool {
-        true
+    fn descriptor(&self) -> &Descriptor {
+        &DESCRIPTOR
     }
     fn planned_geometry(&self, config: &BuildConfig) -> Geometry {
         let first = params(config).slice(0).1;
@@ -73,21 +69,6 @@ impl Kind for ScalableKind {
             hashes: Some(first.hashes),
             slices: Some(1),
         }
-    }
-    fn advisor(&self) -> Option<Advisor> {
-        Some(Advisor {
-            pitch: "grows by slices (s = 2, r = 0.9), rate bounded by p however far it grows; first slice sized for n",
-            rung: "even fingerprints no longer fit: a scalable filter meets the rate however far it grows",
-            prefers_measured_bytes: false,
-            // The advice sizes the first slice for the expected n (the harness's default starts at n/64).
-            size_for_advice: Some(|config| config.growth.initial_keys = Some(config.expected_keys)),
-        })
-    }
-    fn id(&self) -> &'static str {
-        ID
-    }
-    fn summary(&self) -> &'static str {
-        "scalable Bloom filter: slices n0*s^i at p(1-r)r^i (unknown growth)"
     }
     fn predicted_memory(&self, config: &BuildConfig) -> MemoryModel {
         MemoryModel::flat(params(config).bytes(config.expected_keys) as f64)

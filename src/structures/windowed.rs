@@ -22,8 +22,11 @@
 //! its own, so its false positives are independent of the others').
 
 use super::blocked::Blocked;
-use super::{BuildConfig, Geometry, Kind, Membership, MemoryModel};
 use crate::hash::{KeyHash, KeyHasher};
+use crate::kind::{
+    BuildConfig, Capabilities, Descriptor, Family, Kind, MemoryModel, Placement, RateModel, Role,
+};
+use crate::membership::{Geometry, Membership};
 use crate::theory;
 use std::collections::VecDeque;
 
@@ -119,16 +122,26 @@ impl WindowPlan {
     }
 }
 
+/// What the registry knows about it.
+pub static DESCRIPTOR: Descriptor = Descriptor {
+    roles: &[Role::ExpiringFilter],
+    ..Descriptor::new(
+        ID,
+        "sliding window of the last W keys: 4 rotating generations of blocked filters (no delete log)",
+        Family::WindowedBloom,
+        Placement::Ours,
+        Capabilities {
+            // It forgets keys older than its window by design; filling it past n is not an overshoot.
+            stores_past_capacity: false,
+            ..Capabilities::FILTER
+        },
+        RateModel::Fill,
+    )
+};
+
 impl Kind for WindowedKind {
-    fn id(&self) -> &'static str {
-        ID
-    }
-    fn summary(&self) -> &'static str {
-        "sliding window of the last W keys: 4 rotating generations of blocked filters (no delete log)"
-    }
-    fn stores_past_capacity(&self) -> bool {
-        // It forgets keys older than its window by design; filling it past n is not an overshoot.
-        false
+    fn descriptor(&self) -> &Descriptor {
+        &DESCRIPTOR
     }
     fn planned_geometry(&self, config: &BuildConfig) -> Geometry {
         let plan = WindowPlan::of(config);

@@ -5,6 +5,8 @@
 
 use dedupbench::hash::KeyHasher;
 use dedupbench::keys::{KeyBatch, KeyPipeline, Profile, UrlGenerator};
+use dedupbench::kind::*;
+use dedupbench::membership::*;
 use dedupbench::registry::{find, ids, local_kinds, parse_list};
 use dedupbench::stats::wilson;
 use dedupbench::structures::*;
