@@ -10,7 +10,9 @@ use crate::hash::HashFn;
 use crate::keys::file::UrlFile;
 use crate::keys::{KeyBatch, KeyPipeline};
 use crate::kind::BuildConfig;
+use crate::kind::Role;
 use crate::membership::Membership;
+use crate::registry::role_id;
 use crate::registry::{self, find};
 use crate::units::human_bytes;
 use crate::{Error, Result};
@@ -140,7 +142,7 @@ fn io_cause(e: &Error) -> String {
 }
 
 fn build(options: &DedupOptions) -> Result<Box<dyn Membership>> {
-    let windowed = crate::structures::windowed::ID;
+    let windowed = role_id(Role::ExpiringFilter);
     if options.window.is_some() && options.remote.is_some() {
         return Err(Error::invalid(
             "--window",
@@ -164,7 +166,7 @@ fn build(options: &DedupOptions) -> Result<Box<dyn Membership>> {
         .structure
         .as_deref()
         .unwrap_or(match options.remote {
-            Some(_) => crate::remote::redis_bloom::ID,
+            Some(_) => role_id(Role::SharedBloom),
             None => default_id,
         });
     let kind = find(id)?;

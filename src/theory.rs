@@ -338,6 +338,30 @@ pub fn glibc_chunk_bytes(len: u64) -> u64 {
     ((len + 8 + 15) & !15).max(32)
 }
 
+/// Largest n for which `bytes(n) ≤ budget` (bytes non-decreasing in n), by doubling then bisection.
+pub fn largest_n(budget: f64, bytes: impl Fn(u64) -> f64) -> f64 {
+    if bytes(1) > budget {
+        return 0.0;
+    }
+    let mut high = 2u64;
+    while bytes(high) <= budget {
+        if high > 1 << 50 {
+            return high as f64;
+        }
+        high *= 2;
+    }
+    let mut low = high / 2;
+    while high - low > 1 {
+        let mid = low + (high - low) / 2;
+        if bytes(mid) <= budget {
+            low = mid;
+        } else {
+            high = mid;
+        }
+    }
+    low as f64
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

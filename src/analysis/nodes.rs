@@ -6,6 +6,8 @@
 //! throughput is what one node sustained on the machine that ran the sweep (client and server sharing its
 //! cores), taken as what each node of a cluster sustains (a cluster's nodes share nothing per key).
 
+use crate::kind::Role;
+use crate::registry::role_id;
 use crate::results::Results;
 use crate::theory::BloomSizing;
 use serde::Serialize;
@@ -54,7 +56,7 @@ pub fn node_plan(
         results
             .sweep
             .iter()
-            .filter(|r| r.structure == crate::remote::redis_bloom::ID && r.masters <= 1)
+            .filter(|r| r.structure == role_id(Role::SharedBloom) && r.masters <= 1)
             .max_by_key(|r| r.batch_keys)
             .map(|r| {
                 (

@@ -193,29 +193,7 @@ impl Sizing<'_> {
     }
 }
 
-/// Largest n for which `bytes(n) ≤ budget` (bytes non-decreasing in n), by doubling then bisection.
-pub fn largest_n(budget: f64, bytes: impl Fn(u64) -> f64) -> f64 {
-    if bytes(1) > budget {
-        return 0.0;
-    }
-    let mut high = 2u64;
-    while bytes(high) <= budget {
-        if high > 1 << 50 {
-            return high as f64;
-        }
-        high *= 2;
-    }
-    let mut low = high / 2;
-    while high - low > 1 {
-        let mid = low + (high - low) / 2;
-        if bytes(mid) <= budget {
-            low = mid;
-        } else {
-            high = mid;
-        }
-    }
-    low as f64
-}
+pub use crate::theory::largest_n;
 
 /// The regime ladder for the budget: the exact sets in registry order, then the filter the workload
 /// calls for (removable if it deletes, growable if its growth is unknown; the one that fits the most

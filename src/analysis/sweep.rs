@@ -2,7 +2,8 @@
 //! RedisBloom's at the same batch size, our client against a raw pipeline of the same commands, and the
 //! filter split over a cluster against one node.
 
-use crate::remote::{redis_bitmap, redis_bloom};
+use crate::kind::{Role, Wire};
+use crate::registry::role_id;
 use crate::results::{Results, SweepRecord};
 
 /// The record of `series` at `batch` keys per round trip.
@@ -16,13 +17,15 @@ pub fn point<'a>(r: &'a Results, series: &str, batch: u64) -> Option<&'a SweepRe
 pub fn best_bitmap(r: &Results, batch: u64) -> Option<&SweepRecord> {
     r.sweep
         .iter()
-        .filter(|p| p.structure == redis_bitmap::ID && p.batch_keys == batch && p.masters <= 1)
+        .filter(|p| {
+            p.structure == role_id(Role::SharedBitmap) && p.batch_keys == batch && p.masters <= 1
+        })
         .max_by(|a, b| a.insert_keys_per_s.total_cmp(&b.insert_keys_per_s))
 }
 
 /// The two targets at one batch size: (bitmap / bloom inserts, our client / raw pipeline).
 pub fn target_ratios(r: &Results, batch: u64) -> (Option<f64>, Option<f64>) {
-    let bloom = point(r, redis_bloom::ID, batch);
+    let bloom = point(r, role_id(Role::SharedBloom), batch);
     let bitmap = best_bitmap(r, batch)
         .zip(bloom)
         .map(|(m, b)| m.insert_keys_per_s / b.insert_keys_per_s);
@@ -45,8 +48,8 @@ pub fn one_node_series(series: &str) -> Option<&str> {
 
 /// `redis-bloom` split over the cluster against one node: inserts per second at one batch size.
 pub fn cluster_ratio(r: &Results, batch: u64) -> Option<f64> {
-    let one = point(r, redis_bloom::ID, batch)?;
-    let cluster = point(r, &cluster_series(redis_bloom::ID), batch)?;
+    let one = point(r, role_id(Role::SharedBloom), batch)?;
+    let cluster = point(r, &cluster_series(role_id(Role::SharedBloom)), batch)?;
     Some(cluster.insert_keys_per_s / one.insert_keys_per_s)
 }
 
@@ -68,10 +71,14 @@ pub fn load_spread(loads: &[u64]) -> Option<(u64, u64, f64)> {
 /// replies instead. A command's own name and key, shared by the keys of a round trip, are left out.
 pub fn network_bytes_per_key(structure: &str, mean_key_bytes: f64, hashes: Option<u32>) -> f64 {
     let argument = |len: f64| len + 5.0 + (len.max(1.0).log10().floor() + 1.0);
-    match structure {
-        redis_bitmap::ID => hashes.unwrap_or(1) as f64 * (35.0 + 4.0),
-        crate::remote::redis_set::FINGERPRINT_ID => argument(16.0) + 4.0,
-        _ => argument(mean_key_bytes) + 4.0,
+    let wire = crate::registry::find(structure)
+        .ok()
+        .and_then(|k| k.server())
+        .map(|s| s.wire);
+    match wire {
+        Some(Wire::FieldOperations) => hashes.unwrap_or(1) as f64 * (35.0 + 4.0),
+        Some(Wire::FixedArgument { bytes }) => argument(bytes as f64) + 4.0,
+        Some(Wire::KeyArgument) | None => argument(mean_key_bytes) + 4.0,
     }
 }
 

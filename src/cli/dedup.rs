@@ -7,7 +7,9 @@ use clap::Args;
 use dedupbench::dedup::{self, DedupOptions};
 use dedupbench::hash::HashFn;
 use dedupbench::keys::file::UrlFile;
+use dedupbench::kind::Role;
 use dedupbench::registry;
+use dedupbench::registry::role_id;
 use dedupbench::units::{count_arg, expected_arg, fpr_arg, hash_arg};
 use dedupbench::Error;
 use std::path::PathBuf;
@@ -156,7 +158,7 @@ pub fn run(args: DedupArgs) -> Result<i32> {
     if resent > 0 {
         eprintln!(
             "dedup: {resent} round trips were sent again after a server was lost{}",
-            if structure.id() == dedupbench::remote::redis_bitmap::ID {
+            if structure.id() == role_id(Role::SharedBitmap) {
                 " (redis-bitmap keeps no answers for a resend: up to --batch lines of each may have been dropped as seen)"
             } else {
                 " (their first answers were kept on the server and given again: no line was dropped for it)"

@@ -9,7 +9,9 @@ use clap::Args;
 use dedupbench::hash::HashFn;
 use dedupbench::keys::{Profile, UrlGenerator};
 use dedupbench::kind::BuildConfig;
+use dedupbench::kind::Role;
 use dedupbench::redis::BitmapMode;
+use dedupbench::registry::role_id;
 use dedupbench::registry::{find, remote_kinds};
 use dedupbench::remote::worker::{self, WorkerOp};
 use dedupbench::units::{count_arg, expected_arg, fpr_arg, hash_arg};
@@ -20,7 +22,7 @@ pub struct SharedArgs {
     #[command(flatten)]
     target: RedisTarget,
     /// Backend: redis-bitmap, redis-bloom, redis-bloom-scaling, redis-set or redis-set-fp.
-    #[arg(long, default_value = dedupbench::remote::redis_bitmap::ID)]
+    #[arg(long, default_value = role_id(Role::SharedBitmap))]
     structure: String,
     /// The Redis key (prefix) of the shared filter.
     #[arg(long)]

@@ -73,7 +73,7 @@ pub fn run(args: SizeArgs) -> Result<i32> {
             "fpr": args.fpr,
             "profile": profile.name,
             "mean_key_bytes": config.key_lengths.mean_bytes,
-            "bloom": {
+            "bloom": { // not a registry id: the Bloom formula's sizing
                 "bits": sizing.bits,
                 "hashes": sizing.hashes,
                 "bytes": sizing.bytes(),

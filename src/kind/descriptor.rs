@@ -102,7 +102,7 @@ impl Family {
     pub fn words(self) -> &'static str {
         match self {
             Family::ExactSet => "exact set",
-            Family::Bitmap => "bitmap",
+            Family::Bitmap => "raw bitmap",
             Family::Bloom => "Bloom",
             Family::BlockedBloom => "blocked Bloom",
             Family::CountingBloom => "counting Bloom",
@@ -136,6 +136,19 @@ pub struct Server {
     pub module: Option<&'static str>,
     /// Whether the server hashes the keys itself (our hash is then not part of its cost).
     pub hashes_keys: bool,
+    /// What one key costs on the wire.
+    pub wire: Wire,
+}
+
+/// What one inserted key puts on the wire, for the model of bytes per key (`analysis::sweep`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Wire {
+    /// The key itself as one argument, one integer reply.
+    KeyArgument,
+    /// A fixed-size argument (a fingerprint of this many bytes), one integer reply.
+    FixedArgument { bytes: u32 },
+    /// k field operations (`SET u1 OFFSET 1`), k replies: a client-hashed bitmap.
+    FieldOperations,
 }
 
 /// What a kind can do.

@@ -6,7 +6,7 @@ mod descriptor;
 mod external;
 mod speed_target;
 
-pub use descriptor::{Capabilities, Descriptor, Family, Placement, RateModel, Role, Server};
+pub use descriptor::{Capabilities, Descriptor, Family, Placement, RateModel, Role, Server, Wire};
 pub use external::{External, Language};
 pub use speed_target::{Comparison, OwnTarget, SpeedTarget};
 

@@ -65,7 +65,7 @@ impl Kind for GrowableKind {
         &DESCRIPTOR
     }
     fn predicted_memory(&self, config: &BuildConfig) -> MemoryModel {
-        MemoryModel::flat(scalable::ScalableKind.predicted_memory(config).heap_bytes * 1.2)
+        MemoryModel::flat(scalable::params(config).bytes(config.expected_keys) as f64 * 1.2)
     }
     fn predicted_fpr(&self, config: &BuildConfig) -> f64 {
         config.fpr

@@ -31,7 +31,7 @@ use crate::hash::{reduce, KeyHash, KeyHasher};
 use crate::keys::KeyBatch;
 use crate::kind::{
     BuildConfig, Capabilities, Descriptor, Family, Kind, MemoryModel, Placement, RateModel, Role,
-    Server,
+    Server, Wire,
 };
 use crate::membership::{Geometry, Membership};
 use crate::redis::BitmapMode;
@@ -67,6 +67,7 @@ pub static DESCRIPTOR: Descriptor = Descriptor {
         Placement::OurServer(Server {
             module: None,
             hashes_keys: false,
+            wire: Wire::FieldOperations,
         }),
         Capabilities::FILTER,
         RateModel::Fill,

@@ -27,7 +27,7 @@ use crate::hash::{KeyHash, KeyHasher};
 use crate::keys::KeyBatch;
 use crate::kind::{
     BuildConfig, Capabilities, Descriptor, Family, Kind, MemoryModel, Placement, RateModel, Role,
-    Server,
+    Server, Wire,
 };
 use crate::membership::{Geometry, Membership};
 use crate::redis::{Conn, RemoteConfig};
@@ -74,6 +74,7 @@ macro_rules! kind {
                 Placement::OurServer(Server {
                     module: Some(MODULE),
                     hashes_keys: true,
+                    wire: Wire::KeyArgument,
                 }),
                 Capabilities {
                     growable: $scaling,

@@ -16,6 +16,7 @@ use crate::hash::{HashFn, KeyHash, KeyHasher};
 use crate::keys::KeyBatch;
 use crate::kind::{
     BuildConfig, Capabilities, Descriptor, Family, Kind, MemoryModel, Placement, RateModel, Server,
+    Wire,
 };
 use crate::membership::{Geometry, Membership};
 use crate::redis::Conn;
@@ -57,6 +58,11 @@ macro_rules! kind {
             Placement::OurServer(Server {
                 module: None,
                 hashes_keys: !$fingerprint,
+                wire: if $fingerprint {
+                    Wire::FixedArgument { bytes: 16 }
+                } else {
+                    Wire::KeyArgument
+                },
             }),
             Capabilities {
                 exact: !$fingerprint,

@@ -3,8 +3,9 @@
 
 use super::markup::{esc, pct};
 use crate::kind::Language;
+use crate::kind::Role;
+use crate::registry::role_id;
 use crate::results::{CellRecord, Results};
-use crate::structures::{blocked, bloom};
 use crate::units::{human_bytes, human_count};
 use std::fmt::Write;
 
@@ -36,7 +37,7 @@ pub fn verdict(r: &Results) -> String {
     let mut sets: Vec<&CellRecord> = r
         .cells
         .iter()
-        .filter(|c| c.structure == crate::external::PY_SET_ID)
+        .filter(|c| c.structure == role_id(Role::ExternalExactSet))
         .collect();
     sets.sort_by_key(|c| c.n);
     if !sets.is_empty() {
@@ -65,7 +66,7 @@ pub fn verdict(r: &Results) -> String {
             if least >= ARTICLE_BYTES_PER_ENTRY { "holds at every n measured" } else { "does not hold at every n" }
         );
         let model = r.header.as_ref().and_then(|h| {
-            let kind = crate::registry::find(crate::external::PY_SET_ID).ok()?;
+            let kind = crate::registry::find(role_id(Role::ExternalExactSet)).ok()?;
             let mut config = crate::kind::BuildConfig::new(ARTICLE_N as u64, h.fpr, 0);
             config.key_lengths = h.key_lengths;
             Some(kind.predicted_memory(&config).footprint_bytes)
@@ -78,7 +79,7 @@ pub fn verdict(r: &Results) -> String {
             }
         };
         match (
-            crate::analysis::fit_bytes(r, crate::external::PY_SET_ID),
+            crate::analysis::fit_bytes(r, role_id(Role::ExternalExactSet)),
             model,
         ) {
             (Some(fit), model) => {
@@ -185,7 +186,9 @@ pub fn section(s: &mut String, r: &Results) {
             language.name()
         );
         listed.extend(r.cells.iter().filter(|c| {
-            sizes.contains(&c.n) && (c.structure == bloom::ID || c.structure == blocked::ID)
+            sizes.contains(&c.n)
+                && (c.structure == role_id(Role::ReferenceBloom)
+                    || c.structure == role_id(Role::BlockedBloom))
         }));
         for c in listed {
             let (method, who) = match &c.external {

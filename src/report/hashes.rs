@@ -4,8 +4,9 @@
 
 use super::markup::esc;
 use crate::hash::candidates::HashFn;
+use crate::kind::Role;
+use crate::registry::role_id;
 use crate::results::{CellRecord, HashQualityRecord, HashSpeedRecord, Results};
-use crate::structures::{blocked, bloom};
 use crate::units::human_count;
 use std::fmt::Write;
 
@@ -131,7 +132,7 @@ fn lookup_split(s: &mut String, r: &Results) {
             .filter(|c| c.structure == id && c.batched_member_query_ns_per_key.is_some())
             .max_by_key(|c| c.n)
     };
-    let cells: Vec<&CellRecord> = [bloom::ID, blocked::ID]
+    let cells: Vec<&CellRecord> = [role_id(Role::ReferenceBloom), role_id(Role::BlockedBloom)]
         .into_iter()
         .filter_map(largest)
         .collect();
@@ -256,6 +257,7 @@ fn quality_table(s: &mut String, r: &Results) {
 mod tests {
     use super::*;
     use crate::stats::{summarize, Interval};
+    use crate::structures::{blocked, bloom};
 
     fn results(speeds: &[(&str, f64)], outside: &[&str]) -> Results {
         let mut r = Results::default();

@@ -3,8 +3,9 @@
 
 use super::figures::Drawn;
 use super::markup::{esc, pct, sci};
+use crate::kind::Role;
+use crate::registry::role_id;
 use crate::results::Results;
-use crate::structures::{bitmap, blocked, bloom};
 use crate::units::{human_bytes, human_count};
 use std::fmt::Write;
 
@@ -242,9 +243,11 @@ fn scenario_section(s: &mut String, r: &Results) {
 /// The scenario's findings in plain words.
 fn scenario_verdict(x: &crate::results::ScenarioRecord) -> String {
     let get = |id: &str| x.structures.iter().find(|s| s.structure == id);
-    let (Some(bitmap), Some(bloom), Some(blocked)) =
-        (get(bitmap::ID), get(bloom::ID), get(blocked::ID))
-    else {
+    let (Some(bitmap), Some(bloom), Some(blocked)) = (
+        get(role_id(Role::RawBitmap)),
+        get(role_id(Role::ReferenceBloom)),
+        get(role_id(Role::BlockedBloom)),
+    ) else {
         return "Incomplete scenario record.".into();
     };
     format!(

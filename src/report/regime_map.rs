@@ -8,7 +8,8 @@
 use super::chart::{axis_label, bytes_label, colour, DrawResult};
 use super::panels::{draw_keys, Key};
 use crate::analysis::regimes::{advised_kinds, bytes_at, regime_of, Regime, Sizing, Workload};
-use crate::remote::redis_bloom;
+use crate::kind::Role;
+use crate::registry::role_id;
 use crate::results::Results;
 use crate::units::human_bytes;
 use crate::{Error, Result};
@@ -57,8 +58,8 @@ pub fn measured_reach(r: &Results, fpr: f64) -> Vec<(String, f64)> {
     let sweep = r
         .sweep
         .iter()
-        .filter(|p| p.structure == redis_bloom::ID && p.batch_keys > 0)
-        .map(|p| (redis_bloom::ID, p.n as f64));
+        .filter(|p| p.structure == role_id(Role::SharedBloom) && p.batch_keys > 0)
+        .map(|p| (role_id(Role::SharedBloom), p.n as f64));
     for (id, n) in cells.chain(sweep) {
         match reach.iter_mut().find(|(i, _)| i == id) {
             Some(entry) => entry.1 = entry.1.max(n),
@@ -72,7 +73,7 @@ pub fn measured_reach(r: &Results, fpr: f64) -> Vec<(String, f64)> {
 fn measured_id(regime: Regime) -> Option<&'static str> {
     match regime {
         Regime::InProcess(id) => Some(id),
-        Regime::SharedServer => Some(redis_bloom::ID),
+        Regime::SharedServer => Some(role_id(Role::SharedBloom)),
         Regime::Cluster | Regime::NothingDeletes => None,
     }
 }
@@ -101,7 +102,7 @@ impl<'a> MapSpec<'a> {
 fn region_colour(regime: Regime) -> RGBColor {
     match regime {
         Regime::InProcess(id) => colour(id),
-        Regime::SharedServer => colour(redis_bloom::ID),
+        Regime::SharedServer => colour(role_id(Role::SharedBloom)),
         Regime::Cluster => RGBColor(60, 60, 60),
         Regime::NothingDeletes => RGBColor(200, 200, 200),
     }
@@ -205,7 +206,7 @@ where
     if projected_any {
         keys.push(Key::area(
             "pale: projected (not measured at that n)",
-            tint(colour(crate::structures::bloom::ID), 0.35),
+            tint(colour(role_id(Role::ReferenceBloom)), 0.35),
         ));
     }
     // Where each advised structure stops fitting: its bytes at n.

@@ -7,9 +7,10 @@ use super::chart::{axis_label, colour, empty, log_range, Figure};
 use super::markup::{esc, sci};
 use super::panels::{draw_keys, Key};
 use crate::analysis::sweep::{best_bitmap, point, target_ratios};
+use crate::kind::Role;
+use crate::registry::role_id;
 use crate::remote::redis_bloom;
 use crate::results::{Results, SweepRecord};
-use crate::structures::{bloom, scalable};
 use crate::units::human_bytes;
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -171,7 +172,10 @@ where
         .y_label_formatter(&|v| axis_label(*v))
         .label_style(("sans-serif", 13))
         .draw()?;
-    for (series, id) in [(REFERENCE, bloom::ID), (SCALABLE_REFERENCE, scalable::ID)] {
+    for (series, id) in [
+        (REFERENCE, role_id(Role::ReferenceBloom)),
+        (SCALABLE_REFERENCE, role_id(Role::GrowingFilter)),
+    ] {
         if let Some(reference) = point(r, series, 0) {
             let v = value(reference);
             let c = colour(id);
@@ -196,7 +200,7 @@ where
         chart.draw_series(LineSeries::new(line.clone(), c.stroke_width(2)))?;
         keys.push(Key::solid(name.as_str(), c));
         chart.draw_series(line.iter().map(|p| Circle::new(*p, 4, c.filled())))?;
-        if with_raw && name == redis_bloom::ID {
+        if with_raw && name == role_id(Role::SharedBloom) {
             let raw: Vec<(f64, f64)> = bs
                 .iter()
                 .filter_map(|b| {
@@ -218,7 +222,7 @@ pub fn verdict(r: &Results) -> String {
     };
     let mut parts = Vec::new();
     if let Some(reference) = point(r, REFERENCE, 0) {
-        if let Some(bloom) = point(r, redis_bloom::ID, top) {
+        if let Some(bloom) = point(r, role_id(Role::SharedBloom), top) {
             parts.push(format!(
                 "At {top} keys per round trip, redis-bloom inserts {} keys/s and the in-process bloom {} keys/s ({:.0}× faster) at {:.2} vs {:.2} bytes per key",
                 axis_label(bloom.insert_keys_per_s),

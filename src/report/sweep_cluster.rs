@@ -6,7 +6,8 @@ use super::markup::esc;
 use crate::analysis::sweep::{
     cluster_ratio, cluster_series, load_spread, network_bytes_per_key, one_node_series, point,
 };
-use crate::remote::redis_bloom;
+use crate::kind::Role;
+use crate::registry::role_id;
 use crate::results::Results;
 use crate::units::human_bytes;
 use std::fmt::Write;
@@ -17,7 +18,7 @@ pub const CLUSTER_TARGET: f64 = 0.8;
 /// One sentence for the verdict, if a cluster was measured.
 pub fn verdict(r: &Results, batch: u64) -> Option<String> {
     let ratio = cluster_ratio(r, batch)?;
-    let p = point(r, &cluster_series(redis_bloom::ID), batch)?;
+    let p = point(r, &cluster_series(role_id(Role::SharedBloom)), batch)?;
     Some(format!(
         "split over {} masters ({} shards), redis-bloom inserts at {:.0}% of one node's rate (target ≥ {:.0}%: {}); the servers share this machine's cores",
         p.masters,

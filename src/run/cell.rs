@@ -365,7 +365,7 @@ impl Runner<'_> {
         if let Some((_, floor)) = self.floors.iter().find(|(at, _)| *at == n) {
             return Ok(Some(*floor));
         }
-        let bits = crate::structures::blocked::BlockedKind
+        let bits = crate::registry::role(crate::kind::Role::BlockedBloom)
             .planned_geometry(config)
             .bits
             .unwrap_or(n * 10);

@@ -18,11 +18,13 @@ use super::plan::{
 use super::resume::Completed;
 use super::{Need, Runner};
 use crate::kind::BuildConfig;
+use crate::kind::Role;
 use crate::membership::Membership;
 use crate::registry::find;
+use crate::registry::role_id;
 use crate::results::{DeletionRecord, RatePoint, Record, RepeatStream};
 use crate::stats::wilson;
-use crate::structures::{bitmap, bloom, counting, scalable};
+use crate::structures::counting;
 use crate::theory;
 use crate::Result;
 
@@ -71,14 +73,14 @@ impl Runner<'_> {
         let scalable = |times: u64| {
             let mut config = BuildConfig::new(times * n, fpr, seed);
             config.growth.initial_keys = Some(n);
-            (scalable::ID, config)
+            (role_id(Role::GrowingFilter), config)
         };
         let mut configs = Vec::new();
         match experiment {
             Experiment::Saturation => {
                 let most = SATURATION_FILLS.iter().copied().fold(1.0, f64::max);
                 for id in self.overshoot_ids() {
-                    if id == scalable::ID {
+                    if id == role_id(Role::GrowingFilter) {
                         configs.push(scalable(most.ceil() as u64));
                     } else {
                         let mut config = BuildConfig::new(n, fpr, seed);
@@ -87,9 +89,15 @@ impl Runner<'_> {
                     }
                 }
             }
-            Experiment::Deletion => configs.push((counting::ID, BuildConfig::new(n, fpr, seed))),
+            Experiment::Deletion => configs.push((
+                role_id(Role::DeletingFilter),
+                BuildConfig::new(n, fpr, seed),
+            )),
             Experiment::Growth => {
-                configs.push((bloom::ID, BuildConfig::new(n, fpr, seed)));
+                configs.push((
+                    role_id(Role::ReferenceBloom),
+                    BuildConfig::new(n, fpr, seed),
+                ));
                 configs.push(scalable(GROWTH_STEPS.last().copied().unwrap_or(1)));
             }
             Experiment::Expiry => {
@@ -111,7 +119,7 @@ impl Runner<'_> {
                 let mut config = BuildConfig::new(n, fpr, seed);
                 let most = BITMAP_BITS_PER_KEY.iter().copied().max().unwrap_or(1);
                 config.array_bits = Some(n * most);
-                configs.push((bitmap::ID, config));
+                configs.push((role_id(Role::RawBitmap), config));
             }
         }
         let mut peak = 0.0f64;
@@ -195,7 +203,7 @@ impl Runner<'_> {
 
     fn deletion(&mut self, n: u64) -> Result<()> {
         let config = BuildConfig::new(n, self.plan.fpr, self.plan.seed);
-        let mut s = find(counting::ID)?.build(&config)?;
+        let mut s = find(role_id(Role::DeletingFilter))?.build(&config)?;
         self.insert_members(s.as_mut(), 0, n)?;
         let saturated_counters = s.as_removable().and_then(|r| r.saturated_counters());
         let geometry = s.geometry();
@@ -210,7 +218,9 @@ impl Runner<'_> {
         let remaining_found = self.count_members_found(s.as_ref(), n / 2, n)?;
         let removed_still_present = self.count_members_found(s.as_ref(), 0, n / 2)?;
         let (fp_after, _) = self.count_false_positives(s.as_ref(), q, "deletion: after")?;
-        let bloom_bytes = find(bloom::ID)?.build(&config)?.bytes_held();
+        let bloom_bytes = find(role_id(Role::ReferenceBloom))?
+            .build(&config)?
+            .bytes_held();
         let (counting_bytes, expected_fpr_after) = (s.bytes_held(), s.expected_fpr(n - removed));
         drop(s);
         // After the first filter is gone: the two of the repeat stream hold n/4 keys each.
@@ -247,8 +257,8 @@ impl Runner<'_> {
         let keys = (n / 4).max(1);
         let mut config = config.clone();
         config.expected_keys = keys;
-        let mut if_new = find(counting::ID)?.build(&config)?;
-        let mut counted = find(counting::ID)?.build(&config)?;
+        let mut if_new = find(role_id(Role::DeletingFilter))?.build(&config)?;
+        let mut counted = find(role_id(Role::DeletingFilter))?.build(&config)?;
         for _ in 0..REPEAT_OFFERS {
             self.over_members(if_new.hasher(), 0, keys, |batch| {
                 batch
@@ -272,7 +282,7 @@ impl Runner<'_> {
     }
 
     fn growth(&mut self, n0: u64) -> Result<()> {
-        for id in [bloom::ID, scalable::ID] {
+        for id in [role_id(Role::ReferenceBloom), role_id(Role::GrowingFilter)] {
             let mut config = BuildConfig::new(n0, self.plan.fpr, self.plan.seed);
             config.growth.initial_keys = Some(n0);
             let mut s = find(id)?.build(&config)?;
@@ -329,9 +339,9 @@ impl Runner<'_> {
             let mut config = BuildConfig::new(n, self.plan.fpr, self.plan.seed);
             config.array_bits = Some(n * bits_per_key);
             let ids: &[&str] = if bits_per_key <= BLOOM_MAX_BITS_PER_KEY {
-                &[bitmap::ID, bloom::ID]
+                &[role_id(Role::RawBitmap), role_id(Role::ReferenceBloom)]
             } else {
-                &[bitmap::ID]
+                &[role_id(Role::RawBitmap)]
             };
             for id in ids {
                 let mut s = find(id)?.build(&config)?;

@@ -14,11 +14,12 @@ use super::{interrupted_error, Need, Runner, BATCH_KEYS};
 use crate::hash::{HashFn, KeyHasher};
 use crate::keys::{KeyBatch, KeyPipeline, UrlGenerator};
 use crate::kind::BuildConfig;
+use crate::kind::Role;
 use crate::membership::Membership;
 use crate::registry::find;
+use crate::registry::role_id;
 use crate::results::{HashQualityRecord, HashSpeedRecord, Record};
 use crate::stats::{summarize, wilson};
-use crate::structures::{blocked, bloom};
 use crate::Result;
 use std::hint::black_box;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -35,7 +36,7 @@ const QUALITY_QUERIES: u64 = 4_000_000;
 /// Members checked per filter for false negatives.
 const MEMBERS_CHECKED: u64 = 1_000_000;
 /// The filters each hash builds.
-const STUDY_STRUCTURES: [&str; 2] = [bloom::ID, blocked::ID];
+const STUDY_ROLES: [Role; 2] = [Role::ReferenceBloom, Role::BlockedBloom];
 
 impl Runner<'_> {
     /// Runs the hash study up to `largest` keys: the speeds, then the filters at each size.
@@ -66,7 +67,7 @@ impl Runner<'_> {
     pub(super) fn hash_study_peak_bytes(&self, n: u64) -> Result<f64> {
         let config = BuildConfig::new(n, self.plan.fpr, self.plan.seed);
         let mut one = 0.0;
-        for id in STUDY_STRUCTURES {
+        for id in STUDY_ROLES.map(role_id) {
             one += find(id)?.predicted_peak_bytes(&config);
         }
         Ok(one * hash_study_hashes(n).len() as f64 * 1.05)
@@ -109,7 +110,7 @@ impl Runner<'_> {
         records.sort_by_key(|r| {
             (
                 HashFn::ALL.iter().position(|h| h.id() == r.hash),
-                STUDY_STRUCTURES.iter().position(|s| *s == r.structure),
+                STUDY_ROLES.iter().position(|s| role_id(*s) == r.structure),
             )
         });
         Ok(records)
@@ -130,7 +131,7 @@ fn study_filters(
     for h in hashes {
         let mut config = config.clone();
         config.hash = *h;
-        for id in STUDY_STRUCTURES {
+        for id in STUDY_ROLES.map(role_id) {
             filters.push((*h, find(id)?.build(&config)?));
         }
     }

@@ -1,6 +1,8 @@
 //! Suites and the plan of a run: which scales, structures and experiments, with how many queries.
 
 use crate::kind::Kind;
+use crate::kind::Role;
+use crate::registry::role_id;
 use crate::results::{Record, Results};
 use crate::{Error, Result};
 
@@ -104,8 +106,7 @@ pub const PAST_CAPACITY_FILLS: &[f64] = &[1.0, 1.25, 2.0, 5.0];
 /// The fills the saturation (overshoot) experiment takes `id` through: the whole curve for `bloom` and
 /// `scalable` (the first article's claim), the overshoot for the other filters.
 pub fn saturation_fills(id: &str) -> &'static [f64] {
-    use crate::structures::{bloom, scalable};
-    if id == bloom::ID || id == scalable::ID {
+    if id == role_id(Role::ReferenceBloom) || id == role_id(Role::GrowingFilter) {
         SATURATION_FILLS
     } else {
         PAST_CAPACITY_FILLS
@@ -118,12 +119,13 @@ pub fn saturation_fills(id: &str) -> &'static [f64] {
 /// (built once from their set), filters that refuse inserts when full (`qfilter`: it would lose keys),
 /// servers and other languages' tools. Registry order.
 pub fn overshoot_ids<'a>(run_ids: impl IntoIterator<Item = &'a str>) -> Vec<&'static str> {
-    use crate::structures::{bloom, scalable};
     let run_ids: Vec<&str> = run_ids.into_iter().collect();
     crate::registry::local_kinds()
         .filter(|k| {
             let id = k.id();
-            (run_ids.contains(&id) || id == bloom::ID || id == scalable::ID)
+            (run_ids.contains(&id)
+                || id == role_id(Role::ReferenceBloom)
+                || id == role_id(Role::GrowingFilter))
                 && !k.exact()
                 && k.dynamic()
                 && k.stores_past_capacity()

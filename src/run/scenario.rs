@@ -19,13 +19,14 @@ use super::{interrupted_error, Need, Runner, BATCH_KEYS};
 use crate::hash::KeyHasher;
 use crate::keys::{KeyBatch, KeyPipeline};
 use crate::kind::BuildConfig;
+use crate::kind::Role;
 use crate::measure::machine;
 use crate::membership::Membership;
 use crate::registry::find;
+use crate::registry::role_id;
 use crate::results::{Record, ScenarioRecord, ScenarioStructure};
 use crate::results::{ARTICLE_BUDGET_BYTES, ARTICLE_N, SCENARIO_LABEL};
 use crate::stats::wilson;
-use crate::structures::{bitmap, blocked, bloom};
 use crate::Result;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
@@ -49,14 +50,18 @@ impl Runner<'_> {
         bloom_config.array_bits = Some(budget_bytes * 8);
         let blocked_config = BuildConfig::new(n, self.plan.fpr, self.plan.seed);
         let plan = [
-            (bitmap::ID, "the raw bitmap: one bit per URL", bitmap_config),
             (
-                bloom::ID,
+                role_id(Role::RawBitmap),
+                "the raw bitmap: one bit per URL",
+                bitmap_config,
+            ),
+            (
+                role_id(Role::ReferenceBloom),
                 "the best Bloom filter in the budget",
                 bloom_config,
             ),
             (
-                blocked::ID,
+                role_id(Role::BlockedBloom),
                 "a cache-blocked filter sized for the target rate",
                 blocked_config,
             ),

@@ -9,18 +9,19 @@
 
 use super::resume::{Completed, WorkId};
 use super::{PassKeys, Runner, BATCH_KEYS};
+use crate::kind::Role;
 use crate::kind::{BuildConfig, Kind};
 use crate::membership::CallPath;
 use crate::membership::Membership;
 use crate::redis::raw::Client;
 use crate::redis::{BitmapMode, Conn, Endpoint, RemoteConfig};
 use crate::registry::find;
-use crate::remote::{redis_bitmap, redis_bloom};
+use crate::registry::role_id;
+use crate::remote::redis_bloom;
 use crate::results::{
     sweep_cell_id, Record, SkippedCell, SweepRecord, REFERENCE_SERIES, SCALABLE_REFERENCE_SERIES,
 };
 use crate::stats::wilson;
-use crate::structures::{bloom, scalable};
 use crate::{Error, Result};
 use std::time::{Duration, Instant};
 
@@ -68,8 +69,8 @@ impl Runner<'_> {
             })
         };
         for (series, id) in [
-            (REFERENCE_SERIES, bloom::ID),
-            (SCALABLE_REFERENCE_SERIES, scalable::ID),
+            (REFERENCE_SERIES, role_id(Role::ReferenceBloom)),
+            (SCALABLE_REFERENCE_SERIES, role_id(Role::GrowingFilter)),
         ] {
             if !is_done(&sweep_cell_id(series, 0)) {
                 let config = self.config(self.source.distinct_members(n));
@@ -101,12 +102,12 @@ impl Runner<'_> {
         for kind in &plan.kinds {
             // On a cluster the bitmap runs in its atomic mode only: the other two are measured on one
             // server, and the cluster adds routing, not a new way to move bits.
-            let modes: &[BitmapMode] = match (kind.id() == redis_bitmap::ID, endpoint) {
+            let modes: &[BitmapMode] = match (kind.id() == role_id(Role::SharedBitmap), endpoint) {
                 (true, Endpoint::Server(_)) => &BitmapMode::ALL,
                 _ => &[BitmapMode::Bitfield],
             };
             for mode in modes {
-                let series = if kind.id() == redis_bitmap::ID {
+                let series = if kind.id() == role_id(Role::SharedBitmap) {
                     format!("redis-bitmap/{}", mode.name())
                 } else {
                     kind.id().to_string()
@@ -253,7 +254,7 @@ impl Runner<'_> {
         let used_after = used_memory(&mut server)?;
         drop(s);
         let raw_insert_keys_per_s = match (&remote, kind.id()) {
-            (Some(r), redis_bloom::ID) if !r.endpoint.is_cluster() => {
+            (Some(r), id) if id == role_id(Role::SharedBloom) && !r.endpoint.is_cluster() => {
                 Some(self.raw_bloom_inserts(r, config)?)
             }
             _ => None,
@@ -337,7 +338,7 @@ impl Runner<'_> {
         self.progress.start(
             &format!(
                 "{} raw pipeline",
-                sweep_cell_id(redis_bloom::ID, per as u64)
+                sweep_cell_id(role_id(Role::SharedBloom), per as u64)
             ),
             n,
         );

@@ -99,6 +99,21 @@ fn solved_sizing(n: u64, p: f64) -> (u64, u32) {
     s
 }
 
+/// The geometry of a filter built for `config` (the windowed filter's generations are such filters).
+pub fn planned_geometry(config: &BuildConfig) -> Geometry {
+    let (blocks, k) = sizing(config);
+    Geometry {
+        bits: Some(blocks * theory::BLOCK_BITS),
+        hashes: Some(k),
+        slices: None,
+    }
+}
+
+/// The memory of a filter built for `config`: its blocks and one cache line of alignment slack.
+pub fn predicted_memory(config: &BuildConfig) -> MemoryModel {
+    MemoryModel::flat(((sizing(config).0 + 1) * 64) as f64)
+}
+
 /// What the registry knows about it.
 pub static DESCRIPTOR: Descriptor = Descriptor {
     roles: &[Role::BlockedBloom],
@@ -139,15 +154,10 @@ impl Kind for BlockedKind {
         &DESCRIPTOR
     }
     fn planned_geometry(&self, config: &BuildConfig) -> Geometry {
-        let (blocks, k) = sizing(config);
-        Geometry {
-            bits: Some(blocks * theory::BLOCK_BITS),
-            hashes: Some(k),
-            slices: None,
-        }
+        planned_geometry(config)
     }
     fn predicted_memory(&self, config: &BuildConfig) -> MemoryModel {
-        MemoryModel::flat(((sizing(config).0 + 1) * 64) as f64)
+        predicted_memory(config)
     }
     fn predicted_fpr(&self, config: &BuildConfig) -> f64 {
         let (blocks, k) = sizing(config);

@@ -84,7 +84,7 @@ impl WindowPlan {
     /// Blocks and probes of one generation's filter: `blocked`'s own sizing (solved once per (c, p_g)
     /// and remembered by `blocked`).
     fn generation_sizing(&self) -> (u64, u32) {
-        let g = super::blocked::BlockedKind.planned_geometry(&self.generation_config(0));
+        let g = super::blocked::planned_geometry(&self.generation_config(0));
         (
             g.bits.unwrap_or(theory::BLOCK_BITS) / theory::BLOCK_BITS,
             g.hashes.unwrap_or(1),
@@ -103,9 +103,7 @@ impl WindowPlan {
 
     /// Bytes of one generation's filter (its model).
     fn generation_bytes(&self, seed: u64) -> f64 {
-        super::blocked::BlockedKind
-            .predicted_memory(&self.generation_config(seed))
-            .footprint_bytes
+        super::blocked::predicted_memory(&self.generation_config(seed)).footprint_bytes
     }
 
     /// Generations held after `admitted` admissions from empty: a new one begins with the first key
@@ -145,7 +143,7 @@ impl Kind for WindowedKind {
     }
     fn planned_geometry(&self, config: &BuildConfig) -> Geometry {
         let plan = WindowPlan::of(config);
-        let generation = super::blocked::BlockedKind.planned_geometry(&plan.generation_config(0));
+        let generation = super::blocked::planned_geometry(&plan.generation_config(0));
         Geometry {
             bits: generation.bits.map(|b| b * u64::from(plan.generations)),
             hashes: generation.hashes,

@@ -1,6 +1,8 @@
 //! The second article's bitmap claim: the raw bitmap at m = n bits and more, beside a Bloom filter of the same size.
 
 use super::*;
+use crate::kind::Role;
+use crate::registry::role_id;
 
 pub struct BitmapClaim;
 
@@ -29,7 +31,7 @@ impl Figure for BitmapClaim {
                 .iter()
                 .flat_map(|p| [p.observed_fpr_wilson95.high, p.expected_fpr.max(floor), 1.0]),
         );
-        let panels = one_panel(&[bitmap::ID, bloom::ID]);
+        let panels = one_panel(&[role_id(Role::RawBitmap), role_id(Role::ReferenceBloom)]);
         draw_panels(area, self.title(), &panels, |plot, panel, keys| {
             let mut chart = log_log_chart(
                 plot,
@@ -43,7 +45,7 @@ impl Figure for BitmapClaim {
             if let Some(p) = r
                 .bitmap_claim
                 .iter()
-                .find(|p| p.structure == bitmap::ID && p.bits == p.n_inserted)
+                .find(|p| p.structure == role_id(Role::RawBitmap) && p.bits == p.n_inserted)
             {
                 chart.draw_series(std::iter::once(Text::new(
                     format!("m = n: {:.1}% of new keys dropped", p.observed_fpr * 100.0),
@@ -66,7 +68,7 @@ fn bitmap(r: &Results) -> String {
     let one = r
         .bitmap_claim
         .iter()
-        .find(|p| p.structure == bitmap::ID && p.bits == p.n_inserted);
+        .find(|p| p.structure == role_id(Role::RawBitmap) && p.bits == p.n_inserted);
     let Some(one) = one else {
         return "The bitmap experiment did not run.".into();
     };
@@ -87,7 +89,7 @@ fn bitmap(r: &Results) -> String {
         "At one bit per key (the article's 6·10⁹ bits for 6·10⁹ URLs) the bitmap reports {} of new keys as already seen (theory {}): a crawler using it silently drops that share of new URLs. Reaching p = {target} takes the bitmap {bitmap_formula:.1} bits per key by its formula (on the tried grid 1, 2, 4 … 100: {} measured) and a Bloom filter {bloom_formula:.2} (grid: {}).",
         pct(one.observed_fpr),
         pct(one.expected_fpr),
-        reach(bitmap::ID),
-        reach(bloom::ID)
+        reach(role_id(Role::RawBitmap)),
+        reach(role_id(Role::ReferenceBloom))
     )
 }

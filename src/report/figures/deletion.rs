@@ -1,6 +1,8 @@
 //! The deletion experiment: a counting filter filled, half removed.
 
 use super::*;
+use crate::kind::Role;
+use crate::registry::role_id;
 
 pub struct Deletion;
 
@@ -53,7 +55,7 @@ impl Figure for Deletion {
             .y_label_formatter(&|v| format!("{:.2}%", v * 100.0))
             .label_style(("sans-serif", 14))
             .draw()?;
-        let c = colour(counting::ID);
+        let c = colour(role_id(Role::DeletingFilter));
         for (i, (label, observed, interval, expected)) in rates.iter().enumerate() {
             let x0 = i as f64 + 0.2;
             chart.draw_series(std::iter::once(Rectangle::new(
@@ -100,9 +102,12 @@ impl Figure for Deletion {
             .y_label_formatter(&|v| bytes_label(*v))
             .label_style(("sans-serif", 14))
             .draw()?;
-        for (i, (id, bytes)) in [(counting::ID, d.counting_bytes), (bloom::ID, d.bloom_bytes)]
-            .iter()
-            .enumerate()
+        for (i, (id, bytes)) in [
+            (role_id(Role::DeletingFilter), d.counting_bytes),
+            (role_id(Role::ReferenceBloom), d.bloom_bytes),
+        ]
+        .iter()
+        .enumerate()
         {
             let x0 = i as f64 + 0.2;
             mem.draw_series(std::iter::once(Rectangle::new(

@@ -4,14 +4,16 @@
 
 use super::*;
 use crate::expiry::{Contender, ExpiryRecord};
+use crate::kind::Role;
+use crate::registry::role_id;
 
 pub struct Expiry;
 
 fn contender_colour(c: Contender) -> RGBColor {
     match c {
-        Contender::Windowed => colour(crate::structures::windowed::ID),
-        Contender::CountingWithLog => colour(counting::ID),
-        Contender::ExactMap => colour(fingerprint::ID),
+        Contender::Windowed => colour(role_id(Role::ExpiringFilter)),
+        Contender::CountingWithLog => colour(role_id(Role::DeletingFilter)),
+        Contender::ExactMap => colour(role_id(Role::ExactFingerprints)),
     }
 }
 

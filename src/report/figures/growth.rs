@@ -1,6 +1,8 @@
 //! The growth experiment: a fixed Bloom filter against the scalable one when n is unknown.
 
 use super::*;
+use crate::kind::Role;
+use crate::registry::role_id;
 
 pub struct Growth;
 
@@ -24,7 +26,7 @@ impl Figure for Growth {
         let x = log_range(r.growth.iter().map(|p| p.n_inserted as f64));
         let floor = 1e-6;
         let y = rate_y_range(&r.growth, floor);
-        let panels = one_panel(&[bloom::ID, scalable::ID]);
+        let panels = one_panel(&[role_id(Role::ReferenceBloom), role_id(Role::GrowingFilter)]);
         draw_panels(area, self.title(), &panels, |plot, panel, keys| {
             let mut chart = log_log_chart(
                 plot,
@@ -59,7 +61,7 @@ fn growth(r: &Results) -> String {
             .filter(|p| p.structure == id)
             .max_by_key(|p| p.n_inserted)
     };
-    match (last(bloom::ID), last(scalable::ID)) {
+    match (last(role_id(Role::ReferenceBloom)), last(role_id(Role::GrowingFilter))) {
         (Some(b), Some(s)) => format!(
             "Fed {}× its design size, the fixed Bloom filter answers 'seen' for {} of new keys (target {}, {:.1}× over); the scalable filter measures {} with {} against the fixed filter's {} ({:.1}× the memory).",
             b.n_inserted / b.design_n.max(1),

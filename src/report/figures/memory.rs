@@ -1,6 +1,8 @@
 //! The memory figure: bytes held against n, measured and projected, with the exact sets' crossovers.
 
 use super::*;
+use crate::kind::Role;
+use crate::registry::role_id;
 
 pub struct BytesVsN;
 
@@ -32,13 +34,14 @@ impl Figure for BytesVsN {
             .map(|h| h.machine.total_memory_bytes as f64)
             .unwrap_or(0.0);
         // Projections: the exact sets at their largest measured bytes per key, up to the budget.
-        let crossovers: Vec<(&str, f64, f64)> = [hashset::ID, fingerprint::ID]
-            .iter()
-            .filter_map(|id| {
-                crate::analysis::exact_crossover(r, id, budget).map(|(n, _)| (*id, n, budget))
-            })
-            .filter(|(_, n, _)| *n > 0.0 && n.is_finite())
-            .collect();
+        let crossovers: Vec<(&str, f64, f64)> =
+            [role_id(Role::ExactSet), role_id(Role::ExactFingerprints)]
+                .iter()
+                .filter_map(|id| {
+                    crate::analysis::exact_crossover(r, id, budget).map(|(n, _)| (*id, n, budget))
+                })
+                .filter(|(_, n, _)| *n > 0.0 && n.is_finite())
+                .collect();
         let ns = r
             .cells
             .iter()
@@ -136,8 +139,8 @@ impl Figure for BytesVsN {
                     )))?;
                 }
             }
-            let crossing = crate::analysis::exact_crossover(r, hashset::ID, budget)
-                .filter(|_| panel.ids.iter().any(|i| i == hashset::ID));
+            let crossing = crate::analysis::exact_crossover(r, role_id(Role::ExactSet), budget)
+                .filter(|_| panel.ids.iter().any(|i| i == role_id(Role::ExactSet)));
             if let Some((n_cross, _)) = crossing {
                 if n_cross > x.start && n_cross < x.end {
                     let red = RGBColor(200, 0, 0);
@@ -172,16 +175,19 @@ fn memory(r: &Results) -> String {
         .map(|h| h.memory_budget_bytes as f64)
         .unwrap_or(0.0);
     let mut out = Vec::new();
-    if let (Some(h), Some(b)) = (largest(r, hashset::ID), largest(r, bloom::ID)) {
+    if let (Some(h), Some(b)) = (
+        largest(r, role_id(Role::ExactSet)),
+        largest(r, role_id(Role::ReferenceBloom)),
+    ) {
         let n = h.n.min(b.n);
         let hb = r
             .cells
             .iter()
-            .find(|c| c.structure == hashset::ID && c.n == n);
+            .find(|c| c.structure == role_id(Role::ExactSet) && c.n == n);
         let bb = r
             .cells
             .iter()
-            .find(|c| c.structure == bloom::ID && c.n == n);
+            .find(|c| c.structure == role_id(Role::ReferenceBloom) && c.n == n);
         if let (Some(hb), Some(bb)) = (hb, bb) {
             out.push(format!(
                 "At n = {}, the exact set holds {} ({:.0} bits per key) against {} for the Bloom filter at p = {} ({:.1} bits per key): {:.0}× less memory for the filter.",
@@ -196,8 +202,8 @@ fn memory(r: &Results) -> String {
         }
     }
     for (id, name) in [
-        (hashset::ID, "exact set of URLs"),
-        (fingerprint::ID, "64-bit fingerprint set"),
+        (role_id(Role::ExactSet), "exact set of URLs"),
+        (role_id(Role::ExactFingerprints), "64-bit fingerprint set"),
     ] {
         let ram = r
             .header

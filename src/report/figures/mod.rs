@@ -26,7 +26,6 @@ use super::markup::{esc, pct, per_million, sci};
 use super::panels::{self, draw_panels, Key, Panel};
 use crate::analysis::exact_crossover;
 use crate::results::{CellRecord, RatePoint, Results};
-use crate::structures::{bitmap, bloom, counting, fingerprint, hashset, scalable};
 use crate::units::{human_bytes, human_count};
 use crate::Result;
 use plotters::coord::combinators::LogCoord;

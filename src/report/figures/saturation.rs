@@ -1,6 +1,8 @@
 //! The saturation experiment: filters filled past the n they were sized for.
 
 use super::*;
+use crate::kind::Role;
+use crate::registry::role_id;
 
 pub struct Saturation;
 
@@ -152,7 +154,11 @@ fn overshoot_summary(r: &Results) -> String {
 
 fn saturation(r: &Results) -> String {
     let at = |id: &str, ratio: f64| at(r, id, ratio);
-    let text = match (at(bloom::ID, 1.0), at(bloom::ID, 2.0), at(bloom::ID, 4.0)) {
+    let text = match (
+        at(role_id(Role::ReferenceBloom), 1.0),
+        at(role_id(Role::ReferenceBloom), 2.0),
+        at(role_id(Role::ReferenceBloom), 4.0),
+    ) {
         (Some(one), Some(two), Some(four)) => {
             let mut text = format!(
                 "A Bloom filter sized for {} keys at p = {} shows {} at its design fill, {} at 2× and {} at 4×: {} (theory inside the interval at {} of {} points).",
@@ -166,10 +172,10 @@ fn saturation(r: &Results) -> String {
                 } else {
                     "its rate did not rise at every step of fill"
                 },
-                r.saturation.iter().filter(|p| p.structure == bloom::ID && p.theory_in_interval).count(),
-                r.saturation.iter().filter(|p| p.structure == bloom::ID).count()
+                r.saturation.iter().filter(|p| p.structure == role_id(Role::ReferenceBloom) && p.theory_in_interval).count(),
+                r.saturation.iter().filter(|p| p.structure == role_id(Role::ReferenceBloom)).count()
             );
-            if let Some(s) = at(scalable::ID, 4.0) {
+            if let Some(s) = at(role_id(Role::GrowingFilter), 4.0) {
                 text.push_str(&format!(
                     " The scalable filter at 4× measures {} using {} (the fixed filter: {}).",
                     pct(s.observed_fpr),
