@@ -53,6 +53,66 @@ pub fn wilson(successes: u64, trials: u64, confidence: f64) -> Interval {
     }
 }
 
+/// The confidence of the test suite's binomial checks: a false alarm of 10⁻⁹ each way.
+pub const CHECK_CONFIDENCE: f64 = 1.0 - 2e-9;
+
+/// How far off a rate the test suite's checks must be able to see: 20%.
+pub const CHECK_RESOLUTION: f64 = 0.2;
+
+/// Trials enough for a check at [`CHECK_CONFIDENCE`] to tell `rate` from a rate [`CHECK_RESOLUTION`]
+/// off it: the interval of an observation at `rate` must exclude `rate` × (1 ± 0.2). At least `floor`.
+pub fn check_trials(rate: f64, floor: u64) -> u64 {
+    let mut trials = floor.max(100);
+    while !resolves(rate, trials) && trials < MAX_CHECK_TRIALS {
+        trials = (trials / 4).saturating_mul(5);
+    }
+    trials
+}
+
+/// Beyond this many trials no test runs: a rate that needs more is [`UNOBSERVABLE_RATE`] small.
+const MAX_CHECK_TRIALS: u64 = 1 << 50;
+
+/// A rate no test can observe (a 128-bit fingerprint's collisions, say): checked as "none seen".
+pub const UNOBSERVABLE_RATE: f64 = 1e-12;
+
+fn resolves(rate: f64, trials: u64) -> bool {
+    let at = (rate * trials as f64).round() as u64;
+    let interval = wilson(at, trials, CHECK_CONFIDENCE);
+    !interval.contains(rate * (1.0 - CHECK_RESOLUTION))
+        && !interval.contains((rate * (1.0 + CHECK_RESOLUTION)).min(1.0 - 1e-12))
+}
+
+/// The test suite's binomial check: `hits` of `trials` is consistent with `expected` at
+/// [`CHECK_CONFIDENCE`] (both ways), and `trials` are enough to see a rate [`CHECK_RESOLUTION`] off
+/// `expected`. `Err` says which failed, with the figures.
+pub fn check_rate(hits: u64, trials: u64, expected: f64) -> Result<(), String> {
+    if expected < UNOBSERVABLE_RATE {
+        return match hits {
+            0 => Ok(()),
+            _ => Err(format!(
+                "{hits} of {trials} seen where the rate {expected:.3e} is too small to see one"
+            )),
+        };
+    }
+    if expected < 1.0 && !resolves(expected, trials) {
+        return Err(format!(
+            "{trials} trials cannot tell {expected:.3e} from a rate 20% off at a false alarm of 1e-9 (need {})",
+            check_trials(expected, trials)
+        ));
+    }
+    let interval = wilson(hits, trials, CHECK_CONFIDENCE);
+    if interval.contains(expected) {
+        Ok(())
+    } else {
+        Err(format!(
+            "observed {hits}/{trials} = {:.4e}, its interval at a false alarm of 1e-9 each way [{:.4e}, {:.4e}] excludes {expected:.4e}",
+            hits as f64 / trials.max(1) as f64,
+            interval.low,
+            interval.high
+        ))
+    }
+}
+
 /// The standard normal quantile Φ⁻¹(u) for u in (0, 1).
 #[allow(clippy::excessive_precision)]
 pub fn normal_quantile(u: f64) -> f64 {
@@ -194,6 +254,22 @@ pub fn median_interval(values: &[f64]) -> Option<MedianInterval> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_check_sees_a_rate_twenty_percent_off_and_no_less_data_would_do() {
+        let p = 0.01;
+        let n = check_trials(p, 1000);
+        // About (6 / 0.2)² / p trials, plus the interval's asymmetry.
+        assert!(n > 80_000 && n < 200_000, "{n}");
+        assert!(check_rate((p * n as f64) as u64, n, p).is_ok());
+        assert!(check_rate((1.2 * p * n as f64) as u64, n, p).is_err());
+        assert!(check_rate((0.8 * p * n as f64) as u64, n, p).is_err());
+        assert!(check_rate((p * (n / 2) as f64) as u64, n / 2, p).is_err());
+        // A rate too small to observe: none seen passes, one seen fails, and no loop runs forever.
+        assert!(check_rate(0, 1000, 1e-30).is_ok());
+        assert!(check_rate(1, 1000, 1e-30).is_err());
+        assert!(check_trials(1e-30, 100) >= MAX_CHECK_TRIALS);
+    }
+
     use super::*;
 
     #[test]

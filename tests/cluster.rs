@@ -127,7 +127,7 @@ fn a_filter_split_over_a_cluster_answers_as_its_theory_from_each_shards_load() {
             let g = filter.geometry();
             let (bits, hashes) = (g.bits.unwrap() / 9, g.hashes.unwrap());
             let mean = expected_first_time_false_positives(n, 9, bits, hashes);
-            let half = poisson_half_width(mean, 0.999, 2);
+            let half = poisson_half_width(mean, dedupbench::stats::CHECK_CONFIDENCE, 2);
             assert!(
                 (first_time_fp as f64 - mean).abs() <= half,
                 "{structure}: {first_time_fp} keys seen on first insert, expected {mean:.1} ± {half:.1}"
@@ -291,7 +291,7 @@ fn check_workers(structure: &str, target: &[&str], name: &str, workers: usize) {
     let shards = filter.shard_loads().map(|l| l.len() as u64).unwrap_or(1);
     let (bits, hashes) = (g.bits.unwrap() / shards, g.hashes.unwrap());
     let mean = expected_first_time_false_positives(urls.len() as u64, shards, bits, hashes);
-    let half = poisson_half_width(mean, 0.9999, 1);
+    let half = poisson_half_width(mean, dedupbench::stats::CHECK_CONFIDENCE, 1);
     assert!(
         (lost as f64 - mean).abs() <= half,
         "{structure} ×{workers}: {lost} URLs lost, expected {mean:.1} ± {half:.1} false positives"
@@ -535,7 +535,7 @@ fn the_sweep_measures_the_cluster_beside_one_node() {
     assert!(o.status.success(), "{}", stderr(&o));
     let r = dedupbench::results::read_results(&out).unwrap();
     let on_cluster: Vec<_> = r.sweep.iter().filter(|p| p.masters > 1).collect();
-    let series: Vec<&str> = on_cluster.iter().map(|p| p.series.as_str()).collect();
+    let series: Vec<String> = on_cluster.iter().map(|p| p.series.to_string()).collect();
     assert_eq!(
         series,
         [
@@ -553,7 +553,7 @@ fn the_sweep_measures_the_cluster_beside_one_node() {
             assert_eq!(p.n_false_positives, 0);
         } else {
             assert_rate(
-                &p.series,
+                &p.series.to_string(),
                 p.n_false_positives,
                 p.n_non_member_queries,
                 p.expected_fpr,
@@ -563,8 +563,7 @@ fn the_sweep_measures_the_cluster_beside_one_node() {
             .sweep
             .iter()
             .find(|q| {
-                Some(q.series.as_str()) == dedupbench::analysis::sweep::one_node_series(&p.series)
-                    && q.batch_keys == p.batch_keys
+                Some(&q.series) == p.series.one_node().as_ref() && q.batch_keys == p.batch_keys
             })
             .expect("the same backend on one node, at the same batch size");
         assert_eq!(one.masters, 1);

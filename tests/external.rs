@@ -79,7 +79,11 @@ fn external_rows_run_on_the_harness_keys_and_keep_their_own_theory() {
             assert_eq!(c.false_negatives, 0, "{what}");
             assert_eq!((c.n_member_queries, c.n_distinct), (n, n), "{what}");
             assert!(c.n_non_member_queries >= 100_000, "{what}");
-            let interval = wilson(c.n_false_positives, c.n_non_member_queries, 0.999);
+            let interval = wilson(
+                c.n_false_positives,
+                c.n_non_member_queries,
+                dedupbench::stats::CHECK_CONFIDENCE,
+            );
             assert!(
                 interval.contains(c.expected_fpr),
                 "{what}: {} false positives of {} against its theory {}",

@@ -82,7 +82,7 @@ fn a_secret_seed_defeats_keys_chosen_against_the_unkeyed_hash() {
                 "against the unkeyed crawler every chosen URL should be 'seen'"
             );
         } else {
-            let interval = wilson(seen, chosen, 0.999);
+            let interval = wilson(seen, chosen, dedupbench::stats::CHECK_CONFIDENCE);
             // `dedup` inserts every URL it passes (one it drops sets no new bit), so when chosen URL i
             // arrives the filter holds the bits of N + the URLs passed so far, ≈ N + 0.99·i: the theory is
             // the mean rate over fills of N + i, not the rate at N (1.00% at N, 1.26% at N + 5000: a mean

@@ -4,13 +4,18 @@
 
 use crate::kind::{Role, Wire};
 use crate::registry::role_id;
-use crate::results::{Results, SweepRecord};
+use crate::results::{Results, SweepRecord, SweepSeries};
 
 /// The record of `series` at `batch` keys per round trip.
-pub fn point<'a>(r: &'a Results, series: &str, batch: u64) -> Option<&'a SweepRecord> {
+pub fn point<'a>(r: &'a Results, series: &SweepSeries, batch: u64) -> Option<&'a SweepRecord> {
     r.sweep
         .iter()
-        .find(|p| p.series == series && p.batch_keys == batch)
+        .find(|p| p.series == *series && p.batch_keys == batch)
+}
+
+/// The series of the Bloom filter shared on one server.
+pub fn shared_bloom() -> SweepSeries {
+    SweepSeries::remote(role_id(Role::SharedBloom), None, false)
 }
 
 /// The fastest `redis-bitmap` mode at a batch size.
@@ -25,7 +30,7 @@ pub fn best_bitmap(r: &Results, batch: u64) -> Option<&SweepRecord> {
 
 /// The two targets at one batch size: (bitmap / bloom inserts, our client / raw pipeline).
 pub fn target_ratios(r: &Results, batch: u64) -> (Option<f64>, Option<f64>) {
-    let bloom = point(r, role_id(Role::SharedBloom), batch);
+    let bloom = point(r, &shared_bloom(), batch);
     let bitmap = best_bitmap(r, batch)
         .zip(bloom)
         .map(|(m, b)| m.insert_keys_per_s / b.insert_keys_per_s);
@@ -33,23 +38,10 @@ pub fn target_ratios(r: &Results, batch: u64) -> (Option<f64>, Option<f64>) {
     (bitmap, client)
 }
 
-/// What a backend's series carries when it is split over a cluster.
-const CLUSTER_SUFFIX: &str = "@cluster";
-
-/// The series of a backend split over a cluster (`bench --redis-cluster`).
-pub fn cluster_series(series: &str) -> String {
-    format!("{series}{CLUSTER_SUFFIX}")
-}
-
-/// The one-node series a cluster series is measured beside (`None` for a one-node series).
-pub fn one_node_series(series: &str) -> Option<&str> {
-    series.strip_suffix(CLUSTER_SUFFIX)
-}
-
 /// `redis-bloom` split over the cluster against one node: inserts per second at one batch size.
 pub fn cluster_ratio(r: &Results, batch: u64) -> Option<f64> {
-    let one = point(r, role_id(Role::SharedBloom), batch)?;
-    let cluster = point(r, &cluster_series(role_id(Role::SharedBloom)), batch)?;
+    let one = point(r, &shared_bloom(), batch)?;
+    let cluster = point(r, &shared_bloom().on_cluster(), batch)?;
     Some(cluster.insert_keys_per_s / one.insert_keys_per_s)
 }
 

@@ -5,7 +5,7 @@
 use super::{progress::Bars, RunFailed};
 use anyhow::{Context, Result};
 use clap::Args;
-use dedupbench::run::{RunOptions, RunSpec, Session};
+use dedupbench::run::{RunOptions, RunSpec, Session, Suite};
 use dedupbench::units::{count_arg, fpr_arg, size_arg};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -15,8 +15,8 @@ use std::sync::Arc;
 pub struct BenchArgs {
     /// Suite: quick (≤ 3 min, 10⁴…10⁷ keys), standard (to 10⁸), full (to 10⁹), article-6e9 (the second
     /// article's 6·10⁹-URL scenario; --scales N runs it at N keys with the same ratios).
-    #[arg(long, default_value = "quick")]
-    suite: String,
+    #[arg(long, default_value = "quick", value_parser = Suite::from_arg)]
+    suite: Suite,
     /// Comma-separated key counts, overriding the suite's (e.g. 1e4,1e5,1M).
     #[arg(long, value_delimiter = ',', value_parser = count_arg)]
     scales: Option<Vec<u64>>,
@@ -86,7 +86,7 @@ impl BenchArgs {
     /// The options as the library takes them.
     fn options(&self) -> RunOptions {
         RunOptions {
-            suite: self.suite.clone(),
+            suite: self.suite,
             scales: self.scales.clone(),
             structures: self.structures.clone(),
             fpr: self.fpr,

@@ -158,7 +158,11 @@ mod tests {
         let counting = run(Contender::CountingWithLog, window, 0.01, 9, &g).unwrap();
         let rate = counting.wrongly_skipped as f64 / counting.truly_new as f64;
         // The counting filter holds at most W keys: its rate is at most p (99.9% interval's low end).
-        let interval = crate::stats::wilson(counting.wrongly_skipped, counting.truly_new, 0.999);
+        let interval = crate::stats::wilson(
+            counting.wrongly_skipped,
+            counting.truly_new,
+            crate::stats::CHECK_CONFIDENCE,
+        );
         assert!(interval.low <= 0.0101, "{rate} {interval:?}");
         let windowed = run(Contender::Windowed, window, 0.01, 9, &g).unwrap();
         assert!(

@@ -222,13 +222,15 @@ pub enum Role {
     SharedBloom,
     /// The Bloom filter we keep in a plain server bitmap (SETBIT/GETBIT).
     SharedBitmap,
+    /// The server's own filter that grows as keys arrive (RedisBloom's scaling filter).
+    SharedGrowingFilter,
     /// The exact set of the articles' readers' language (Python's `set()`).
     ExternalExactSet,
 }
 
 impl Role {
     /// Every role, for the registry's check that each is held once.
-    pub const ALL: [Role; 11] = [
+    pub const ALL: [Role; 12] = [
         Role::ExactSet,
         Role::ExactFingerprints,
         Role::RawBitmap,
@@ -239,6 +241,7 @@ impl Role {
         Role::ExpiringFilter,
         Role::SharedBloom,
         Role::SharedBitmap,
+        Role::SharedGrowingFilter,
         Role::ExternalExactSet,
     ];
 }

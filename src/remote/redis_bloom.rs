@@ -126,7 +126,7 @@ kind!(
     true,
     Family::ScalableBloom,
     RateModel::Stated,
-    &[]
+    &[Role::SharedGrowingFilter]
 );
 
 /// One link of a RedisBloom chain, from `BF.DEBUG`.

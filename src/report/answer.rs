@@ -9,9 +9,7 @@ use crate::analysis::regimes::{
     advice_config, advised_kinds, regime_at, run_ladder, Regime, Sizing, Workload,
     NODE_MEMORY_BYTES,
 };
-use crate::kind::Role;
 use crate::registry::find;
-use crate::registry::role_id;
 use crate::results::{CellRecord, Results};
 use crate::stats::Summary;
 use crate::theory::BloomSizing;
@@ -139,11 +137,12 @@ fn pick(r: &Results, sizing: &Sizing, workload: &Workload, n: u64) -> Pick {
         }
         Regime::SharedServer | Regime::Cluster | Regime::NothingDeletes => {
             let sizing = BloomSizing::for_rate(n, p);
-            let shared =
-                crate::analysis::sweep::point(r, role_id(Role::SharedBloom), SHARED_BATCH_KEYS)
-                    .filter(|s| {
-                        regime == Regime::SharedServer && s.n.saturating_mul(SPEED_REACH) >= n
-                    });
+            let shared = crate::analysis::sweep::point(
+                r,
+                &crate::analysis::sweep::shared_bloom(),
+                SHARED_BATCH_KEYS,
+            )
+            .filter(|s| regime == Regime::SharedServer && s.n.saturating_mul(SPEED_REACH) >= n);
             // One sweep point: its ns per key is a single figure.
             let keys_per_s = |v: f64| Summary {
                 median: 1e9 / v,

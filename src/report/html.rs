@@ -121,7 +121,7 @@ fn run_header(s: &mut String, r: &Results) {
             s,
             "<p>Suite <b>{}</b>, scales {}, structures {}, target rate p = {}, memory budget {}, seed {}, {} repetitions, profile {}{}.</p>\n\
 <p>Machine: {} ({} cores), {} RAM, {}; {}; dedupbench {} at commit {}; transparent huge pages: {}. Run started at Unix time {}.</p>\n",
-            esc(&h.suite),
+            esc(h.suite.name()),
             h.scales.iter().map(|n| human_count(*n as f64)).collect::<Vec<_>>().join(", "),
             esc(&h.structures.join(", ")),
             h.fpr,

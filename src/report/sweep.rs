@@ -6,11 +6,11 @@
 use super::chart::{axis_label, colour, empty, log_range, Figure};
 use super::markup::{esc, sci};
 use super::panels::{draw_keys, Key};
-use crate::analysis::sweep::{best_bitmap, point, target_ratios};
+use crate::analysis::sweep::{best_bitmap, point, shared_bloom, target_ratios};
 use crate::kind::Role;
 use crate::registry::role_id;
-use crate::remote::redis_bloom;
-use crate::results::{Results, SweepRecord};
+
+use crate::results::{Results, SweepRecord, SweepSeries};
 use crate::units::human_bytes;
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -18,31 +18,29 @@ use std::fmt::Write;
 
 type DrawResult = std::result::Result<(), Box<dyn std::error::Error>>;
 
-/// The in-process references' series names.
-const REFERENCE: &str = crate::results::REFERENCE_SERIES;
-const SCALABLE_REFERENCE: &str = crate::results::SCALABLE_REFERENCE_SERIES;
-
-/// The prefix of the bitmap backend's series (one per mode).
-const BITMAP_PREFIX: &str = "redis-bitmap/";
+/// The in-process reference of the server filters, or of their growing one.
+fn in_process(role: Role) -> SweepSeries {
+    SweepSeries::in_process(role_id(role))
+}
 
 /// A series' colour: a registered backend's own; the bitmap modes take distinct shades in turn.
-fn series_colour(name: &str, index: usize) -> RGBColor {
+fn series_colour(name: &SweepSeries, index: usize) -> RGBColor {
     const MODES: [RGBColor; 4] = [
         RGBColor(120, 60, 0),
         RGBColor(230, 120, 0),
         RGBColor(90, 0, 150),
         RGBColor(0, 150, 100),
     ];
-    if name.starts_with(BITMAP_PREFIX) {
+    if name.mode.is_some() {
         MODES[index % MODES.len()]
     } else {
-        colour(name)
+        colour(&name.to_string())
     }
 }
 
 /// Series in the order they were measured.
-fn series(r: &Results) -> Vec<String> {
-    let mut names: Vec<String> = Vec::new();
+fn series(r: &Results) -> Vec<SweepSeries> {
+    let mut names: Vec<SweepSeries> = Vec::new();
     for p in r.sweep.iter().filter(|p| p.batch_keys > 0) {
         if !names.contains(&p.series) {
             names.push(p.series.clone());
@@ -86,10 +84,9 @@ impl Figure for SharedThroughput {
         }
         // Two rows, so no chart carries more than eight series: RedisBloom and the exact sets, then the
         // bitmap backend's modes; inserts left, non-member lookups right, the legend in a strip.
-        let (bitmap, others): (Vec<String>, Vec<String>) = series(r)
-            .into_iter()
-            .partition(|s| s.starts_with(BITMAP_PREFIX));
-        let rows: Vec<(&str, Vec<String>)> = [
+        let (bitmap, others): (Vec<SweepSeries>, Vec<SweepSeries>) =
+            series(r).into_iter().partition(|s| s.mode.is_some());
+        let rows: Vec<(&str, Vec<SweepSeries>)> = [
             ("RedisBloom and exact sets", others),
             ("the bitmap backend's modes", bitmap),
         ]
@@ -126,8 +123,8 @@ impl Figure for SharedThroughput {
     }
     fn size(&self, r: &Results) -> (u32, u32) {
         let rows = 1 + usize::from(
-            series(r).iter().any(|s| s.starts_with(BITMAP_PREFIX))
-                && series(r).iter().any(|s| !s.starts_with(BITMAP_PREFIX)),
+            series(r).iter().any(|s| s.mode.is_some())
+                && series(r).iter().any(|s| s.mode.is_none()),
         );
         (1100, 40 + 420 * rows as u32)
     }
@@ -139,7 +136,7 @@ fn panel<DB: DrawingBackend>(
     title: &str,
     value: fn(&SweepRecord) -> f64,
     with_raw: bool,
-    names: &[String],
+    names: &[SweepSeries],
     keys: &mut Vec<Key>,
 ) -> DrawResult
 where
@@ -172,11 +169,9 @@ where
         .y_label_formatter(&|v| axis_label(*v))
         .label_style(("sans-serif", 13))
         .draw()?;
-    for (series, id) in [
-        (REFERENCE, role_id(Role::ReferenceBloom)),
-        (SCALABLE_REFERENCE, role_id(Role::GrowingFilter)),
-    ] {
-        if let Some(reference) = point(r, series, 0) {
+    for role in [Role::ReferenceBloom, Role::GrowingFilter] {
+        let id = role_id(role);
+        if let Some(reference) = point(r, &in_process(role), 0) {
             let v = value(reference);
             let c = colour(id);
             chart.draw_series(DashedLineSeries::new(
@@ -198,9 +193,9 @@ where
             .filter_map(|b| point(r, name, *b).map(|p| (*b as f64, value(p))))
             .collect();
         chart.draw_series(LineSeries::new(line.clone(), c.stroke_width(2)))?;
-        keys.push(Key::solid(name.as_str(), c));
+        keys.push(Key::solid(name.to_string(), c));
         chart.draw_series(line.iter().map(|p| Circle::new(*p, 4, c.filled())))?;
-        if with_raw && name == role_id(Role::SharedBloom) {
+        if with_raw && *name == shared_bloom() {
             let raw: Vec<(f64, f64)> = bs
                 .iter()
                 .filter_map(|b| {
@@ -221,8 +216,8 @@ pub fn verdict(r: &Results) -> String {
             .into();
     };
     let mut parts = Vec::new();
-    if let Some(reference) = point(r, REFERENCE, 0) {
-        if let Some(bloom) = point(r, role_id(Role::SharedBloom), top) {
+    if let Some(reference) = point(r, &in_process(Role::ReferenceBloom), 0) {
+        if let Some(bloom) = point(r, &shared_bloom(), top) {
             parts.push(format!(
                 "At {top} keys per round trip, redis-bloom inserts {} keys/s and the in-process bloom {} keys/s ({:.0}× faster) at {:.2} vs {:.2} bytes per key",
                 axis_label(bloom.insert_keys_per_s),
@@ -234,8 +229,12 @@ pub fn verdict(r: &Results) -> String {
         }
     }
     if let (Some(ours), Some(theirs)) = (
-        point(r, SCALABLE_REFERENCE, 0),
-        point(r, redis_bloom::SCALING_ID, top),
+        point(r, &in_process(Role::GrowingFilter), 0),
+        point(
+            r,
+            &SweepSeries::remote(role_id(Role::SharedGrowingFilter), None, false),
+            top,
+        ),
     ) {
         parts.push(format!(
             "grown from n/64 through {} links, redis-bloom-scaling holds {:.2} bytes per key at rate {:.3}% against our scalable's {:.2} bytes per key and {:.3}% in {} slices",
@@ -254,7 +253,7 @@ pub fn verdict(r: &Results) -> String {
     if let (Some(ratio), Some(best)) = (bitmap, best_bitmap(r, top)) {
         parts.push(format!(
             "redis-bitmap's fastest mode ({}) reaches {:.0}% of redis-bloom's inserts (target ≥ 25%: {}): it sends k = {} bit operations per key where BF.MADD sends the key once",
-            best.series.trim_start_matches("redis-bitmap/"),
+            best.series.mode.map(|m| m.name()).unwrap_or("–"),
             100.0 * ratio,
             if ratio >= 0.25 { "met" } else { "NOT met" },
             best.geometry.hashes.unwrap_or(0)
@@ -336,7 +335,7 @@ pub fn section(s: &mut String, r: &Results, figure_html: &str) {
         let _ = writeln!(
             s,
             "<tr><td>{}</td><td>{}</td><td>{}</td><td>{:.0}</td><td>{}</td><td>{:.0}</td><td>{:.0}</td><td>{}</td><td>{}</td><td>{:.2}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>[{}, {}]</td><td>{}</td><td>{}</td>{}</tr>",
-            esc(&p.series),
+            esc(&p.series.to_string()),
             if p.batch_keys == 0 { "–".to_string() } else { p.batch_keys.to_string() },
             p.n,
             p.insert_keys_per_s,

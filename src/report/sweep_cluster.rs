@@ -4,10 +4,8 @@
 
 use super::markup::esc;
 use crate::analysis::sweep::{
-    cluster_ratio, cluster_series, load_spread, network_bytes_per_key, one_node_series, point,
+    cluster_ratio, load_spread, network_bytes_per_key, point, shared_bloom,
 };
-use crate::kind::Role;
-use crate::registry::role_id;
 use crate::results::Results;
 use crate::units::human_bytes;
 use std::fmt::Write;
@@ -18,7 +16,7 @@ pub const CLUSTER_TARGET: f64 = 0.8;
 /// One sentence for the verdict, if a cluster was measured.
 pub fn verdict(r: &Results, batch: u64) -> Option<String> {
     let ratio = cluster_ratio(r, batch)?;
-    let p = point(r, &cluster_series(role_id(Role::SharedBloom)), batch)?;
+    let p = point(r, &shared_bloom().on_cluster(), batch)?;
     Some(format!(
         "split over {} masters ({} shards), redis-bloom inserts at {:.0}% of one node's rate (target ≥ {:.0}%: {}); the servers share this machine's cores",
         p.masters,
@@ -47,14 +45,14 @@ pub fn section(s: &mut String, r: &Results) {
         .map(|h| h.key_lengths.mean_bytes)
         .unwrap_or(77.0);
     for p in points {
-        let one = one_node_series(&p.series).and_then(|s| point(r, s, p.batch_keys));
+        let one = p.series.one_node().and_then(|s| point(r, &s, p.batch_keys));
         let spread = load_spread(&p.shard_loads)
             .map(|(lo, hi, cv)| format!("{lo} – {hi} ({:.1}%)", 100.0 * cv))
             .unwrap_or_else(|| "–".into());
         let _ = writeln!(
             s,
             "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{spread}</td><td>{:.0}</td><td>{}</td><td>{}</td><td>{:.0}</td><td>{:.2}</td><td>{}</td><td>{:.0}</td><td>{:.3e}</td><td>{:.3e}</td></tr>",
-            esc(&p.series),
+            esc(&p.series.to_string()),
             p.batch_keys,
             p.masters,
             p.shard_loads.len(),

@@ -6,6 +6,8 @@
 
 mod io;
 mod record;
+mod series;
 
 pub use io::{read_results, rewrite_without, write_csv, Results, ResultsWriter};
 pub use record::*;
+pub use series::{SeriesPlacement, SweepSeries};

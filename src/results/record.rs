@@ -164,7 +164,7 @@ fn hash_before_the_field() -> String {
 /// The parameters of a run and the machine it ran on (the first line).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RunHeader {
-    pub suite: String,
+    pub suite: crate::run::Suite,
     pub scales: Vec<u64>,
     pub structures: Vec<String>,
     pub fpr: f64,
@@ -429,7 +429,7 @@ impl CellRecord {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SweepRecord {
     /// `redis-bloom`, `redis-bitmap/bitfield`, …, or `bloom (in-process)`.
-    pub series: String,
+    pub series: super::SweepSeries,
     /// The registry id.
     pub structure: String,
     /// Keys per round trip (0 for the in-process reference).
@@ -478,13 +478,8 @@ impl SweepRecord {
     }
 }
 
-/// The sweep's series of the in-process Bloom filter, its reference.
-pub const REFERENCE_SERIES: &str = "bloom (in-process)";
-/// The sweep's series of the in-process scalable filter, the reference of the scaling RedisBloom.
-pub const SCALABLE_REFERENCE_SERIES: &str = "scalable (in-process)";
-
 /// The id of a sweep point (also the `structure` of its skipped record).
-pub fn sweep_cell_id(series: &str, batch_keys: u64) -> String {
+pub fn sweep_cell_id(series: &super::SweepSeries, batch_keys: u64) -> String {
     format!("{series} batch={batch_keys}")
 }
 

@@ -199,7 +199,7 @@ fn plan(spec: &RunSpec) -> Result<(RunPlan, KeySource, String)> {
 /// The record that opens a new run's results: its request, resolved, and the machine it ran on.
 fn header(spec: &RunSpec, plan: &RunPlan, profile: &str, source: &KeySource) -> Result<RunHeader> {
     Ok(RunHeader {
-        suite: spec.suite.name().to_string(),
+        suite: spec.suite,
         scales: plan.scales.clone(),
         structures: plan.kinds.iter().map(|k| k.id().to_string()).collect(),
         fpr: plan.fpr,

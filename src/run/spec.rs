@@ -14,7 +14,7 @@ use std::path::PathBuf;
 #[derive(Clone, Debug)]
 pub struct RunOptions {
     /// Suite name.
-    pub suite: String,
+    pub suite: Suite,
     /// Key counts overriding the suite's.
     pub scales: Option<Vec<u64>>,
     /// Comma-separated structure ids, or `all`.
@@ -156,7 +156,7 @@ impl RunSpec {
                 ),
             ));
         }
-        let suite = Suite::parse(&options.suite)?;
+        let suite = options.suite;
         let mut redis = Vec::new();
         if let Some(url) = options.redis.as_deref() {
             redis.push(Endpoint::Server(RedisUrl::parse(url)?));
@@ -280,7 +280,7 @@ impl RunSpec {
                 format!("{:?} is outside 6..=1000", h.speed_rounds),
             );
         }
-        let suite = Suite::parse(&h.suite)?;
+        let suite = h.suite;
         let mut redis = Vec::new();
         if let Some(url) = h.redis.as_deref() {
             redis.push(Endpoint::Server(RedisUrl::parse(url)?));
@@ -351,9 +351,9 @@ fn redis_retry(secs: Option<u64>, redis: &[Endpoint]) -> Result<std::time::Durat
 mod tests {
     use super::*;
 
-    fn options(suite: &str, structures: &str) -> RunOptions {
+    fn options(suite: Suite, structures: &str) -> RunOptions {
         RunOptions {
-            suite: suite.into(),
+            suite,
             scales: None,
             structures: structures.into(),
             fpr: 0.01,
@@ -375,17 +375,17 @@ mod tests {
 
     #[test]
     fn only_the_default_suites_cap_their_rows() {
-        let full = RunSpec::from_options(&options("full", "all")).unwrap();
+        let full = RunSpec::from_options(&options(Suite::Full, "all")).unwrap();
         assert_eq!(
             full.full_suite_max_keys,
             Some(super::super::RunPlan::FULL_SUITE_MAX_KEYS)
         );
         assert_eq!(full.external_max_keys, None);
-        let quick = RunSpec::from_options(&options("quick", "all")).unwrap();
+        let quick = RunSpec::from_options(&options(Suite::Quick, "all")).unwrap();
         assert_eq!(quick.full_suite_max_keys, None);
         assert!(quick.external_max_keys.is_some());
         // Named structures run at every scale of the suite.
-        let named = RunSpec::from_options(&options("full", "bloom,fastbloom")).unwrap();
+        let named = RunSpec::from_options(&options(Suite::Full, "bloom,fastbloom")).unwrap();
         assert_eq!(named.full_suite_max_keys, None);
     }
 

@@ -15,23 +15,12 @@ use crate::membership::CallPath;
 use crate::membership::Membership;
 use crate::redis::raw::Client;
 use crate::redis::{BitmapMode, Conn, Endpoint, RemoteConfig};
-use crate::registry::find;
 use crate::registry::role_id;
 use crate::remote::redis_bloom;
-use crate::results::{
-    sweep_cell_id, Record, SkippedCell, SweepRecord, REFERENCE_SERIES, SCALABLE_REFERENCE_SERIES,
-};
+use crate::results::{sweep_cell_id, Record, SkippedCell, SweepRecord, SweepSeries};
 use crate::stats::wilson;
 use crate::{Error, Result};
 use std::time::{Duration, Instant};
-
-/// The series of a backend at an endpoint: `redis-bloom` on a server, `redis-bloom@cluster` on a cluster.
-pub fn endpoint_series(series: &str, endpoint: &Endpoint) -> String {
-    match endpoint {
-        Endpoint::Server(_) => series.to_string(),
-        Endpoint::Cluster(_) => crate::analysis::sweep::cluster_series(series),
-    }
-}
 
 /// Turns a backend's latched failure into an error naming the server and the phase.
 fn check(s: &dyn Membership, endpoint: &Endpoint, phase: &str) -> Result<()> {
@@ -68,13 +57,11 @@ impl Runner<'_> {
                 n,
             })
         };
-        for (series, id) in [
-            (REFERENCE_SERIES, role_id(Role::ReferenceBloom)),
-            (SCALABLE_REFERENCE_SERIES, role_id(Role::GrowingFilter)),
-        ] {
-            if !is_done(&sweep_cell_id(series, 0)) {
+        for role in [Role::ReferenceBloom, Role::GrowingFilter] {
+            let series = SweepSeries::in_process(role_id(role));
+            if !is_done(&sweep_cell_id(&series, 0)) {
                 let config = self.config(self.source.distinct_members(n));
-                self.sweep_point(series, find(id)?, &config, None)?;
+                self.sweep_point(&series, crate::registry::role(role), &config, None)?;
             }
         }
         for endpoint in &plan.endpoints {
@@ -107,12 +94,11 @@ impl Runner<'_> {
                 _ => &[BitmapMode::Bitfield],
             };
             for mode in modes {
-                let series = if kind.id() == role_id(Role::SharedBitmap) {
-                    format!("redis-bitmap/{}", mode.name())
-                } else {
-                    kind.id().to_string()
-                };
-                let series = endpoint_series(&series, endpoint);
+                let series = SweepSeries::remote(
+                    kind.id(),
+                    (kind.id() == role_id(Role::SharedBitmap)).then_some(*mode),
+                    endpoint.is_cluster(),
+                );
                 for &batch in &plan.batches {
                     let id = sweep_cell_id(&series, batch as u64);
                     if is_done(&id) {
@@ -172,7 +158,7 @@ impl Runner<'_> {
     /// Measures one point: build with n members, query every member, query non-members, read the bytes.
     fn sweep_point(
         &mut self,
-        series: &str,
+        series: &SweepSeries,
         kind: &dyn Kind,
         config: &BuildConfig,
         batch: Option<usize>,
@@ -223,10 +209,9 @@ impl Runner<'_> {
             CallPath::Batched,
         )?;
         phase_check(s.as_ref(), "querying members")?;
-        let queries = self
-            .plan
-            .non_member_queries(kind.predicted_fpr(config))
-            .min(n.max(crate::run::RunPlan::MIN_QUERIES));
+        // As many as the grid's cells ask for (enough for its target count of false positives), not
+        // clamped to the point's n: a small sweep's rates must still tell a rate 20% off.
+        let queries = self.plan.non_member_queries(kind.predicted_fpr(config));
         let deadline =
             Some(Instant::now() + Duration::from_secs_f64(self.plan.query_time_cap_s.max(10.0)));
         let non_members = self.pass(
@@ -274,7 +259,7 @@ impl Runner<'_> {
                 .push(format!("{label}: {false_negatives} false negatives"));
         }
         self.record(Record::Sweep(SweepRecord {
-            series: series.to_string(),
+            series: series.clone(),
             structure: kind.id().to_string(),
             batch_keys: batch.unwrap_or(0) as u64,
             server: url.as_ref().map(|u| u.addr()).unwrap_or_default(),
@@ -338,7 +323,7 @@ impl Runner<'_> {
         self.progress.start(
             &format!(
                 "{} raw pipeline",
-                sweep_cell_id(role_id(Role::SharedBloom), per as u64)
+                sweep_cell_id(&crate::analysis::sweep::shared_bloom(), per as u64)
             ),
             n,
         );

@@ -335,7 +335,7 @@ mod tests {
         // Forgotten keys answer like non-members: their rate's 99.9% interval holds the theory at the
         // fills they were asked at (a kept generation would answer "present" every time).
         let expected = expected_sum / old_checked as f64;
-        let interval = wilson(old_present, old_checked, 0.999);
+        let interval = wilson(old_present, old_checked, crate::stats::CHECK_CONFIDENCE);
         assert!(old_checked > 1_000, "{old_checked}");
         assert!(
             interval.contains(expected),

@@ -440,7 +440,7 @@ mod tests {
             ("extension", extension, p_extension),
             ("https and extension", both, p_https * p_extension),
         ] {
-            let interval = crate::stats::wilson(count, n, 0.999);
+            let interval = crate::stats::wilson(count, n, crate::stats::CHECK_CONFIDENCE);
             assert!(
                 interval.contains(share),
                 "{name}: {count} of {n}, {interval:?}"
