@@ -66,7 +66,7 @@ fn tiny_bench_writes_results_and_a_report_that_report_regenerates() {
             let skipped = results
                 .skipped
                 .iter()
-                .any(|s| s.structure == kind.id() && s.n == n);
+                .any(|s| s.subject.cell() == Some(kind.id()) && s.n == n);
             assert!(measured != skipped, "{} at {n}", kind.id());
         }
     }
@@ -199,9 +199,9 @@ fn cells_over_the_memory_budget_are_skipped_with_a_projection() {
     let skipped: Vec<_> = results
         .skipped
         .iter()
-        .map(|s| (s.structure.as_str(), s.n))
+        .map(|s| (s.subject.to_string(), s.n))
         .collect();
-    assert_eq!(skipped, vec![("hashset", 100_000)]);
+    assert_eq!(skipped, vec![("hashset".to_string(), 100_000)]);
     let projection = &results.skipped[0];
     assert!(
         projection.projected_bytes > 2e6 && projection.reason.contains("budget"),
@@ -345,7 +345,7 @@ fn a_run_far_beyond_the_machine_completes_with_those_cells_skipped() {
         let at_top = results
             .skipped
             .iter()
-            .find(|s| s.structure == kind.id() && s.n == 1_000_000_000_000)
+            .find(|s| s.subject.cell() == Some(kind.id()) && s.n == 1_000_000_000_000)
             .unwrap();
         assert!(
             matches!(at_top.cause, SkipCause::Capped | SkipCause::Unavailable),
@@ -601,8 +601,9 @@ fn experiments_over_the_memory_budget_are_skipped_and_named() {
     let skipped: Vec<_> = results
         .skipped
         .iter()
-        .map(|s| (s.structure.as_str(), s.n))
+        .map(|s| (s.subject.to_string(), s.n))
         .collect();
+    let skipped: Vec<(&str, u64)> = skipped.iter().map(|(s, n)| (s.as_str(), *n)).collect();
     assert_eq!(
         skipped,
         vec![

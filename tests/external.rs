@@ -151,7 +151,7 @@ fn external_rows_run_on_the_harness_keys_and_keep_their_own_theory() {
     let unavailable = results
         .skipped
         .iter()
-        .find(|s| s.structure == "commons-collections")
+        .find(|s| s.subject.cell() == Some("commons-collections"))
         .expect("the unavailable row is recorded");
     assert_eq!(unavailable.cause, SkipCause::Unavailable);
     assert!(unavailable.reason.contains("4.5"));

@@ -82,7 +82,7 @@ fn counts(r: &Results) -> Vec<String> {
         .chain(
             r.skipped
                 .iter()
-                .map(|s| format!("skipped {} {}", s.structure, s.n)),
+                .map(|s| format!("skipped {} {}", s.subject, s.n)),
         )
         .chain(
             r.saturation

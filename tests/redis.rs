@@ -468,7 +468,7 @@ fn a_server_without_the_module_skips_redis_bloom_with_the_reason() {
     let skipped = r
         .sweep_skipped
         .iter()
-        .find(|s| s.structure == "redis-bloom batch=64")
+        .find(|s| s.subject.to_string() == "redis-bloom batch=64")
         .unwrap();
     assert!(
         skipped.reason.contains("no RedisBloom module"),

@@ -40,7 +40,7 @@ pub fn print(results: &dedupbench::results::Results, analysis: &Analysis, wall_s
     for s in &results.skipped {
         println!(
             "{:<12} {:>6} skipped: {}",
-            s.structure,
+            s.subject,
             human_count(s.n as f64),
             s.reason
         );
@@ -61,7 +61,7 @@ pub fn print(results: &dedupbench::results::Results, analysis: &Analysis, wall_s
         );
     }
     for s in &results.sweep_skipped {
-        println!("{}: not measured: {}", s.structure, s.reason);
+        println!("{}: not measured: {}", s.subject, s.reason);
     }
     // The speed ratios that carry a target, at the headline size: the interval says which way, if any.
     // The rest are in the report and analysis.json.

@@ -21,9 +21,12 @@ fn external_cells(r: &Results) -> impl Iterator<Item = &CellRecord> {
 
 /// External rows' skipped cells (not set up, capped, unavailable, failed, over memory).
 fn external_skips(r: &Results) -> impl Iterator<Item = &crate::results::SkippedCell> {
-    r.skipped
-        .iter()
-        .filter(|k| crate::registry::find(&k.structure).is_ok_and(|kind| kind.external().is_some()))
+    r.skipped.iter().filter(|k| {
+        k.subject
+            .cell()
+            .and_then(|id| crate::registry::find(id).ok())
+            .is_some_and(|kind| kind.external().is_some())
+    })
 }
 
 /// Whether the run asked for any external row (measured or not): the section is drawn then.

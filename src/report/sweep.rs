@@ -371,7 +371,7 @@ pub fn section(s: &mut String, r: &Results, figure_html: &str) {
         let _ = writeln!(
             s,
             "<p class=\"warn\">Not measured: {} — {}</p>",
-            esc(&k.structure),
+            esc(&k.subject.to_string()),
             esc(&k.reason)
         );
     }

@@ -284,7 +284,7 @@ bytes_held,heap_requested_bytes,heap_footprint_bytes,model_footprint_bytes,rss_p
     for s in &results.skipped {
         out.push_str(&format!(
             "{},{},{},,,,,,,,,,,,,,,,,,{:.0},,{:.4}\n",
-            s.structure,
+            s.subject,
             s.n,
             s.cause.csv_status(),
             s.projected_bytes,

@@ -25,6 +25,9 @@ pub struct Line {
 /// What a line holds.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "record", rename_all = "snake_case")]
+// One record is held at a time, per line read or written: boxing the cell record would cost an
+// allocation per cell to save a few hundred bytes of one value.
+#[allow(clippy::large_enum_variant)]
 pub enum Record {
     Run(RunHeader),
     Cell(CellRecord),
@@ -164,7 +167,7 @@ fn hash_before_the_field() -> String {
 /// The parameters of a run and the machine it ran on (the first line).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RunHeader {
-    pub suite: crate::run::Suite,
+    pub suite: super::Suite,
     pub scales: Vec<u64>,
     pub structures: Vec<String>,
     pub fpr: f64,
@@ -480,13 +483,19 @@ impl SweepRecord {
 
 /// The id of a sweep point (also the `structure` of its skipped record).
 pub fn sweep_cell_id(series: &super::SweepSeries, batch_keys: u64) -> String {
-    format!("{series} batch={batch_keys}")
+    super::SkipSubject::SweepPoint {
+        series: series.clone(),
+        batch_keys,
+    }
+    .to_string()
 }
 
 /// A cell not run because its predicted bytes exceed the budget; drawn as a projection.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SkippedCell {
-    pub structure: String,
+    /// What was not run (written as `structure`, its name in every schema).
+    #[serde(rename = "structure")]
+    pub subject: super::SkipSubject,
     pub n: u64,
     pub projected_bytes: f64,
     pub budget_bytes: u64,
@@ -501,7 +510,7 @@ impl SkippedCell {
     pub fn describe(&self) -> String {
         format!(
             "{} at n = {} ({})",
-            self.structure,
+            self.subject,
             crate::units::human_count(self.n as f64),
             self.reason
         )
@@ -633,8 +642,6 @@ pub struct ScenarioStructure {
 pub const ARTICLE_N: u64 = 6_000_000_000;
 /// The second article's budget: 1 GiB for 6·10⁹ URLs.
 pub const ARTICLE_BUDGET_BYTES: u64 = 1 << 30;
-/// The `structure` of the skipped record of a scenario that did not fit memory.
-pub const SCENARIO_LABEL: &str = "seed-6e9 scenario";
 
 /// The second article's scenario: n distinct URLs into the raw bitmap, the best Bloom filter of a 1 GiB
 /// budget, and a cache-blocked filter sized for 1%.

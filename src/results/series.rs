@@ -105,7 +105,7 @@ impl fmt::Display for SweepSeries {
 /// A series equals its written form (what a reader of `results.jsonl` compares against).
 impl PartialEq<&str> for SweepSeries {
     fn eq(&self, text: &&str) -> bool {
-        self.to_string() == *text
+        *self == SweepSeries::parse(text)
     }
 }
 

@@ -7,6 +7,7 @@ use super::*;
 use crate::hash::KeyHasher;
 use crate::membership::CallPath;
 use crate::results::SkipCause;
+use crate::results::SkipSubject;
 use crate::stats::Summary;
 
 impl Runner<'_> {
@@ -21,7 +22,7 @@ impl Runner<'_> {
         let model = kind.predicted_memory(&config);
         // The peak while building (hashbrown holds its old table as it grows), plus 5% for allocator slack.
         let need = Need {
-            label: kind.id().to_string(),
+            subject: SkipSubject::Cell(kind.id().to_string()),
             n,
             peak_bytes: kind.predicted_peak_bytes(&config) * 1.05,
             projected_bytes: model.footprint_bytes,
@@ -38,7 +39,7 @@ impl Runner<'_> {
         {
             let id = kind.id();
             return self.record(Record::Skipped(SkippedCell {
-                structure: id.to_string(),
+                subject: SkipSubject::Cell(id.to_string()),
                 n,
                 projected_bytes: model.footprint_bytes,
                 budget_bytes: self.plan.memory_budget_bytes,

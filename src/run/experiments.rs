@@ -22,6 +22,7 @@ use crate::kind::Role;
 use crate::membership::Membership;
 use crate::registry::find;
 use crate::registry::role_id;
+use crate::results::SkipSubject;
 use crate::results::{DeletionRecord, RatePoint, Record, RepeatStream};
 use crate::stats::wilson;
 use crate::structures::counting;
@@ -133,7 +134,7 @@ impl Runner<'_> {
     fn experiment_fits(&mut self, experiment: Experiment, n: u64) -> Result<bool> {
         let peak = self.experiment_peak_bytes(experiment, n)?;
         self.fits(Need {
-            label: experiment.skipped_label(),
+            subject: SkipSubject::Experiment(experiment),
             n,
             peak_bytes: peak,
             projected_bytes: peak,

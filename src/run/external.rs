@@ -7,6 +7,7 @@
 use super::*;
 use crate::external::process::{self, Request};
 use crate::kind::External;
+use crate::results::SkipSubject;
 use crate::results::{ExternalCell, SkipCause};
 
 /// Set to 1 (CI does) to make a missing set-up of the external rows a failure instead of a skipped row.
@@ -16,9 +17,8 @@ pub const REQUIRE_EXTERNAL_VAR: &str = "DEDUPBENCH_REQUIRE_EXTERNAL";
 /// slowest here, the scalable pure-Python filter at 10⁶ keys, takes ≈ 20 s; the set at 10⁷ ≈ 40 s).
 const CELL_TIME_LIMIT: std::time::Duration = std::time::Duration::from_secs(15 * 60);
 
-/// Non-member queries an external cell asks for at most: enough for 1,000 false positives down to a rate
-/// of 10⁻³, and for the suite's target count down to 2.5·10⁻³ (a pure-Python filter answers in
-/// microseconds).
+/// Non-member queries an external cell asks for at most: enough for 1000 false positives down to a rate
+/// of 10⁻³ (a pure-Python filter answers in microseconds).
 const MAX_QUERIES: u64 = 1_000_000;
 
 impl Runner<'_> {
@@ -35,7 +35,7 @@ impl Runner<'_> {
         let budget_bytes = self.plan.memory_budget_bytes;
         let skip = move |cause: SkipCause, reason: String| {
             Record::Skipped(SkippedCell {
-                structure: id.to_string(),
+                subject: SkipSubject::Cell(id.to_string()),
                 n,
                 projected_bytes: model_bytes,
                 budget_bytes,
@@ -74,7 +74,7 @@ impl Runner<'_> {
         }
         let peak_bytes = kind.predicted_peak_bytes(&config) * 1.05;
         let need = Need {
-            label: id.to_string(),
+            subject: SkipSubject::Cell(id.to_string()),
             n,
             peak_bytes,
             projected_bytes: model_bytes,

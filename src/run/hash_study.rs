@@ -18,6 +18,7 @@ use crate::kind::Role;
 use crate::membership::Membership;
 use crate::registry::find;
 use crate::registry::role_id;
+use crate::results::SkipSubject;
 use crate::results::{HashQualityRecord, HashSpeedRecord, Record};
 use crate::stats::{summarize, wilson};
 use crate::Result;
@@ -47,7 +48,7 @@ impl Runner<'_> {
         for n in hash_study_sizes(largest) {
             let peak = self.hash_study_peak_bytes(n)?;
             let need = Need {
-                label: Experiment::HashStudy.skipped_label(),
+                subject: SkipSubject::Experiment(Experiment::HashStudy),
                 n,
                 peak_bytes: peak,
                 projected_bytes: peak,

@@ -71,8 +71,8 @@ pub fn interrupted_error() -> Error {
 
 /// What a guarded piece of work would hold, and how to record it when it does not fit.
 pub struct Need {
-    /// The skipped record's `structure`: a structure id, or an experiment's or the scenario's label.
-    pub label: String,
+    /// What the skipped record is about.
+    pub subject: crate::results::SkipSubject,
     pub n: u64,
     /// Bytes at the peak (allocator slack included), compared with the limit.
     pub peak_bytes: f64,
@@ -160,7 +160,7 @@ impl<'a> Runner<'a> {
             format!("budget {}", human(limit as f64))
         };
         self.record(Record::Skipped(SkippedCell {
-            structure: need.label,
+            subject: need.subject,
             n: need.n,
             projected_bytes: need.projected_bytes,
             budget_bytes: self.plan.memory_budget_bytes,

@@ -3,122 +3,9 @@
 use crate::kind::Kind;
 use crate::kind::Role;
 use crate::registry::role_id;
-use crate::results::{Record, Results};
-use crate::{Error, Result};
+use crate::results::Results;
 
-/// A named suite.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Suite {
-    /// ≤ 3 minutes on 2 cores: 10⁴…10⁷ keys, every chart.
-    Quick,
-    /// Up to 10⁸ keys.
-    Standard,
-    /// Up to 10⁹ keys, for whatever fits the budget.
-    Full,
-    /// The second article's 6·10⁹-URL scenario only (see [`crate::run::scenario`]).
-    Article6e9,
-    /// The shared-filter sweep only: Redis backends against in-process `bloom` (needs `--redis`).
-    Redis,
-}
-
-/// Written by name in results headers, as before it was a type.
-impl serde::Serialize for Suite {
-    fn serialize<S: serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> std::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.name())
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Suite {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> std::result::Result<Self, D::Error> {
-        let name = String::deserialize(deserializer)?;
-        Suite::parse(&name).map_err(serde::de::Error::custom)
-    }
-}
-
-impl Suite {
-    /// Parses a suite name.
-    pub fn parse(name: &str) -> Result<Suite> {
-        match name {
-            "quick" => Ok(Suite::Quick),
-            "standard" => Ok(Suite::Standard),
-            "full" => Ok(Suite::Full),
-            // "seed-6e9" is the name before 0.2 (the article that seeded the project, not the hash seed).
-            "article-6e9" | "seed-6e9" => Ok(Suite::Article6e9),
-            "redis" => Ok(Suite::Redis),
-            other => Err(Error::invalid(
-                "--suite",
-                format!("'{other}' is not one of quick, standard, full, article-6e9, redis"),
-            )),
-        }
-    }
-
-    /// The suite named on the command line (clap's parser).
-    pub fn from_arg(name: &str) -> std::result::Result<Suite, String> {
-        Suite::parse(name).map_err(|e| e.to_string())
-    }
-
-    /// The suite's name.
-    pub fn name(self) -> &'static str {
-        match self {
-            Suite::Quick => "quick",
-            Suite::Standard => "standard",
-            Suite::Full => "full",
-            Suite::Article6e9 => "article-6e9",
-            Suite::Redis => "redis",
-        }
-    }
-
-    /// Default scales.
-    pub fn scales(self) -> Vec<u64> {
-        let top = match self {
-            Suite::Quick => 7,
-            Suite::Standard => 8,
-            Suite::Full => 9,
-            Suite::Article6e9 => return vec![6_000_000_000],
-            Suite::Redis => return Vec::new(),
-        };
-        (4..=top).map(|e| 10u64.pow(e)).collect()
-    }
-
-    /// The largest window of the expiry experiment: 10⁵ in the quick suite (its 3 minutes), 10⁷ in the
-    /// others (each contender then answers 4·10⁷ arrivals beside an exact shadow of them).
-    pub fn expiry_window_max_keys(self) -> u64 {
-        match self {
-            Suite::Quick | Suite::Redis => 100_000,
-            Suite::Standard | Suite::Full | Suite::Article6e9 => 10_000_000,
-        }
-    }
-
-    /// The largest filters of the hash study: 10⁹ keys in the full suite (the quality check at
-    /// scale), 10⁷ otherwise.
-    pub fn hash_study_max_keys(self) -> u64 {
-        match self {
-            Suite::Full => HASH_STUDY_SIZES[1],
-            _ => HASH_STUDY_SIZES[0],
-        }
-    }
-
-    /// How much larger than the quick suite's the experiments are.
-    pub fn experiment_scale(self) -> u64 {
-        match self {
-            Suite::Quick | Suite::Redis => 1,
-            Suite::Standard | Suite::Full | Suite::Article6e9 => 10,
-        }
-    }
-
-    /// Default repetitions.
-    pub fn reps(self) -> u32 {
-        match self {
-            Suite::Quick | Suite::Standard => 3,
-            Suite::Full | Suite::Article6e9 | Suite::Redis => 1,
-        }
-    }
-}
+pub use crate::results::Suite;
 
 /// Fill ratios of the saturation (overshoot) experiment: 1.25×, 2× and 5× are the report's overshoot panel.
 pub const SATURATION_FILLS: &[f64] = &[0.1, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 3.0, 4.0, 5.0];
@@ -162,107 +49,44 @@ pub const BITMAP_BITS_PER_KEY: &[u64] = &[1, 2, 4, 8, 16, 32, 64, 100];
 /// Growth checkpoints, as multiples of n₀.
 pub const GROWTH_STEPS: &[u64] = &[1, 2, 4, 8, 16, 32, 64];
 
-/// An experiment beyond the grid; its name is also its figure's stem and its results' field.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Experiment {
-    Saturation,
-    Deletion,
-    Growth,
-    BitmapClaim,
-    Expiry,
-    HashStudy,
-}
+pub use crate::results::Experiment;
 
-impl Experiment {
-    /// The experiments, in run order.
-    pub const ALL: [Experiment; 6] = [
-        Experiment::Saturation,
-        Experiment::Deletion,
-        Experiment::Growth,
-        Experiment::BitmapClaim,
-        Experiment::Expiry,
-        Experiment::HashStudy,
-    ];
-
-    /// The name in results and reports.
-    pub fn name(self) -> &'static str {
-        match self {
-            Experiment::Saturation => "saturation",
-            Experiment::Deletion => "deletion",
-            Experiment::Growth => "growth",
-            Experiment::BitmapClaim => "bitmap_claim",
-            Experiment::Expiry => "expiry",
-            Experiment::HashStudy => "hash_study",
+/// How many records a complete run of the experiment writes, in the run whose results (header)
+/// `results` holds.
+pub fn expected_records(experiment: Experiment, results: &Results) -> usize {
+    match experiment {
+        Experiment::Saturation => {
+            let run_ids = results
+                .header
+                .iter()
+                .flat_map(|h| h.structures.iter().map(String::as_str));
+            overshoot_ids(run_ids)
+                .iter()
+                .map(|id| saturation_fills(id).len())
+                .sum()
         }
-    }
-
-    /// How many records a complete run of the experiment writes, in the run whose results (header)
-    /// `results` holds.
-    pub fn expected_records(self, results: &Results) -> usize {
-        match self {
-            Experiment::Saturation => {
-                let run_ids = results
-                    .header
+        Experiment::Deletion => 1,
+        Experiment::HashStudy => {
+            let largest = sized_as_planned(results, Suite::hash_study_max_keys);
+            let hashes = crate::hash::candidates::HashFn::ALL.len();
+            hashes * HASH_KEY_BYTES.len()
+                + hash_study_sizes(largest)
+                    .into_iter()
+                    .map(|n| 2 * hash_study_hashes(n).len())
+                    .sum::<usize>()
+        }
+        Experiment::Growth => 2 * GROWTH_STEPS.len(),
+        Experiment::Expiry => {
+            let largest = sized_as_planned(results, Suite::expiry_window_max_keys);
+            expiry_windows(largest).len() * crate::expiry::Contender::ALL.len()
+        }
+        Experiment::BitmapClaim => {
+            BITMAP_BITS_PER_KEY.len()
+                + BITMAP_BITS_PER_KEY
                     .iter()
-                    .flat_map(|h| h.structures.iter().map(String::as_str));
-                overshoot_ids(run_ids)
-                    .iter()
-                    .map(|id| saturation_fills(id).len())
-                    .sum()
-            }
-            Experiment::Deletion => 1,
-            Experiment::HashStudy => {
-                let largest = sized_as_planned(results, Suite::hash_study_max_keys);
-                let hashes = crate::hash::candidates::HashFn::ALL.len();
-                hashes * HASH_KEY_BYTES.len()
-                    + hash_study_sizes(largest)
-                        .into_iter()
-                        .map(|n| 2 * hash_study_hashes(n).len())
-                        .sum::<usize>()
-            }
-            Experiment::Growth => 2 * GROWTH_STEPS.len(),
-            Experiment::Expiry => {
-                let largest = sized_as_planned(results, Suite::expiry_window_max_keys);
-                expiry_windows(largest).len() * crate::expiry::Contender::ALL.len()
-            }
-            Experiment::BitmapClaim => {
-                BITMAP_BITS_PER_KEY.len()
-                    + BITMAP_BITS_PER_KEY
-                        .iter()
-                        .filter(|b| **b <= BLOOM_MAX_BITS_PER_KEY)
-                        .count()
-            }
+                    .filter(|b| **b <= BLOOM_MAX_BITS_PER_KEY)
+                    .count()
         }
-    }
-
-    /// The records of the experiment in `results`.
-    pub fn records_in(self, results: &Results) -> usize {
-        match self {
-            Experiment::Saturation => results.saturation.len(),
-            Experiment::Deletion => results.deletion.len(),
-            Experiment::Growth => results.growth.len(),
-            Experiment::BitmapClaim => results.bitmap_claim.len(),
-            Experiment::Expiry => results.expiry.len(),
-            Experiment::HashStudy => results.hash_speed.len() + results.hash_quality.len(),
-        }
-    }
-
-    /// The experiment a record belongs to, if any.
-    pub fn of(record: &Record) -> Option<Experiment> {
-        match record {
-            Record::Saturation(_) => Some(Experiment::Saturation),
-            Record::Deletion(_) => Some(Experiment::Deletion),
-            Record::Growth(_) => Some(Experiment::Growth),
-            Record::BitmapClaim(_) => Some(Experiment::BitmapClaim),
-            Record::Expiry(_) => Some(Experiment::Expiry),
-            Record::HashSpeed(_) | Record::HashQuality(_) => Some(Experiment::HashStudy),
-            _ => None,
-        }
-    }
-
-    /// The `structure` of the skipped record written when the experiment does not fit memory.
-    pub fn skipped_label(self) -> String {
-        format!("{} experiment", self.name())
     }
 }
 
@@ -285,9 +109,7 @@ fn sized_as_planned(results: &Results, of_suite: fn(Suite) -> u64) -> u64 {
         .unwrap_or(of_suite(Suite::Quick))
 }
 
-/// The sizes the hash study builds its filters at, where the run reaches them: every suite's, then the
-/// full suite's.
-pub const HASH_STUDY_SIZES: [u64; 2] = [10_000_000, 1_000_000_000];
+pub use crate::results::HASH_STUDY_SIZES;
 
 /// Key lengths of the hash study's speed measurement: short URLs, the default profile's mean, long ones.
 pub const HASH_KEY_BYTES: [u32; 3] = [40, 77, 200];
@@ -413,10 +235,15 @@ impl RunPlan {
     pub const MIN_SPEED_ROUNDS: u32 = 6;
     /// Fewest non-member queries per cell.
     pub const MIN_QUERIES: u64 = 100_000;
-    /// Expected false positives a cell aims for: a rate 20% off its theory lies outside the interval at a
-    /// false alarm of 10⁻⁹ each way from ≈ 1,100 false positives on (`stats::check_trials`); 2,500 keep
-    /// that where the observed rate is half the predicted one (a cluster's shards, a peer under its target).
-    pub const TARGET_FALSE_POSITIVES: f64 = 2500.0;
+    /// Expected false positives a cell aims for.
+    pub const TARGET_FALSE_POSITIVES: f64 = 1000.0;
+    /// Expected false positives a point of the shared-filter sweep aims for: a rate 20% off its theory
+    /// lies outside the interval at a false alarm of 10⁻⁹ each way from ≈ 1,100 false positives on
+    /// (`stats::check_trials`); 2,500 keep that where the observed rate is half the predicted one (a
+    /// cluster's shards hold fewer keys than the one filter the prediction is for). The grid's cells keep
+    /// 1,000: on a filter of a few thousand keys more queries would resolve its own fill's departure from
+    /// the average-case theory, which `fill_fpr` reports instead.
+    pub const SWEEP_FALSE_POSITIVES: f64 = 2500.0;
 
     /// The default plan of a suite.
     pub fn for_suite(
@@ -504,10 +331,15 @@ impl RunPlan {
     /// Non-member queries for a structure whose expected rate is `expected_fpr`: enough for
     /// [`RunPlan::TARGET_FALSE_POSITIVES`], within [`RunPlan::MIN_QUERIES`] and the cap.
     pub fn non_member_queries(&self, expected_fpr: f64) -> u64 {
+        self.queries_for(Self::TARGET_FALSE_POSITIVES, expected_fpr)
+    }
+
+    /// Non-member queries for `false_positives` expected at `expected_fpr`, within the bounds.
+    pub fn queries_for(&self, false_positives: f64, expected_fpr: f64) -> u64 {
         if expected_fpr <= 0.0 || !expected_fpr.is_finite() {
             return self.query_cap;
         }
-        let wanted = (Self::TARGET_FALSE_POSITIVES / expected_fpr).ceil();
+        let wanted = (false_positives / expected_fpr).ceil();
         (wanted as u64).clamp(Self::MIN_QUERIES.min(self.query_cap), self.query_cap)
     }
 }

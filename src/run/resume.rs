@@ -7,7 +7,7 @@
 //! are removed from the file (the server may be back), so what runs again starts clean.
 
 use super::plan::Experiment;
-use crate::results::{read_results, rewrite_without, Record, Results, SkipCause, SCENARIO_LABEL};
+use crate::results::{read_results, rewrite_without, Record, Results, SkipCause, SkipSubject};
 use crate::Result;
 use std::collections::HashSet;
 use std::path::Path;
@@ -102,12 +102,17 @@ pub fn check_resumable(dir: &Path, header: &crate::results::RunHeader) -> Result
                     ));
                 }
             }
-            Record::Skipped(s) if crate::registry::find(&s.structure).is_ok() => {
-                cell_of(&s.structure, s.n)?;
-                if !seen.insert((s.structure.clone(), s.n)) {
+            Record::Skipped(s)
+                if s.subject
+                    .cell()
+                    .is_some_and(|id| crate::registry::find(id).is_ok()) =>
+            {
+                let id = s.subject.to_string();
+                cell_of(&id, s.n)?;
+                if !seen.insert((id.clone(), s.n)) {
                     return Err(wrong(
                         number,
-                        format!("a second record of {} at n = {}", s.structure, s.n),
+                        format!("a second record of {id} at n = {}", s.n),
                     ));
                 }
             }
@@ -160,7 +165,7 @@ impl Completed {
             .into_iter()
             .filter(|e| {
                 let have = e.records_in(&before);
-                have > 0 && have < e.expected_records(&before)
+                have > 0 && have < super::plan::expected_records(*e, &before)
             })
             .collect();
         // An external row skipped because it was not set up, or whose process failed, runs again.
@@ -182,25 +187,30 @@ impl Completed {
         let skipped_experiments: Vec<Experiment> = Experiment::ALL
             .into_iter()
             .filter(|e| {
-                let label = e.skipped_label();
-                results.skipped.iter().any(|s| s.structure == label)
+                results
+                    .skipped
+                    .iter()
+                    .any(|s| s.subject == SkipSubject::Experiment(*e))
             })
             .collect();
         let experiments = Experiment::ALL
             .into_iter()
             .filter(|e| {
-                e.records_in(results) == e.expected_records(results)
+                e.records_in(results) == super::plan::expected_records(*e, results)
                     || skipped_experiments.contains(e)
             })
             .collect();
         let cells = results
             .cells
             .iter()
-            .map(|c| (c.structure.clone(), c.n))
-            .chain(results.skipped.iter().map(|s| (s.structure.clone(), s.n)))
-            .map(|(structure, n)| match structure.as_str() {
-                SCENARIO_LABEL => WorkId::Scenario { n },
-                _ => WorkId::Cell { structure, n },
+            .map(|c| (SkipSubject::Cell(c.structure.clone()), c.n))
+            .chain(results.skipped.iter().map(|s| (s.subject.clone(), s.n)))
+            .map(|(subject, n)| match subject {
+                SkipSubject::Scenario => WorkId::Scenario { n },
+                other => WorkId::Cell {
+                    structure: other.to_string(),
+                    n,
+                },
             });
         let work = cells
             .chain(results.scenario.iter().map(|s| WorkId::Scenario { n: s.n }))
@@ -251,7 +261,7 @@ mod tests {
 
     fn skipped(structure: &str, n: u64) -> SkippedCell {
         SkippedCell {
-            structure: structure.to_string(),
+            subject: SkipSubject::parse(structure),
             n,
             projected_bytes: 1.0,
             budget_bytes: 1,
@@ -264,9 +274,7 @@ mod tests {
     fn a_skipped_cell_is_done_and_a_skipped_experiment_too() {
         let mut results = Results::default();
         results.skipped.push(skipped("bloom", 1000));
-        results
-            .skipped
-            .push(skipped(&Experiment::Growth.skipped_label(), 10));
+        results.skipped.push(skipped("growth experiment", 10));
         let done = Completed::from_results(&results);
         assert!(done.has(&WorkId::Cell {
             structure: "bloom".into(),
@@ -298,7 +306,9 @@ mod tests {
     #[test]
     fn a_scenario_skipped_for_memory_is_done() {
         let mut results = Results::default();
-        results.skipped.push(skipped(SCENARIO_LABEL, 6_000_000));
+        results
+            .skipped
+            .push(skipped("seed-6e9 scenario", 6_000_000));
         let done = Completed::from_results(&results);
         assert!(done.has(&WorkId::Scenario { n: 6_000_000 }));
         assert!(!done.has(&WorkId::Scenario { n: 60_000_000 }));

@@ -25,7 +25,7 @@ use crate::membership::Membership;
 use crate::registry::find;
 use crate::registry::role_id;
 use crate::results::{Record, ScenarioRecord, ScenarioStructure};
-use crate::results::{ARTICLE_BUDGET_BYTES, ARTICLE_N, SCENARIO_LABEL};
+use crate::results::{SkipSubject, ARTICLE_BUDGET_BYTES, ARTICLE_N};
 use crate::stats::wilson;
 use crate::Result;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -75,7 +75,7 @@ impl Runner<'_> {
             })
             .sum();
         let need = Need {
-            label: SCENARIO_LABEL.into(),
+            subject: SkipSubject::Scenario,
             n,
             peak_bytes: predicted,
             projected_bytes: predicted,

@@ -17,7 +17,7 @@ use crate::redis::raw::Client;
 use crate::redis::{BitmapMode, Conn, Endpoint, RemoteConfig};
 use crate::registry::role_id;
 use crate::remote::redis_bloom;
-use crate::results::{sweep_cell_id, Record, SkippedCell, SweepRecord, SweepSeries};
+use crate::results::{sweep_cell_id, Record, SkipSubject, SkippedCell, SweepRecord, SweepSeries};
 use crate::stats::wilson;
 use crate::{Error, Result};
 use std::time::{Duration, Instant};
@@ -100,8 +100,11 @@ impl Runner<'_> {
                     endpoint.is_cluster(),
                 );
                 for &batch in &plan.batches {
-                    let id = sweep_cell_id(&series, batch as u64);
-                    if is_done(&id) {
+                    let id = SkipSubject::SweepPoint {
+                        series: series.clone(),
+                        batch_keys: batch as u64,
+                    };
+                    if is_done(&id.to_string()) {
                         continue;
                     }
                     if let Some(e) = &lost {
@@ -138,9 +141,9 @@ impl Runner<'_> {
     }
 
     /// Records a point that was not measured, with the reason.
-    fn point_skipped(&mut self, id: String, n: u64, reason: String) -> Result<()> {
+    fn point_skipped(&mut self, id: SkipSubject, n: u64, reason: String) -> Result<()> {
         self.record(Record::SweepSkipped(SkippedCell {
-            structure: id,
+            subject: id,
             n,
             projected_bytes: 0.0,
             budget_bytes: 0,
@@ -150,7 +153,7 @@ impl Runner<'_> {
     }
 
     /// Records a point whose server failed; the run then exits 1.
-    fn point_failed(&mut self, id: String, n: u64, error: &str) -> Result<()> {
+    fn point_failed(&mut self, id: SkipSubject, n: u64, error: &str) -> Result<()> {
         self.failures.push(format!("{id}: {error}"));
         self.point_skipped(id, n, format!("failed, nothing measured is kept: {error}"))
     }
@@ -209,9 +212,12 @@ impl Runner<'_> {
             CallPath::Batched,
         )?;
         phase_check(s.as_ref(), "querying members")?;
-        // As many as the grid's cells ask for (enough for its target count of false positives), not
-        // clamped to the point's n: a small sweep's rates must still tell a rate 20% off.
-        let queries = self.plan.non_member_queries(kind.predicted_fpr(config));
+        // Enough for the sweep's count of false positives, not clamped to the point's n: a small sweep's
+        // rates must still tell a rate 20% off.
+        let queries = self.plan.queries_for(
+            crate::run::RunPlan::SWEEP_FALSE_POSITIVES,
+            kind.predicted_fpr(config),
+        );
         let deadline =
             Some(Instant::now() + Duration::from_secs_f64(self.plan.query_time_cap_s.max(10.0)));
         let non_members = self.pass(

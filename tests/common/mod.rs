@@ -146,7 +146,7 @@ pub fn assert_failed_point_and_references_kept(out: &Path, failed: &str, where_:
     let record = r
         .sweep_skipped
         .iter()
-        .find(|s| s.structure == failed)
+        .find(|s| s.subject.to_string() == failed)
         .expect("a failed record");
     assert!(
         record.reason.contains("failed") && record.reason.contains(where_),

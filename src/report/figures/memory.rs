@@ -54,7 +54,7 @@ impl Figure for BytesVsN {
             .iter()
             .map(|c| c.heap_footprint_bytes as f64)
             .chain(structure_skips(r).map(|s| {
-                crate::analysis::fit_bytes(r, &s.structure)
+                crate::analysis::fit_bytes(r, &s.subject.to_string())
                     .map(|f| f.at(s.n as f64))
                     .unwrap_or(s.projected_bytes)
             }))
@@ -95,7 +95,7 @@ impl Figure for BytesVsN {
                 // Projections from the line fitted to this run's measured cells; the size model otherwise.
                 let fit = crate::analysis::fit_bytes(r, &id);
                 let mut projected: Vec<(f64, f64)> = structure_skips(r)
-                    .filter(|s| s.structure == id)
+                    .filter(|s| s.subject.cell() == Some(id.as_str()))
                     .map(|s| {
                         let n = s.n as f64;
                         (n, fit.map(|f| f.at(n)).unwrap_or(s.projected_bytes))
@@ -233,7 +233,7 @@ fn memory(r: &Results) -> String {
     let cells_at = |skips: Vec<&crate::results::SkippedCell>| -> Vec<String> {
         skips
             .iter()
-            .map(|s| format!("{} at n = {}", s.structure, human_count(s.n as f64)))
+            .map(|s| format!("{} at n = {}", s.subject, human_count(s.n as f64)))
             .collect()
     };
     let capped = r
@@ -260,7 +260,7 @@ fn memory(r: &Results) -> String {
         .skipped
         .iter()
         .filter(|s| {
-            !registry.contains(&s.structure.as_str())
+            !s.subject.cell().is_some_and(|id| registry.contains(&id))
                 && s.cause == crate::results::SkipCause::Memory
         })
         .map(|s| format!("the {}", s.describe()))
@@ -305,7 +305,7 @@ fn memory_table(s: &mut String, r: &Results) {
         let _ = writeln!(
             s,
             "<tr><td>{}</td><td>{}</td><td colspan=\"5\">skipped: {}</td><td>{} (projection)</td><td></td><td>{:.2}</td><td></td><td></td></tr>",
-            esc(&k.structure),
+            esc(&k.subject.to_string()),
             human_count(k.n as f64),
             esc(&k.reason),
             k.projected_bytes.round(),

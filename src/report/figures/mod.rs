@@ -93,7 +93,8 @@ pub fn render_all(
 pub fn structure_skips(r: &Results) -> impl Iterator<Item = &crate::results::SkippedCell> {
     let registry = crate::registry::ids();
     r.skipped.iter().filter(move |s| {
-        registry.contains(&s.structure.as_str()) && s.cause == crate::results::SkipCause::Memory
+        s.subject.cell().is_some_and(|id| registry.contains(&id))
+            && s.cause == crate::results::SkipCause::Memory
     })
 }
 
@@ -121,9 +122,9 @@ fn structure_order(results: &Results) -> Vec<String> {
         }
     }
     // Skipped experiments and scenarios are not structures: they get no projection line.
-    for s in structure_skips(results) {
-        if !ids.contains(&s.structure) {
-            ids.push(s.structure.clone());
+    for id in structure_skips(results).filter_map(|s| s.subject.cell()) {
+        if !ids.iter().any(|i| i == id) {
+            ids.push(id.to_string());
         }
     }
     let registry = crate::registry::ids();

@@ -1,0 +1,121 @@
+//! The suites a run can be: their names (written in the results header) and what each one measures.
+
+use crate::{Error, Result};
+
+/// The sizes the hash study builds its filters at, where the run reaches them: every suite's, then the
+/// full suite's.
+pub const HASH_STUDY_SIZES: [u64; 2] = [10_000_000, 1_000_000_000];
+
+/// A named suite.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Suite {
+    /// ≤ 3 minutes on 2 cores: 10⁴…10⁷ keys, every chart.
+    Quick,
+    /// Up to 10⁸ keys.
+    Standard,
+    /// Up to 10⁹ keys, for whatever fits the budget.
+    Full,
+    /// The second article's 6·10⁹-URL scenario only (see [`crate::run::scenario`]).
+    Article6e9,
+    /// The shared-filter sweep only: Redis backends against in-process `bloom` (needs `--redis`).
+    Redis,
+}
+
+/// Written by name in results headers, as before it was a type.
+impl serde::Serialize for Suite {
+    fn serialize<S: serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> std::result::Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.name())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Suite {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> std::result::Result<Self, D::Error> {
+        let name = String::deserialize(deserializer)?;
+        Suite::parse(&name).map_err(serde::de::Error::custom)
+    }
+}
+
+impl Suite {
+    /// Parses a suite name.
+    pub fn parse(name: &str) -> Result<Suite> {
+        match name {
+            "quick" => Ok(Suite::Quick),
+            "standard" => Ok(Suite::Standard),
+            "full" => Ok(Suite::Full),
+            // "seed-6e9" is the name before 0.2 (the article that seeded the project, not the hash seed).
+            "article-6e9" | "seed-6e9" => Ok(Suite::Article6e9),
+            "redis" => Ok(Suite::Redis),
+            other => Err(Error::invalid(
+                "--suite",
+                format!("'{other}' is not one of quick, standard, full, article-6e9, redis"),
+            )),
+        }
+    }
+
+    /// The suite named on the command line (clap's parser).
+    pub fn from_arg(name: &str) -> std::result::Result<Suite, String> {
+        Suite::parse(name).map_err(|e| e.to_string())
+    }
+
+    /// The suite's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Suite::Quick => "quick",
+            Suite::Standard => "standard",
+            Suite::Full => "full",
+            Suite::Article6e9 => "article-6e9",
+            Suite::Redis => "redis",
+        }
+    }
+
+    /// Default scales.
+    pub fn scales(self) -> Vec<u64> {
+        let top = match self {
+            Suite::Quick => 7,
+            Suite::Standard => 8,
+            Suite::Full => 9,
+            Suite::Article6e9 => return vec![6_000_000_000],
+            Suite::Redis => return Vec::new(),
+        };
+        (4..=top).map(|e| 10u64.pow(e)).collect()
+    }
+
+    /// The largest window of the expiry experiment: 10⁵ in the quick suite (its 3 minutes), 10⁷ in the
+    /// others (each contender then answers 4·10⁷ arrivals beside an exact shadow of them).
+    pub fn expiry_window_max_keys(self) -> u64 {
+        match self {
+            Suite::Quick | Suite::Redis => 100_000,
+            Suite::Standard | Suite::Full | Suite::Article6e9 => 10_000_000,
+        }
+    }
+
+    /// The largest filters of the hash study: 10⁹ keys in the full suite (the quality check at
+    /// scale), 10⁷ otherwise.
+    pub fn hash_study_max_keys(self) -> u64 {
+        match self {
+            Suite::Full => HASH_STUDY_SIZES[1],
+            _ => HASH_STUDY_SIZES[0],
+        }
+    }
+
+    /// How much larger than the quick suite's the experiments are.
+    pub fn experiment_scale(self) -> u64 {
+        match self {
+            Suite::Quick | Suite::Redis => 1,
+            Suite::Standard | Suite::Full | Suite::Article6e9 => 10,
+        }
+    }
+
+    /// Default repetitions.
+    pub fn reps(self) -> u32 {
+        match self {
+            Suite::Quick | Suite::Standard => 3,
+            Suite::Full | Suite::Article6e9 | Suite::Redis => 1,
+        }
+    }
+}
