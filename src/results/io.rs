@@ -238,58 +238,143 @@ pub fn rewrite_without(dir: &Path, drop: impl Fn(&Record) -> bool) -> Result<usi
 /// Writes `dir/results.csv`: one row per measured cell and per skipped cell, written atomically. `status`
 /// is `measured`, `measured-external` (a tool run as its own process: its hashing is inside its calls, so
 /// `hash_ns_per_key` is blank), or the cause a cell was not run: `skipped` (memory), `capped`,
-/// `not-set-up`, `unavailable`, `failed`.
+/// `not-set-up`, `unavailable`, `failed`. The columns are [`CsvRow`]'s fields, in order; a field holding
+/// a comma, a quote or a line break is quoted.
 pub fn write_csv(dir: &Path, results: &Results) -> Result<()> {
-    let mut out = String::from(
-        "structure,n,status,bits,hashes,insert_ns_per_key,hash_ns_per_key,member_query_ns_per_key,non_member_query_ns_per_key,\
-false_negatives,n_non_member_queries,n_false_positives,observed_fpr,fpr_low95,fpr_high95,expected_fpr,theory_in_interval,\
-bytes_held,heap_requested_bytes,heap_footprint_bytes,model_footprint_bytes,rss_peak_bytes,bits_per_key\n",
-    );
+    let path = dir.join("results.csv");
+    let failed = |e: csv::Error| Error::io(&path, std::io::Error::other(e));
+    let mut out = csv::Writer::from_writer(Vec::new());
     for c in &results.cells {
-        out.push_str(&format!(
-            "{},{},{},{},{},{:.3},{},{:.3},{:.3},{},{},{},{:.9},{:.9},{:.9},{:.9},{},{},{},{},{:.0},{},{:.4}\n",
-            c.structure,
-            c.n,
-            if c.external.is_some() {
+        let external = c.external.is_some();
+        out.serialize(CsvRow {
+            structure: &c.structure,
+            n: c.n,
+            status: if external {
                 "measured-external"
             } else {
                 "measured"
             },
-            c.geometry.bits.map(|b| b.to_string()).unwrap_or_default(),
-            c.geometry.hashes.map(|k| k.to_string()).unwrap_or_default(),
-            c.insert_ns_per_key.median,
-            if c.external.is_some() {
-                String::new()
-            } else {
-                format!("{:.3}", c.hash_ns_per_key.median)
-            },
-            c.member_query_ns_per_key.median,
-            c.non_member_query_ns_per_key.median,
-            c.false_negatives,
-            c.n_non_member_queries,
-            c.n_false_positives,
-            c.observed_fpr,
-            c.observed_fpr_wilson95.low,
-            c.observed_fpr_wilson95.high,
-            c.expected_fpr,
-            c.theory_in_interval,
-            c.bytes_held,
-            c.heap_requested_bytes,
-            c.heap_footprint_bytes,
-            c.model_footprint_bytes,
-            c.rss_peak_bytes,
-            c.bits_per_key
-        ));
+            bits: c.geometry.bits,
+            hashes: c.geometry.hashes,
+            insert_ns_per_key: Some(Fixed(c.insert_ns_per_key.median)),
+            hash_ns_per_key: (!external).then_some(Fixed(c.hash_ns_per_key.median)),
+            member_query_ns_per_key: Some(Fixed(c.member_query_ns_per_key.median)),
+            non_member_query_ns_per_key: Some(Fixed(c.non_member_query_ns_per_key.median)),
+            false_negatives: Some(c.false_negatives),
+            n_non_member_queries: Some(c.n_non_member_queries),
+            n_false_positives: Some(c.n_false_positives),
+            observed_fpr: Some(Fixed(c.observed_fpr)),
+            fpr_low95: Some(Fixed(c.observed_fpr_wilson95.low)),
+            fpr_high95: Some(Fixed(c.observed_fpr_wilson95.high)),
+            expected_fpr: Some(Fixed(c.expected_fpr)),
+            theory_in_interval: Some(c.theory_in_interval),
+            bytes_held: Some(c.bytes_held),
+            heap_requested_bytes: Some(c.heap_requested_bytes),
+            heap_footprint_bytes: Some(c.heap_footprint_bytes),
+            model_footprint_bytes: Fixed(c.model_footprint_bytes),
+            rss_peak_bytes: Some(c.rss_peak_bytes),
+            bits_per_key: Fixed(c.bits_per_key),
+        })
+        .map_err(failed)?;
     }
     for s in &results.skipped {
-        out.push_str(&format!(
-            "{},{},{},,,,,,,,,,,,,,,,,,{:.0},,{:.4}\n",
-            s.subject,
-            s.n,
-            s.cause.csv_status(),
-            s.projected_bytes,
-            s.projected_bytes * 8.0 / s.n.max(1) as f64
-        ));
+        // A skipped cell has only its projected bytes: in the model's column, and per key.
+        out.serialize(CsvRow {
+            structure: &s.subject.to_string(),
+            n: s.n,
+            status: s.cause.csv_status(),
+            model_footprint_bytes: Fixed(s.projected_bytes),
+            bits_per_key: Fixed(s.projected_bytes * 8.0 / s.n.max(1) as f64),
+            ..CsvRow::default()
+        })
+        .map_err(failed)?;
     }
-    write_atomic(&dir.join("results.csv"), out.as_bytes())
+    let bytes = out
+        .into_inner()
+        .map_err(|e| Error::io(&path, e.into_error()))?;
+    write_atomic(&path, &bytes)
+}
+
+/// One row of `results.csv`; the header is the field names, in this order. A blank field is a figure
+/// the row does not have.
+#[derive(Default, serde::Serialize)]
+struct CsvRow<'a> {
+    structure: &'a str,
+    n: u64,
+    status: &'a str,
+    bits: Option<u64>,
+    hashes: Option<u32>,
+    insert_ns_per_key: Option<Fixed<3>>,
+    hash_ns_per_key: Option<Fixed<3>>,
+    member_query_ns_per_key: Option<Fixed<3>>,
+    non_member_query_ns_per_key: Option<Fixed<3>>,
+    false_negatives: Option<u64>,
+    n_non_member_queries: Option<u64>,
+    n_false_positives: Option<u64>,
+    observed_fpr: Option<Fixed<9>>,
+    fpr_low95: Option<Fixed<9>>,
+    fpr_high95: Option<Fixed<9>>,
+    expected_fpr: Option<Fixed<9>>,
+    theory_in_interval: Option<bool>,
+    bytes_held: Option<u64>,
+    heap_requested_bytes: Option<i64>,
+    heap_footprint_bytes: Option<i64>,
+    model_footprint_bytes: Fixed<0>,
+    rss_peak_bytes: Option<u64>,
+    bits_per_key: Fixed<4>,
+}
+
+/// A number written with `D` decimals.
+#[derive(Clone, Copy, Default)]
+struct Fixed<const D: usize>(f64);
+
+impl<const D: usize> serde::Serialize for Fixed<D> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.collect_str(&format_args!("{:.*}", D, self.0))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A structure named with a comma and a quote comes back whole through a CSV reader, in a measured
+    /// row and a skipped one, with the header unchanged.
+    #[test]
+    fn odd_names_round_trip_through_a_csv_reader() {
+        let reference = Path::new(env!("CARGO_MANIFEST_DIR")).join("reports/reference");
+        let mut results = read_results(&reference).unwrap();
+        let name = "bloom, \"tuned\" (k = 7)";
+        results.cells.truncate(1);
+        results.cells[0].structure = name.into();
+        results.skipped = vec![SkippedCell {
+            subject: super::super::SkipSubject::Cell(name.into()),
+            n: 1_000,
+            projected_bytes: 2_000.0,
+            budget_bytes: 1,
+            reason: "over the budget, \"1 B\"".into(),
+            cause: SkipCause::Memory,
+        }];
+        let dir = tempfile::tempdir().unwrap();
+        write_csv(dir.path(), &results).unwrap();
+        let text = std::fs::read_to_string(dir.path().join("results.csv")).unwrap();
+        let want_header = std::fs::read_to_string(reference.join("results.csv")).unwrap();
+        assert_eq!(text.lines().next(), want_header.lines().next());
+        let mut reader = csv::Reader::from_reader(text.as_bytes());
+        let header = reader.headers().unwrap().clone();
+        let column = |row: &csv::StringRecord, name: &str| {
+            row[header.iter().position(|h| h == name).unwrap()].to_string()
+        };
+        let rows: Vec<csv::StringRecord> = reader.records().map(|r| r.unwrap()).collect();
+        assert_eq!(rows.len(), 2);
+        for row in &rows {
+            assert_eq!(row.len(), 23);
+            assert_eq!(column(row, "structure"), name);
+        }
+        assert_eq!(column(&rows[0], "status"), "measured");
+        assert_eq!(column(&rows[1], "status"), "skipped");
+        assert_eq!(column(&rows[1], "model_footprint_bytes"), "2000");
+        assert_eq!(column(&rows[1], "bits_per_key"), "16.0000");
+        assert_eq!(column(&rows[1], "insert_ns_per_key"), "");
+    }
 }
