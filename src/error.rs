@@ -44,6 +44,9 @@ pub enum Error {
     /// Drawing a chart failed.
     #[error("chart {chart}: {message}")]
     Chart { chart: String, message: String },
+    /// A page template failed to render.
+    #[error("template {name}: {message}")]
+    Template { name: String, message: String },
 }
 
 impl Error {

@@ -4,7 +4,7 @@
 //! new URLs wrongly skipped); which targets the run missed; then the regime map. Every figure says
 //! whether this run measured it or it is projected (the model, theory, or a measurement at another n).
 
-use super::markup::{esc, lost_in_crawl, pct, per_million};
+use super::markup::{lost_in_crawl, pct, per_million};
 use crate::analysis::regimes::{
     advice_config, advised_kinds, regime_at, run_ladder, Regime, Sizing, Workload,
     NODE_MEMORY_BYTES,
@@ -14,7 +14,7 @@ use crate::results::{CellRecord, Results};
 use crate::stats::Summary;
 use crate::theory::BloomSizing;
 use crate::units::{human_bytes, human_count};
-use std::fmt::Write;
+use serde::Serialize;
 
 /// File stem of the regime map's images.
 pub const MAP_STEM: &str = "regime_map";
@@ -185,83 +185,155 @@ fn measured_max_n(r: &Results, id: &str) -> u64 {
     of(true).or(of(false)).unwrap_or(0)
 }
 
-/// The answer section, first on the page.
-pub fn section(s: &mut String, r: &Results, analysis: &crate::analysis::Analysis) {
-    let Some(h) = &r.header else {
-        return;
-    };
+/// What `templates/answer.html` shows: the first screen.
+#[derive(Serialize)]
+pub struct Answer {
+    fpr: String,
+    budget: String,
+    /// The regime ladder, when the run has one.
+    ladder: Option<Vec<Rung>>,
+    /// The bytes of the node a shared server's rung is sized for.
+    node_bytes: String,
+    /// The cluster's rung, past one node.
+    cluster: Option<ClusterRung>,
+    /// The largest n this run measured any structure at.
+    measured_max_n: String,
+    picks: Vec<PickRow>,
+    missed: Missed,
+    map_stem: &'static str,
+    verdict: String,
+}
+
+/// A rung of the ladder: `n ≤ to_n`, `from_n – to_n` or `n > from_n` (a `*` marks a projected bound).
+#[derive(Serialize)]
+struct Rung {
+    from_n: Option<String>,
+    to_n: Option<String>,
+    /// The structure (none: a shared server).
+    id: Option<&'static str>,
+    summary: &'static str,
+}
+
+#[derive(Serialize)]
+struct ClusterRung {
+    from_n: String,
+    /// What this run measured of the cluster, or how to measure it.
+    measured: String,
+}
+
+/// One row of the answer's table.
+#[derive(Serialize)]
+struct PickRow {
+    n: String,
+    regime: String,
+    bytes_per_key: String,
+    bytes_source: &'static str,
+    speed: Option<SpeedCell>,
+    rate: String,
+    /// The measured rate's 95% interval.
+    interval: Option<(String, String)>,
+    rate_source: &'static str,
+    per_million: String,
+    lost_in_crawl: String,
+}
+
+/// Insert and lookup ns per key (median, min, max) and where they were measured.
+#[derive(Serialize)]
+struct SpeedCell {
+    insert: String,
+    lookup: String,
+    insert_min: String,
+    insert_max: String,
+    lookup_min: String,
+    lookup_max: String,
+    source: String,
+}
+
+/// The targets the run missed: one short line, and every figure behind a fold.
+#[derive(Serialize)]
+struct Missed {
+    /// The short line (empty: none missed).
+    short: String,
+    speed: Vec<MissedRatio>,
+    once: Vec<MissedOnce>,
+    rates: Vec<String>,
+    /// Targets whose interval holds them.
+    undecided: Vec<MissedRatio>,
+}
+
+#[derive(Serialize)]
+struct MissedRatio {
+    label: String,
+    figure: String,
+    target: String,
+}
+
+#[derive(Serialize)]
+struct MissedOnce {
+    what: String,
+    value: String,
+    target: String,
+}
+
+/// The answer section, first on the page (none without a run header or a workload).
+pub fn view(r: &Results, analysis: &crate::analysis::Analysis) -> Option<Answer> {
+    let h = r.header.as_ref()?;
     let budget = h.memory_budget_bytes as f64;
-    let Some(workload) = crate::analysis::regimes::run_workload(r) else {
-        return;
-    };
+    let workload = crate::analysis::regimes::run_workload(r)?;
     let sizing = Sizing {
         run: Some((r, "this run")),
         fpr: h.fpr,
         budget_bytes: budget,
     };
-    let _ = writeln!(
-        s,
-        "<section id=\"answer\"><h2>The answer: p = {}, memory budget {}</h2>",
-        h.fpr,
-        human_bytes(budget)
-    );
-    if let Some(ladder) = run_ladder(r) {
-        let mark = |n: f64, id: &str| {
-            if n > measured_max_n(r, id) as f64 * 1.000_001 {
-                format!("{}*", human_count(n))
-            } else {
-                human_count(n)
-            }
-        };
-        // One node holds a Bloom filter for the rate up to this n.
-        let node_n = crate::analysis::regimes::largest_n(NODE_MEMORY_BYTES as f64, |n| {
-            BloomSizing::for_rate(n, h.fpr).bytes() as f64
-        });
-        let _ = writeln!(s, "<ol id=\"ladder\" class=\"ladder\">");
-        for rung in &ladder {
-            let id = rung.id.as_str();
-            let range = match rung.to_n {
-                Some(to) if rung.from_n <= 1.0 => format!("n ≤ {}", mark(to, id)),
-                Some(to) => format!("{} – {}", mark(rung.from_n, id), mark(to, id)),
-                None if node_n > rung.from_n => {
-                    format!("{} – {}", mark(rung.from_n, id), mark(node_n, id))
-                }
-                None => format!("n > {}", mark(rung.from_n, id)),
-            };
-            let name = match find(&rung.id) {
-                Ok(k) => format!("<b>{}</b> — {}", esc(k.id()), esc(k.summary())),
-                Err(_) => format!(
-                    "<b>a shared server</b>: past the budget, a Bloom filter on one Redis server (redis-bloom), while it fits one {} node",
-                    human_bytes(NODE_MEMORY_BYTES as f64)
-                ),
-            };
-            let _ = writeln!(s, "<li><span class=\"range\">{range}</span> {name}</li>");
+    let mark = |n: f64, id: &str| {
+        if n > measured_max_n(r, id) as f64 * 1.000_001 {
+            format!("{}*", human_count(n))
+        } else {
+            human_count(n)
         }
-        if ladder
-            .last()
-            .is_some_and(|r| r.to_n.is_none() && node_n > r.from_n)
-        {
-            let measured = match crate::analysis::sweep::cluster_ratio(r, SHARED_BATCH_KEYS) {
+    };
+    // One node holds a Bloom filter for the rate up to this n.
+    let node_n = crate::analysis::regimes::largest_n(NODE_MEMORY_BYTES as f64, |n| {
+        BloomSizing::for_rate(n, h.fpr).bytes() as f64
+    });
+    let ladder = run_ladder(r);
+    let rungs = ladder.as_ref().map(|ladder| {
+        ladder
+            .iter()
+            .map(|rung| {
+                let id = rung.id.as_str();
+                let (from_n, to_n) = match rung.to_n {
+                    Some(to) if rung.from_n <= 1.0 => (None, Some(mark(to, id))),
+                    Some(to) => (Some(mark(rung.from_n, id)), Some(mark(to, id))),
+                    None if node_n > rung.from_n => {
+                        (Some(mark(rung.from_n, id)), Some(mark(node_n, id)))
+                    }
+                    None => (Some(mark(rung.from_n, id)), None),
+                };
+                let kind = find(&rung.id).ok();
+                Rung {
+                    from_n,
+                    to_n,
+                    id: kind.map(|k| k.id()),
+                    summary: kind.map_or("", |k| k.summary()),
+                }
+            })
+            .collect()
+    });
+    let cluster = ladder
+        .as_ref()
+        .and_then(|l| l.last())
+        .filter(|last| last.to_n.is_none() && node_n > last.from_n)
+        .map(|_| ClusterRung {
+            from_n: mark(node_n, ""),
+            measured: match crate::analysis::sweep::cluster_ratio(r, SHARED_BATCH_KEYS) {
                 Some(ratio) => format!(
                     "this run measured redis-bloom split over a loopback cluster at {:.0}% of one node's inserts",
                     100.0 * ratio
                 ),
                 None => "`bench --suite redis --redis-cluster URLS` measures it".to_string(),
-            };
-            let _ = writeln!(
-                s,
-                "<li><span class=\"range\">n > {}</span> <b>a sharded cluster</b>: past one node, the filter split over the masters of a Redis Cluster (--redis-cluster; {})</li>",
-                mark(node_n, ""),
-                esc(&measured)
-            );
-        }
-        let _ = writeln!(s, "</ol>");
-        let _ = writeln!(
-            s,
-            "<p><small>* projected: past the largest n this run measured that structure at (any structure: {}), from the size models and the line fitted to this run's measured bytes.</small></p>",
-            human_count(measured_max_n(r, "") as f64)
-        );
-    }
+            },
+        });
     let mut scales: Vec<u64> = TYPICAL_N.to_vec();
     if let Some(top) = h.scales.iter().copied().max() {
         if !scales.contains(&top) {
@@ -269,149 +341,104 @@ pub fn section(s: &mut String, r: &Results, analysis: &crate::analysis::Analysis
         }
     }
     scales.sort_unstable();
-    let _ = writeln!(
-        s,
-        "<table class=\"answer\"><tr><th>n</th><th>use</th><th>bytes per key</th><th>insert / lookup, ns per key (median)</th><th>false-positive rate at n (95% interval)</th><th>new URLs skipped in a crawl of n</th></tr>"
-    );
-    for n in scales {
-        let p = pick(r, &sizing, &workload, n);
-        let speed = match &p.speed {
-            Some((insert, lookup, source)) => format!(
-                "{:.1} / {:.1}<br><small>min–max {:.1}–{:.1} / {:.1}–{:.1}; {}</small>",
-                insert.median,
-                lookup.median,
-                insert.min,
-                insert.max,
-                lookup.min,
-                lookup.max,
-                esc(source)
-            ),
-            None => "<small>not measured at this size</small>".into(),
-        };
-        let interval = p
-            .interval
-            .map(|(low, high)| format!(" [{}, {}]", pct(low), pct(high)))
-            .unwrap_or_default();
-        let exact = matches!(p.regime, Regime::InProcess(id) if find(id).is_ok_and(|k| k.exact()));
-        let rate = if exact && p.rate == 0.0 {
-            "0 (exact)".to_string()
-        } else {
-            pct(p.rate)
-        };
-        let _ = writeln!(
-            s,
-            "<tr><td>{}</td><td>{}</td><td>{:.1}<br><small>{}</small></td><td>{}</td><td>{}{}<br><small>{}; {}</small></td><td>{}<br><small>theory, filling from empty</small></td></tr>",
-            human_count(p.n as f64),
-            esc(&p.regime.label()),
-            p.bytes_per_key,
-            p.bytes_source,
-            speed,
-            rate,
-            interval,
-            p.rate_source,
-            esc(&per_million(p.rate)),
-            esc(&lost_in_crawl(p.crawl_skipped, p.n))
-        );
-    }
-    let _ = writeln!(s, "</table>");
-    missed_targets(s, analysis);
-    let _ = writeln!(
-        s,
-        "<p><small>Measured: this run's cells at that n. Projected: the size model (or the line fitted to this run's measured bytes) and theory; speeds from the nearest measured n below. A crawler skips a new URL when the filter wrongly answers \"seen\": that page is never fetched.</small></p>"
-    );
-    let _ = writeln!(
-        s,
-        "<figure id=\"{MAP_STEM}\"><img src=\"{MAP_STEM}.png\" alt=\"Regime map\"><figcaption><a href=\"{MAP_STEM}.svg\">SVG</a>. Each region is what the advisor picks for that n and budget at p = {}; each line is a structure's bytes at n (it fits any budget above its line); dots are this run's measured cells at its budget. The same map for any workload: <code>dedupbench advise --n N --fpr P --map FILE.svg</code>.</figcaption></figure><p class=\"verdict\">{}</p></section>",
-        h.fpr,
-        esc(&verdict(r))
-    );
+    let picks = scales
+        .into_iter()
+        .map(|n| {
+            let p = pick(r, &sizing, &workload, n);
+            let exact =
+                matches!(p.regime, Regime::InProcess(id) if find(id).is_ok_and(|k| k.exact()));
+            PickRow {
+                n: human_count(p.n as f64),
+                regime: p.regime.label(),
+                bytes_per_key: format!("{:.1}", p.bytes_per_key),
+                bytes_source: p.bytes_source,
+                speed: p.speed.as_ref().map(|(insert, lookup, source)| SpeedCell {
+                    insert: format!("{:.1}", insert.median),
+                    lookup: format!("{:.1}", lookup.median),
+                    insert_min: format!("{:.1}", insert.min),
+                    insert_max: format!("{:.1}", insert.max),
+                    lookup_min: format!("{:.1}", lookup.min),
+                    lookup_max: format!("{:.1}", lookup.max),
+                    source: source.clone(),
+                }),
+                rate: if exact && p.rate == 0.0 {
+                    "0 (exact)".to_string()
+                } else {
+                    pct(p.rate)
+                },
+                interval: p.interval.map(|(low, high)| (pct(low), pct(high))),
+                rate_source: p.rate_source,
+                per_million: per_million(p.rate),
+                lost_in_crawl: lost_in_crawl(p.crawl_skipped, p.n),
+            }
+        })
+        .collect();
+    Some(Answer {
+        fpr: h.fpr.to_string(),
+        budget: human_bytes(budget),
+        ladder: rungs,
+        node_bytes: human_bytes(NODE_MEMORY_BYTES as f64),
+        cluster,
+        measured_max_n: human_count(measured_max_n(r, "") as f64),
+        picks,
+        missed: missed_targets(analysis),
+        map_stem: MAP_STEM,
+        verdict: verdict(r),
+    })
 }
 
 /// The targets the run missed, in one short line, with every figure behind a fold; targets whose
 /// interval holds them are named there too, as undecided.
-fn missed_targets(s: &mut String, a: &crate::analysis::Analysis) {
+fn missed_targets(a: &crate::analysis::Analysis) -> Missed {
     use crate::analysis::TargetStatus;
     let speed: Vec<&crate::analysis::SpeedRatio> = a.targets(TargetStatus::Missed).collect();
     let undecided: Vec<&crate::analysis::SpeedRatio> = a.targets(TargetStatus::Undecided).collect();
     let rates = &a.missed_rates;
     let once: Vec<&crate::analysis::Ratio> = a.missed_other_ratios().collect();
-    if speed.is_empty() && rates.is_empty() && once.is_empty() {
-        let _ = writeln!(s, "<p id=\"missed\">Targets missed in this run: none.</p>");
-    } else {
-        let short: Vec<String> = speed
-            .iter()
-            .map(|q| super::speed::short(q))
-            .chain(once.iter().map(|q| {
-                let name = q.what.split(" at n = ").next().unwrap_or(&q.what);
-                format!("{name} {:.2} (target {}; measured once)", q.value, q.target)
-            }))
-            .collect();
-        let mut rate_structures: Vec<&str> = Vec::new();
-        for m in rates {
-            let name = m.split(" at n = ").next().unwrap_or(m);
-            if !rate_structures.contains(&name) {
-                rate_structures.push(name);
-            }
-        }
-        let mut parts = Vec::new();
-        if !short.is_empty() {
-            parts.push(format!("speed: {}", short.join("; ")));
-        }
-        if !rate_structures.is_empty() {
-            parts.push(format!(
-                "rate above its target: {}",
-                rate_structures.join(", ")
-            ));
-        }
-        let _ = writeln!(
-            s,
-            "<p id=\"missed\">Targets missed in this run: {}.</p>",
-            esc(&parts.join(". "))
-        );
-    }
-    if speed.is_empty() && rates.is_empty() && once.is_empty() && undecided.is_empty() {
-        return;
-    }
-    let _ = writeln!(
-        s,
-        "<details><summary>Every missed target{}</summary><ul>",
-        if undecided.is_empty() {
-            ""
-        } else {
-            ", and those the intervals leave undecided"
-        }
-    );
-    for q in &speed {
-        let _ = writeln!(
-            s,
-            "<li>missed: {} = {} (target ≥ {:.1})</li>",
-            esc(&q.label()),
-            q.figure(),
-            q.target_min_ratio.unwrap_or(f64::NAN)
-        );
-    }
-    for q in &once {
-        let _ = writeln!(
-            s,
-            "<li>missed: {} = {:.2} (target {}; measured once, no interval)</li>",
-            esc(&q.what),
-            q.value,
-            esc(&q.target)
-        );
-    }
+    let short: Vec<String> = speed
+        .iter()
+        .map(|q| super::speed::short(q))
+        .chain(once.iter().map(|q| {
+            let name = q.what.split(" at n = ").next().unwrap_or(&q.what);
+            format!("{name} {:.2} (target {}; measured once)", q.value, q.target)
+        }))
+        .collect();
+    let mut rate_structures: Vec<&str> = Vec::new();
     for m in rates {
-        let _ = writeln!(s, "<li>{}</li>", esc(m));
+        let name = m.split(" at n = ").next().unwrap_or(m);
+        if !rate_structures.contains(&name) {
+            rate_structures.push(name);
+        }
     }
-    for q in &undecided {
-        let _ = writeln!(
-            s,
-            "<li>undecided: {} = {} (target ≥ {:.1}: the interval holds it)</li>",
-            esc(&q.label()),
-            q.figure(),
-            q.target_min_ratio.unwrap_or(f64::NAN)
-        );
+    let mut parts = Vec::new();
+    if !short.is_empty() {
+        parts.push(format!("speed: {}", short.join("; ")));
     }
-    let _ = writeln!(s, "</ul></details>");
+    if !rate_structures.is_empty() {
+        parts.push(format!(
+            "rate above its target: {}",
+            rate_structures.join(", ")
+        ));
+    }
+    let ratio = |q: &&crate::analysis::SpeedRatio| MissedRatio {
+        label: q.label(),
+        figure: q.figure(),
+        target: format!("{:.1}", q.target_min_ratio.unwrap_or(f64::NAN)),
+    };
+    Missed {
+        short: parts.join(". "),
+        speed: speed.iter().map(ratio).collect(),
+        once: once
+            .iter()
+            .map(|q| MissedOnce {
+                what: q.what.clone(),
+                value: format!("{:.2}", q.value),
+                target: q.target.clone(),
+            })
+            .collect(),
+        rates: rates.clone(),
+        undecided: undecided.iter().map(ratio).collect(),
+    }
 }
 
 /// The ladder in words, with where each figure comes from.

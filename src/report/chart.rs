@@ -31,8 +31,10 @@ pub trait Figure {
         DB::ErrorType: 'static;
     /// The plain-language verdict under the figure, computed from the results.
     fn verdict(&self, results: &crate::results::Results) -> String;
-    /// Tables of the numbers behind the figure (HTML), appended to `out`.
-    fn tables(&self, _out: &mut String, _results: &crate::results::Results) {}
+    /// Tables of the numbers behind the figure (HTML rendered from its template; empty: none).
+    fn tables(&self, _results: &crate::results::Results) -> Result<String> {
+        Ok(String::new())
+    }
 }
 
 /// Renders a figure as `stem.png` and `stem.svg` in `dir`.

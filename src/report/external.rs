@@ -1,12 +1,13 @@
 //! The articles' own tools: what a Python or Java user's default costs next to ours, on the same keys,
 //! and the first article's claim about a Python set tested on a real one. From results only.
 
-use super::markup::{esc, pct};
+use super::markup::pct;
 use crate::kind::Language;
 use crate::kind::Role;
 use crate::registry::role_id;
 use crate::results::{CellRecord, Results};
 use crate::units::{human_bytes, human_count};
+use serde::Serialize;
 use std::fmt::Write;
 
 /// The first article's figure: a Python set of ~80-byte URLs costs "100+ bytes per entry", "north of
@@ -153,17 +154,48 @@ pub fn verdict(r: &Results) -> String {
     out.join(" ")
 }
 
-/// The section: the verdict, then per language what its tools cost beside ours at the same n.
-pub fn section(s: &mut String, r: &Results) {
+/// What `templates/external.html` shows.
+#[derive(Serialize)]
+pub struct External {
+    verdict: String,
+    languages: Vec<LanguageTable>,
+    /// The external cells not run, described.
+    not_run: Vec<String>,
+}
+
+/// One language's rows at their largest n, then ours at those n.
+#[derive(Serialize)]
+struct LanguageTable {
+    name: &'static str,
+    rows: Vec<Row>,
+}
+
+#[derive(Serialize)]
+struct Row {
+    structure: String,
+    n: String,
+    bytes_per_key: String,
+    /// How the bytes were counted.
+    method: String,
+    insert_ns: String,
+    member_query_ns: String,
+    non_member_query_ns: String,
+    observed: String,
+    low: String,
+    high: String,
+    theory: String,
+    rss_peak: String,
+    /// Runtime and library.
+    who: String,
+}
+
+/// The section: the verdict, then per language what its tools cost beside ours at the same n (none
+/// when the run asked for no external row).
+pub fn view(r: &Results) -> Option<External> {
     if !has_external_rows(r) {
-        return;
+        return None;
     }
-    let _ = writeln!(
-        s,
-        "<h2 id=\"languages\">The articles' own tools</h2><p class=\"verdict\">{}</p>\
-<p>Each tool ran as its own process on exactly this run's keys (sent through a pipe), one repetition, timing one call per key from its own language (the interpreter or the JIT included, as its users pay it); bytes are counted as each row says; peak RSS is the whole process's. Ours beside them at the same n, per key.</p>",
-        esc(&verdict(r))
-    );
+    let mut languages = Vec::new();
     for language in [Language::Python, Language::Java] {
         // Each of the language's rows at its largest measured n (the pure-Python filters stop earlier than
         // the set), then ours at each of those n.
@@ -183,59 +215,57 @@ pub fn section(s: &mut String, r: &Results) {
         let mut sizes: Vec<u64> = listed.iter().map(|c| c.n).collect();
         sizes.sort_unstable();
         sizes.dedup();
-        let _ = writeln!(
-            s,
-            "<h3>What your {} default costs</h3><table><tr><th>row</th><th>n</th><th>bytes per key</th><th>how counted</th><th>insert ns</th><th>member query ns</th><th>non-member query ns</th><th>observed rate [95%]</th><th>its theory</th><th>peak RSS of the process</th><th>runtime, library</th></tr>",
-            language.name()
-        );
         listed.extend(r.cells.iter().filter(|c| {
             sizes.contains(&c.n)
                 && (c.structure == role_id(Role::ReferenceBloom)
                     || c.structure == role_id(Role::BlockedBloom))
         }));
-        for c in listed {
-            let (method, who) = match &c.external {
-                Some(e) => (
-                    e.bytes_method.clone()
-                        + &e.heap_delta_bytes
-                            .map(|d| {
-                                format!("; heap allocated creating one: {}", human_bytes(d as f64))
-                            })
-                            .unwrap_or_default(),
-                    format!("{}, {}", e.runtime, e.library),
-                ),
-                None => ("counting allocator".into(), "ours (Rust)".into()),
-            };
-            let _ = writeln!(
-                s,
-                "<tr><td>{}</td><td>{}</td><td>{:.2}</td><td>{}</td><td>{:.1}</td><td>{:.1}</td><td>{:.1}</td><td>{} [{}, {}]</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-                esc(&c.structure),
-                human_count(c.n as f64),
-                c.heap_footprint_bytes as f64 / c.n_distinct.max(1) as f64,
-                esc(&method),
-                c.insert_ns_per_key.median,
-                c.member_query_ns_per_key.median,
-                c.non_member_query_ns_per_key.median,
-                pct(c.observed_fpr),
-                pct(c.observed_fpr_wilson95.low),
-                pct(c.observed_fpr_wilson95.high),
-                pct(c.expected_fpr),
-                human_bytes(c.rss_peak_bytes as f64),
-                esc(&who)
-            );
-        }
-        let _ = writeln!(s, "</table>");
+        let rows = listed
+            .into_iter()
+            .map(|c| {
+                let (method, who) = match &c.external {
+                    Some(e) => (
+                        e.bytes_method.clone()
+                            + &e.heap_delta_bytes
+                                .map(|d| {
+                                    format!(
+                                        "; heap allocated creating one: {}",
+                                        human_bytes(d as f64)
+                                    )
+                                })
+                                .unwrap_or_default(),
+                        format!("{}, {}", e.runtime, e.library),
+                    ),
+                    None => ("counting allocator".into(), "ours (Rust)".into()),
+                };
+                Row {
+                    structure: c.structure.clone(),
+                    n: human_count(c.n as f64),
+                    bytes_per_key: format!(
+                        "{:.2}",
+                        c.heap_footprint_bytes as f64 / c.n_distinct.max(1) as f64
+                    ),
+                    method,
+                    insert_ns: format!("{:.1}", c.insert_ns_per_key.median),
+                    member_query_ns: format!("{:.1}", c.member_query_ns_per_key.median),
+                    non_member_query_ns: format!("{:.1}", c.non_member_query_ns_per_key.median),
+                    observed: pct(c.observed_fpr),
+                    low: pct(c.observed_fpr_wilson95.low),
+                    high: pct(c.observed_fpr_wilson95.high),
+                    theory: pct(c.expected_fpr),
+                    rss_peak: human_bytes(c.rss_peak_bytes as f64),
+                    who,
+                }
+            })
+            .collect();
+        languages.push(LanguageTable {
+            name: language.name(),
+            rows,
+        });
     }
-    let not_run: Vec<String> = external_skips(r).map(|k| k.describe()).collect();
-    if !not_run.is_empty() {
-        let _ = writeln!(
-            s,
-            "<details><summary>External rows not run ({})</summary><ul>{}</ul></details>",
-            not_run.len(),
-            not_run
-                .iter()
-                .map(|x| format!("<li>{}</li>", esc(x)))
-                .collect::<String>()
-        );
-    }
+    Some(External {
+        verdict: verdict(r),
+        languages,
+        not_run: external_skips(r).map(|k| k.describe()).collect(),
+    })
 }

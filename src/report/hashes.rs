@@ -2,12 +2,12 @@
 //! the rates of the filters it built against their theory), and the run's batched lookups split into
 //! hash, probe and the machine's memory floor. Reads the results only.
 
-use super::markup::esc;
 use crate::hash::candidates::HashFn;
 use crate::kind::Role;
 use crate::registry::role_id;
 use crate::results::{CellRecord, HashQualityRecord, HashSpeedRecord, Results};
 use crate::units::human_count;
+use serde::Serialize;
 use std::fmt::Write;
 
 /// The key length the verdict compares hashes at (the default profile's mean URL).
@@ -109,155 +109,168 @@ pub fn verdict(r: &Results) -> String {
     out
 }
 
-/// The section, when the run has a hash study.
-pub fn section(s: &mut String, r: &Results) {
-    if r.hash_speed.is_empty() && r.hash_quality.is_empty() {
-        return;
-    }
-    let _ = writeln!(
-        s,
-        "<h2 id=\"hashes\">Where a lookup's time goes</h2><p class=\"verdict\">{}</p>",
-        esc(&verdict(r))
-    );
-    lookup_split(s, r);
-    speed_table(s, r);
-    quality_table(s, r);
+/// What `templates/hashes.html` shows.
+#[derive(Serialize)]
+pub struct Hashes {
+    verdict: String,
+    run_hash: String,
+    verdict_key_bytes: u32,
+    /// The fastest passing hash, when it is not the run's: the split table projects it.
+    faster: Option<&'static str>,
+    split: Vec<SplitRow>,
+    /// Distinct keys per length of the speed table.
+    speed_keys: u64,
+    lengths: Vec<u32>,
+    speeds: Vec<SpeedRow>,
+    quality: Vec<QualityRow>,
 }
 
-/// Batched lookups of the largest n split into hash, probe and memory floor.
-fn lookup_split(s: &mut String, r: &Results) {
-    let largest = |id: &str| -> Option<&CellRecord> {
-        r.cells
-            .iter()
-            .filter(|c| c.structure == id && c.batched_member_query_ns_per_key.is_some())
-            .max_by_key(|c| c.n)
-    };
-    let cells: Vec<&CellRecord> = [role_id(Role::ReferenceBloom), role_id(Role::BlockedBloom)]
-        .into_iter()
-        .filter_map(largest)
-        .collect();
-    if cells.is_empty() {
-        return;
+/// A batched member lookup of the largest n split into hash, probe and the memory floor.
+#[derive(Serialize)]
+struct SplitRow {
+    structure: String,
+    n: String,
+    lookup: String,
+    hash: String,
+    probe: String,
+    floor: String,
+    /// The lookup with the faster hash's cost in place of the run's.
+    projected: Option<String>,
+}
+
+/// One hash's speed at each key length.
+#[derive(Serialize)]
+struct SpeedRow {
+    hash: &'static str,
+    the_runs: bool,
+    output_bits: u32,
+    cells: Vec<String>,
+    smhasher: String,
+}
+
+/// One filter built with one hash, against its theory.
+#[derive(Serialize)]
+struct QualityRow {
+    hash: String,
+    structure: String,
+    n: String,
+    queries: String,
+    observed: String,
+    low: String,
+    high: String,
+    theory: String,
+    inside: bool,
+    false_negatives: u64,
+    members_checked: String,
+}
+
+/// The section, when the run has a hash study.
+pub fn view(r: &Results) -> Option<Hashes> {
+    if r.hash_speed.is_empty() && r.hash_quality.is_empty() {
+        return None;
     }
     let default_id = run_hash(r);
     let faster = fastest_passing(r).filter(|(id, _)| *id != default_id);
-    let default_ns = speed(r, default_id, VERDICT_KEY_BYTES).map(|s| s.ns_per_key.median);
-    let _ = writeln!(
-        s,
-        "<p>A member lookup on the batched path, at the largest n of each filter: the hash (the run's {default_id} on its URLs), the probe (the rest), and the machine's memory floor (one prefetched random line read per key, in an array of the filter's size).{}</p>",
-        match faster {
-            Some((id, _)) => format!(" The last column is a projection: the same lookup with the hash's share replaced by {id}'s cost at {VERDICT_KEY_BYTES} bytes less {default_id}'s, both from the speed table below."),
-            None => String::new(),
-        }
-    );
-    let _ = write!(
-        s,
-        "<table><tr><th>structure</th><th>n</th><th>lookup ns</th><th>hash ns</th><th>probe ns</th><th>memory floor ns</th>{}</tr>",
-        faster.map_or(String::new(), |(id, _)| format!("<th>with {id} (projected) ns</th>"))
-    );
-    for c in cells {
-        let lookup = c
-            .batched_member_query_ns_per_key
-            .map(|x| x.median)
-            .unwrap_or(f64::NAN);
-        let hash = c.hash_ns_per_key.median;
-        let floor = c
-            .memory_floor_ns_per_key
-            .map_or("—".to_string(), |f| format!("{f:.1}"));
-        let projected = match (faster, default_ns) {
-            (Some((_, ns)), Some(d)) => format!("<td>{:.1}</td>", lookup - d + ns),
-            _ => String::new(),
-        };
-        let _ = write!(
-            s,
-            "<tr><td>{}</td><td>{}</td><td>{lookup:.1}</td><td>{hash:.1}</td><td>{:.1}</td><td>{floor}</td>{projected}</tr>",
-            esc(&c.structure),
-            human_count(c.n as f64),
-            lookup - hash
-        );
-    }
-    let _ = writeln!(s, "</table>");
-}
-
-fn speed_table(s: &mut String, r: &Results) {
     let lengths: Vec<u32> = {
         let mut l: Vec<u32> = r.hash_speed.iter().map(|x| x.key_bytes).collect();
         l.sort_unstable();
         l.dedup();
         l
     };
-    let _ = write!(
-        s,
-        "<p>Each keyed hash on the same {} distinct keys per length (generated URLs cut or repeated to length, then a 10-digit index), ns per key: median and min–max over repetitions interleaved across hashes. 64-bit hashes give the probe step by the murmur3 finaliser of their output. SMHasher: what each crate's documentation states (not rerun here). gxhash is absent: it does not build without AES target flags.</p><table><tr><th>hash</th><th>output bits</th><th>keyed</th>",
-        r.hash_speed.first().map_or(0, |x| x.keys)
-    );
-    for l in &lengths {
-        let _ = write!(s, "<th>{l} B ns</th>");
-    }
-    let _ = writeln!(s, "<th>SMHasher (documented)</th></tr>");
-    let default_id = run_hash(r);
-    for id in measured(r) {
-        let first = speed(r, id, lengths[0]);
-        let _ = write!(
-            s,
-            "<tr><td>{}{}</td><td>{}</td><td>yes (the seed changes the hash; unit-tested)</td>",
-            esc(id),
-            if id == default_id { " (the run's)" } else { "" },
-            first.map_or(0, |x| x.output_bits)
-        );
-        for l in &lengths {
-            let cell = speed(r, id, *l).map_or("—".into(), |x| {
-                format!(
-                    "{:.2} [{:.2}–{:.2}]",
-                    x.ns_per_key.median, x.ns_per_key.min, x.ns_per_key.max
-                )
-            });
-            let _ = write!(s, "<td>{cell}</td>");
-        }
-        let _ = writeln!(
-            s,
-            "<td>{}</td></tr>",
-            esc(first.map_or("", |x| x.smhasher.as_str()))
-        );
-    }
-    let _ = writeln!(s, "</table>");
+    let speeds = measured(r)
+        .into_iter()
+        .map(|id| {
+            let first = speed(r, id, lengths[0]);
+            SpeedRow {
+                hash: id,
+                the_runs: id == default_id,
+                output_bits: first.map_or(0, |x| x.output_bits),
+                cells: lengths
+                    .iter()
+                    .map(|l| {
+                        speed(r, id, *l).map_or("—".into(), |x| {
+                            format!(
+                                "{:.2} [{:.2}–{:.2}]",
+                                x.ns_per_key.median, x.ns_per_key.min, x.ns_per_key.max
+                            )
+                        })
+                    })
+                    .collect(),
+                smhasher: first.map_or(String::new(), |x| x.smhasher.clone()),
+            }
+        })
+        .collect();
+    Some(Hashes {
+        verdict: verdict(r),
+        run_hash: default_id.to_string(),
+        verdict_key_bytes: VERDICT_KEY_BYTES,
+        faster: faster.map(|(id, _)| id),
+        split: lookup_split(r, faster),
+        speed_keys: r.hash_speed.first().map_or(0, |x| x.keys),
+        lengths,
+        speeds,
+        quality: r
+            .hash_quality
+            .iter()
+            .map(|q| QualityRow {
+                hash: q.hash.clone(),
+                structure: q.structure.clone(),
+                n: human_count(q.n as f64),
+                queries: human_count(q.queries as f64),
+                observed: format!("{:.4}%", q.observed_fpr * 100.0),
+                low: format!("{:.4}", q.observed_fpr_wilson999.low * 100.0),
+                high: format!("{:.4}", q.observed_fpr_wilson999.high * 100.0),
+                theory: format!("{:.4}%", q.theory_fpr * 100.0),
+                inside: q.theory_in_interval,
+                false_negatives: q.false_negatives,
+                members_checked: human_count(q.members_checked as f64),
+            })
+            .collect(),
+    })
 }
 
-fn quality_table(s: &mut String, r: &Results) {
-    if r.hash_quality.is_empty() {
-        return;
-    }
-    let _ = writeln!(
-        s,
-        "<p>Each hash's own <code>bloom</code> and <code>blocked</code> filters, sized for n at the run's rate, filled with members [0, n) and asked the same non-members; the theory is the filter's rate from its fill. Outside the 99.9% Wilson interval is marked. Above 10⁷ keys only the hashes documented to pass SMHasher build filters: the report recommends no other.</p><table><tr><th>hash</th><th>structure</th><th>n</th><th>non-members</th><th>observed rate [99.9%]</th><th>theory</th><th>inside</th><th>false negatives (of members checked)</th></tr>"
-    );
-    for q in &r.hash_quality {
-        let _ = writeln!(
-            s,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.4}% [{:.4}–{:.4}%]</td><td>{:.4}%</td><td{}>{}</td><td{}>{} of {}</td></tr>",
-            esc(&q.hash),
-            esc(&q.structure),
-            human_count(q.n as f64),
-            human_count(q.queries as f64),
-            q.observed_fpr * 100.0,
-            q.observed_fpr_wilson999.low * 100.0,
-            q.observed_fpr_wilson999.high * 100.0,
-            q.theory_fpr * 100.0,
-            if q.theory_in_interval { "" } else { " class=\"bad\"" },
-            if q.theory_in_interval { "yes" } else { "no" },
-            if q.false_negatives == 0 { "" } else { " class=\"bad\"" },
-            q.false_negatives,
-            human_count(q.members_checked as f64)
-        );
-    }
-    let _ = writeln!(s, "</table>");
+/// Batched lookups of the largest n split into hash, probe and memory floor; with `faster`, the lookup
+/// projected with that hash's cost.
+fn lookup_split(r: &Results, faster: Option<(&'static str, f64)>) -> Vec<SplitRow> {
+    let largest = |id: &str| -> Option<&CellRecord> {
+        r.cells
+            .iter()
+            .filter(|c| c.structure == id && c.batched_member_query_ns_per_key.is_some())
+            .max_by_key(|c| c.n)
+    };
+    let default_ns = speed(r, run_hash(r), VERDICT_KEY_BYTES).map(|s| s.ns_per_key.median);
+    [role_id(Role::ReferenceBloom), role_id(Role::BlockedBloom)]
+        .into_iter()
+        .filter_map(largest)
+        .map(|c| {
+            let lookup = c
+                .batched_member_query_ns_per_key
+                .map(|x| x.median)
+                .unwrap_or(f64::NAN);
+            let hash = c.hash_ns_per_key.median;
+            SplitRow {
+                structure: c.structure.clone(),
+                n: human_count(c.n as f64),
+                lookup: format!("{lookup:.1}"),
+                hash: format!("{hash:.1}"),
+                probe: format!("{:.1}", lookup - hash),
+                floor: c
+                    .memory_floor_ns_per_key
+                    .map_or("—".to_string(), |f| format!("{f:.1}")),
+                projected: match (faster, default_ns) {
+                    (Some((_, ns)), Some(d)) => Some(format!("{:.1}", lookup - d + ns)),
+                    _ => None,
+                },
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]
 mod tests {
+    use crate::structures::{blocked, bloom};
     use super::*;
     use crate::stats::{summarize, Interval};
-    use crate::structures::{blocked, bloom};
 
     fn results(speeds: &[(&str, f64)], outside: &[&str]) -> Results {
         let mut r = Results::default();
@@ -315,8 +328,12 @@ mod tests {
         let r = results(&[("xxh3-128", 5.0), ("rapidhash-v3", 8.0)], &[]);
         // A run without a header (or whose header predates the field) hashed with xxh3-128.
         assert!(verdict(&r).starts_with("the run's hash, xxh3-128, is the fastest"));
-        let mut page = String::new();
-        section(&mut page, &r);
+        #[derive(Serialize)]
+        struct Page {
+            hashes: Option<Hashes>,
+        }
+        let page = super::super::template::render("hashes.html", &Page { hashes: view(&r) })
+            .expect("the section renders");
         assert!(page.contains("id=\"hashes\"") && page.contains("rapidhash-v3"));
         // The run's own hash, from its header, is what the others are set against.
         let mut r = results(&[("xxh3-128", 9.0), ("xxh3-64", 7.0)], &[]);

@@ -1,12 +1,4 @@
-//! HTML text helpers shared by the page's sections.
-
-/// `text` with the characters HTML gives meaning to escaped.
-pub(super) fn esc(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
+//! Number and rate wording shared by the page's sections (plain text: the templates escape it).
 
 /// A rate in scientific notation with four significant digits ("0" for zero).
 pub(super) fn sci(x: f64) -> String {

@@ -17,6 +17,7 @@ pub mod screenshot;
 mod speed;
 mod sweep;
 mod sweep_cluster;
+mod template;
 
 use crate::analysis::Analysis;
 use crate::atomic_file::write_atomic;
@@ -57,6 +58,6 @@ pub fn write_report(dir: &Path, results: &Results, analysis: &Analysis) -> Resul
     if !results.sweep.is_empty() {
         chart::render(dir, &sweep::SharedThroughput, results)?;
     }
-    let page = html::page(results, analysis, &figures);
+    let page = html::page(results, analysis, &figures)?;
     write_atomic(&dir.join("index.html"), page.as_bytes())
 }

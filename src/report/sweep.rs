@@ -4,17 +4,16 @@
 //! client ≥ 90% of a raw pipeline of the same commands), computed from the records alone.
 
 use super::chart::{axis_label, colour, empty, log_range, Figure};
-use super::markup::{esc, sci};
+use super::markup::sci;
 use super::panels::{draw_keys, Key};
 use crate::analysis::sweep::{best_bitmap, point, shared_bloom, target_ratios};
 use crate::kind::Role;
 use crate::registry::role_id;
-
 use crate::results::{Results, SweepRecord, SweepSeries};
 use crate::units::human_bytes;
 use plotters::coord::Shift;
 use plotters::prelude::*;
-use std::fmt::Write;
+use serde::Serialize;
 
 type DrawResult = std::result::Result<(), Box<dyn std::error::Error>>;
 
@@ -294,97 +293,147 @@ pub fn verdict(r: &Results) -> String {
     text
 }
 
-/// The section: figure, verdict, targets per batch size, and every point's numbers.
-pub fn section(s: &mut String, r: &Results, figure_html: &str) {
+/// What `templates/shared.html` shows.
+#[derive(Serialize)]
+pub struct Shared {
+    stem: &'static str,
+    title: &'static str,
+    verdict: String,
+    targets: Vec<TargetRow>,
+    points: Vec<PointRow>,
+    /// The points on a cluster (empty: none measured).
+    cluster: Vec<super::sweep_cluster::ClusterRow>,
+    not_measured: Vec<NotMeasured>,
+}
+
+/// The issue's two targets at one batch size.
+#[derive(Serialize)]
+struct TargetRow {
+    batch: u64,
+    bitmap: TargetCell,
+    client: TargetCell,
+}
+
+/// A ratio against its target, as percentages.
+#[derive(Serialize)]
+struct TargetCell {
+    /// None: not measured.
+    ratio: Option<String>,
+    met: bool,
+    target: String,
+}
+
+#[derive(Serialize)]
+struct PointRow {
+    series: String,
+    batch: String,
+    n: u64,
+    insert: String,
+    raw_insert: String,
+    member_query: String,
+    non_member_query: String,
+    server_bytes: String,
+    used_memory_delta: String,
+    bytes_per_key: String,
+    bits: String,
+    hashes: String,
+    n_non_member_queries: u64,
+    n_false_positives: u64,
+    observed: String,
+    low: String,
+    high: String,
+    theory: String,
+    inside: &'static str,
+    false_negatives: u64,
+}
+
+#[derive(Serialize)]
+struct NotMeasured {
+    structure: String,
+    reason: String,
+}
+
+/// The section: figure, verdict, targets per batch size, and every point's numbers (none without a
+/// sweep).
+pub fn view(r: &Results) -> Option<Shared> {
     if r.sweep.is_empty() && r.sweep_skipped.is_empty() {
-        return;
+        return None;
     }
-    let _ = writeln!(
-        s,
-        "<h2 id=\"shared\">Shared filter</h2>{figure_html}<p class=\"verdict\">{}</p>",
-        esc(&verdict(r))
-    );
-    let _ = writeln!(
-        s,
-        "<table><tr><th>keys per round trip</th><th>redis-bitmap (fastest mode) / redis-bloom, inserts</th><th>redis-bloom: our client / raw pipeline</th></tr>"
-    );
-    for b in batches(r) {
-        let (bitmap, client) = target_ratios(r, b);
-        let cell = |v: Option<f64>, target: f64| match v {
-            Some(v) if v >= target => format!("<td>{:.0}%</td>", 100.0 * v),
-            Some(v) => format!(
-                "<td class=\"warn\">{:.0}% (target {:.0}%)</td>",
-                100.0 * v,
-                100.0 * target
-            ),
-            None => "<td>–</td>".into(),
-        };
-        let _ = writeln!(
-            s,
-            "<tr><td>{b}</td>{}{}</tr>",
-            cell(bitmap, 0.25),
-            cell(client, 0.9)
-        );
-    }
-    let _ = writeln!(s, "</table>");
-    let _ = writeln!(
-        s,
-        "<table><tr><th>series</th><th>batch</th><th>n</th><th>insert keys/s</th><th>raw pipeline keys/s</th><th>member lookups keys/s</th><th>non-member lookups keys/s</th><th>server bytes (MEMORY USAGE)</th><th>used_memory change</th><th>bytes per key</th><th>m</th><th>k</th><th>queries</th><th>false positives</th><th>observed</th><th>95% interval</th><th>theory</th><th>inside</th><th>false negatives</th></tr>"
-    );
-    for p in &r.sweep {
-        let _ = writeln!(
-            s,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{:.0}</td><td>{}</td><td>{:.0}</td><td>{:.0}</td><td>{}</td><td>{}</td><td>{:.2}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>[{}, {}]</td><td>{}</td><td>{}</td>{}</tr>",
-            esc(&p.series.to_string()),
-            if p.batch_keys == 0 { "–".to_string() } else { p.batch_keys.to_string() },
-            p.n,
-            p.insert_keys_per_s,
-            p.raw_insert_keys_per_s.map(|k| format!("{k:.0}")).unwrap_or_else(|| "–".into()),
-            p.member_query_keys_per_s,
-            p.non_member_query_keys_per_s,
-            human_bytes(p.server_bytes as f64),
-            if p.used_memory_delta_bytes < 0 {
+    let cell = |v: Option<f64>, target: f64| TargetCell {
+        ratio: v.map(|v| format!("{:.0}", 100.0 * v)),
+        met: v.is_some_and(|v| v >= target),
+        target: format!("{:.0}", 100.0 * target),
+    };
+    let targets = batches(r)
+        .into_iter()
+        .map(|b| {
+            let (bitmap, client) = target_ratios(r, b);
+            TargetRow {
+                batch: b,
+                bitmap: cell(bitmap, 0.25),
+                client: cell(client, 0.9),
+            }
+        })
+        .collect();
+    let points = r
+        .sweep
+        .iter()
+        .map(|p| PointRow {
+            series: p.series.to_string(),
+            batch: if p.batch_keys == 0 {
+                "–".to_string()
+            } else {
+                p.batch_keys.to_string()
+            },
+            n: p.n,
+            insert: format!("{:.0}", p.insert_keys_per_s),
+            raw_insert: p
+                .raw_insert_keys_per_s
+                .map(|k| format!("{k:.0}"))
+                .unwrap_or_else(|| "–".into()),
+            member_query: format!("{:.0}", p.member_query_keys_per_s),
+            non_member_query: format!("{:.0}", p.non_member_query_keys_per_s),
+            server_bytes: human_bytes(p.server_bytes as f64),
+            used_memory_delta: if p.used_memory_delta_bytes < 0 {
                 format!("−{}", human_bytes(-p.used_memory_delta_bytes as f64))
             } else {
                 human_bytes(p.used_memory_delta_bytes as f64)
             },
-            p.bytes_per_key,
-            p.geometry.bits.map(|b| b.to_string()).unwrap_or_else(|| "–".into()),
-            p.geometry.hashes.map(|k| k.to_string()).unwrap_or_else(|| "–".into()),
-            p.n_non_member_queries,
-            p.n_false_positives,
-            sci(p.observed_fpr),
-            sci(p.observed_fpr_wilson95.low),
-            sci(p.observed_fpr_wilson95.high),
-            sci(p.expected_fpr),
-            if p.theory_in_interval { "yes" } else { "no" },
-            if p.false_negatives > 0 {
-                format!("<td class=\"bad\">{}</td>", p.false_negatives)
-            } else {
-                "<td>0</td>".into()
-            }
-        );
-    }
-    let _ = writeln!(s, "</table>");
-    super::sweep_cluster::section(s, r);
-    for k in &r.sweep_skipped {
-        let _ = writeln!(
-            s,
-            "<p class=\"warn\">Not measured: {} — {}</p>",
-            esc(&k.subject.to_string()),
-            esc(&k.reason)
-        );
-    }
-    let _ = writeln!(
-        s,
-        "<p>\"Was it new?\" under concurrent workers: redis-bloom (BF.MADD) answers per key and atomically (at most \
-one worker is told a key is new; none when it was a false positive). redis-set and redis-set-fp answer per key and atomically \
-to `dedup` (a script of SADDs), and as a count per command to `shared --insert`; redis-bitmap in script mode is \
-atomic per command, and a worker learns only how many keys of its batch were new. \
-redis-bitmap in bitfield mode is atomic per key while the filter is one Redis string (2³² bits: one BITFIELD per \
-string per round trip), not once it is split. redis-bitmap in setbit mode is not atomic: two workers inserting the \
-same key at once can both be told it is new. Keys/s include client-side hashing where the client hashes \
-(redis-bitmap, redis-set-fp) and exclude key generation. The raw-pipeline figure sends redis-bloom's very commands \
-(one BF.MADD per round trip, as the client does) pre-encoded on a bare socket and only skims the replies.</p>"
-    );
+            bytes_per_key: format!("{:.2}", p.bytes_per_key),
+            bits: p
+                .geometry
+                .bits
+                .map(|b| b.to_string())
+                .unwrap_or_else(|| "–".into()),
+            hashes: p
+                .geometry
+                .hashes
+                .map(|k| k.to_string())
+                .unwrap_or_else(|| "–".into()),
+            n_non_member_queries: p.n_non_member_queries,
+            n_false_positives: p.n_false_positives,
+            observed: sci(p.observed_fpr),
+            low: sci(p.observed_fpr_wilson95.low),
+            high: sci(p.observed_fpr_wilson95.high),
+            theory: sci(p.expected_fpr),
+            inside: if p.theory_in_interval { "yes" } else { "no" },
+            false_negatives: p.false_negatives,
+        })
+        .collect();
+    Some(Shared {
+        stem: SharedThroughput.stem(),
+        title: SharedThroughput.title(),
+        verdict: verdict(r),
+        targets,
+        points,
+        cluster: super::sweep_cluster::rows(r),
+        not_measured: r
+            .sweep_skipped
+            .iter()
+            .map(|k| NotMeasured {
+                structure: k.subject.to_string(),
+                reason: k.reason.clone(),
+            })
+            .collect(),
+    })
 }

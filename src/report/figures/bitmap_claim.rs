@@ -59,8 +59,8 @@ impl Figure for BitmapClaim {
     fn verdict(&self, r: &Results) -> String {
         bitmap(r)
     }
-    fn tables(&self, out: &mut String, r: &Results) {
-        point_table(out, &r.bitmap_claim);
+    fn tables(&self, r: &Results) -> Result<String> {
+        point_table(&r.bitmap_claim)
     }
 }
 

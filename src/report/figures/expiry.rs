@@ -107,8 +107,8 @@ impl Figure for Expiry {
     fn verdict(&self, r: &Results) -> String {
         verdict(r)
     }
-    fn tables(&self, out: &mut String, r: &Results) {
-        table(out, r);
+    fn tables(&self, r: &Results) -> Result<String> {
+        table(r)
     }
 }
 
@@ -144,44 +144,54 @@ fn verdict(r: &Results) -> String {
     )
 }
 
-fn table(s: &mut String, r: &Results) {
-    if r.expiry.is_empty() {
-        return;
-    }
-    let _ = writeln!(
-        s,
-        "<table><tr><th>contender</th><th>window W</th><th>arrivals</th><th>bytes</th><th>bytes per window key</th><th>ns per arrival</th><th>new arrivals</th><th>wrongly skipped</th><th>95% interval</th><th>of them never seen</th><th>of them past the window</th><th>new URLs skipped</th><th>inside the window</th><th>re-admitted inside</th></tr>"
-    );
+/// `templates/figures/expiry.html`: every contender at every window.
+#[derive(serde::Serialize)]
+struct ExpiryTable {
+    rows: Vec<ExpiryRow>,
+}
+
+#[derive(serde::Serialize)]
+struct ExpiryRow {
+    contender: &'static str,
+    window: String,
+    arrivals: u64,
+    bytes: String,
+    bytes_per_window_key: String,
+    ns_per_arrival: String,
+    truly_new: u64,
+    wrongly_skipped: u64,
+    low: String,
+    high: String,
+    skipped_never_admitted: u64,
+    skipped_expired: u64,
+    per_million: String,
+    inside_window: u64,
+    wrongly_readmitted: u64,
+}
+
+fn table(r: &Results) -> Result<String> {
+    let mut rows = Vec::new();
     for c in Contender::ALL {
         for e in series(r, c) {
             let i = crate::stats::wilson(e.wrongly_skipped, e.truly_new, 0.95);
-            let _ = writeln!(
-                s,
-                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.2}</td><td>{:.0}</td><td>{}</td><td>{}</td><td>[{}, {}]</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>{}</tr>",
-                esc(c.name()),
-                human_count(e.window_keys as f64),
-                e.arrivals,
-                human_bytes(e.bytes as f64),
-                e.bytes_per_window_key,
-                e.ns_per_arrival,
-                e.truly_new,
-                e.wrongly_skipped,
-                pct(i.low),
-                pct(i.high),
-                e.skipped_never_admitted,
-                e.skipped_expired,
-                esc(&per_million(skipped_rate(e))),
-                e.inside_window,
-                if e.wrongly_readmitted > 0 {
-                    format!("<td class=\"bad\">{}</td>", e.wrongly_readmitted)
-                } else {
-                    "<td>0</td>".into()
-                }
-            );
+            rows.push(ExpiryRow {
+                contender: c.name(),
+                window: human_count(e.window_keys as f64),
+                arrivals: e.arrivals,
+                bytes: human_bytes(e.bytes as f64),
+                bytes_per_window_key: format!("{:.2}", e.bytes_per_window_key),
+                ns_per_arrival: format!("{:.0}", e.ns_per_arrival),
+                truly_new: e.truly_new,
+                wrongly_skipped: e.wrongly_skipped,
+                low: pct(i.low),
+                high: pct(i.high),
+                skipped_never_admitted: e.skipped_never_admitted,
+                skipped_expired: e.skipped_expired,
+                per_million: per_million(skipped_rate(e)),
+                inside_window: e.inside_window,
+                wrongly_readmitted: e.wrongly_readmitted,
+            });
         }
     }
-    let _ = writeln!(
-        s,
-        "</table><p>The stream: half the arrivals re-crawl a URL first seen 1 to 3 windows of distinct URLs earlier (the window counts admissions, so under a third of re-crawls fall inside it), the other half are new URLs. All three admit a URL once and do not refresh it when it recurs inside the window. Each contender's answers are judged by an exact shadow of its own admissions. Bytes: the filters' arrays; the log (16-byte hashes) and queue (8-byte fingerprints) allocated for W + 1 entries; the fingerprint table's hashbrown layout.</p>"
-    );
+    template::render("figures/expiry.html", &ExpiryTable { rows })
 }

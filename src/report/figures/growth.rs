@@ -49,8 +49,8 @@ impl Figure for Growth {
     fn verdict(&self, r: &Results) -> String {
         growth(r)
     }
-    fn tables(&self, out: &mut String, r: &Results) {
-        point_table(out, &r.growth);
+    fn tables(&self, r: &Results) -> Result<String> {
+        point_table(&r.growth)
     }
 }
 

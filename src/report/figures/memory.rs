@@ -163,8 +163,8 @@ impl Figure for BytesVsN {
     fn verdict(&self, r: &Results) -> String {
         memory(r)
     }
-    fn tables(&self, out: &mut String, r: &Results) {
-        memory_table(out, r);
+    fn tables(&self, r: &Results) -> Result<String> {
+        memory_table(r)
     }
 }
 
@@ -278,39 +278,76 @@ fn memory(r: &Results) -> String {
     }
 }
 
-fn memory_table(s: &mut String, r: &Results) {
-    let _ = writeln!(
-        s,
-        "<table><tr><th>structure</th><th>n</th><th>bits</th><th>k</th><th>bytes held</th><th>heap requested</th><th>heap footprint</th><th>model footprint</th><th>model / measured</th><th>bits per key</th><th>RSS after build</th><th>peak RSS</th></tr>"
-    );
-    for c in &r.cells {
-        let _ = writeln!(
-            s,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.4}</td><td>{:.2}</td><td>{}</td><td>{}</td></tr>",
-            esc(&c.structure),
-            human_count(c.n as f64),
-            c.geometry.bits.map(|b| b.to_string()).unwrap_or_else(|| "–".into()),
-            c.geometry.hashes.map(|k| k.to_string()).unwrap_or_else(|| "–".into()),
-            c.bytes_held,
-            c.heap_requested_bytes,
-            c.heap_footprint_bytes,
-            c.model_footprint_bytes.round(),
-            c.model_footprint_bytes / (c.heap_footprint_bytes.max(1) as f64),
-            c.bits_per_key,
-            human_bytes(c.rss_after_bytes as f64),
-            human_bytes(c.rss_peak_bytes as f64)
-        );
-    }
-    for k in structure_skips(r) {
-        let _ = writeln!(
-            s,
-            "<tr><td>{}</td><td>{}</td><td colspan=\"5\">skipped: {}</td><td>{} (projection)</td><td></td><td>{:.2}</td><td></td><td></td></tr>",
-            esc(&k.subject.to_string()),
-            human_count(k.n as f64),
-            esc(&k.reason),
-            k.projected_bytes.round(),
-            k.projected_bytes * 8.0 / k.n.max(1) as f64
-        );
-    }
-    let _ = writeln!(s, "</table>");
+/// `templates/figures/memory.html`: every cell's bytes, and the cells skipped for memory.
+#[derive(serde::Serialize)]
+struct MemoryTable<'a> {
+    cells: Vec<MemoryRow<'a>>,
+    skipped: Vec<SkippedRow<'a>>,
+}
+
+#[derive(serde::Serialize)]
+struct MemoryRow<'a> {
+    structure: &'a str,
+    n: String,
+    bits: String,
+    hashes: String,
+    bytes_held: u64,
+    heap_requested: i64,
+    heap_footprint: i64,
+    model_footprint: String,
+    model_over_measured: String,
+    bits_per_key: String,
+    rss_after: String,
+    rss_peak: String,
+}
+
+#[derive(serde::Serialize)]
+struct SkippedRow<'a> {
+    structure: String,
+    n: String,
+    reason: &'a str,
+    projected_bytes: String,
+    bits_per_key: String,
+}
+
+fn memory_table(r: &Results) -> Result<String> {
+    let cells = r
+        .cells
+        .iter()
+        .map(|c| MemoryRow {
+            structure: &c.structure,
+            n: human_count(c.n as f64),
+            bits: c
+                .geometry
+                .bits
+                .map(|b| b.to_string())
+                .unwrap_or_else(|| "–".into()),
+            hashes: c
+                .geometry
+                .hashes
+                .map(|k| k.to_string())
+                .unwrap_or_else(|| "–".into()),
+            bytes_held: c.bytes_held,
+            heap_requested: c.heap_requested_bytes,
+            heap_footprint: c.heap_footprint_bytes,
+            model_footprint: c.model_footprint_bytes.round().to_string(),
+            model_over_measured: format!(
+                "{:.4}",
+                c.model_footprint_bytes / (c.heap_footprint_bytes.max(1) as f64)
+            ),
+            bits_per_key: format!("{:.2}", c.bits_per_key),
+            rss_after: human_bytes(c.rss_after_bytes as f64),
+            rss_peak: human_bytes(c.rss_peak_bytes as f64),
+        })
+        .collect();
+    let skipped = structure_skips(r)
+        .map(|k| SkippedRow {
+            structure: k.subject.to_string(),
+            n: human_count(k.n as f64),
+            reason: &k.reason,
+            projected_bytes: k.projected_bytes.round().to_string(),
+            bits_per_key: format!("{:.2}", k.projected_bytes * 8.0 / k.n.max(1) as f64),
+        })
+        .collect();
+    template::render("figures/memory.html", &MemoryTable { cells, skipped })
 }

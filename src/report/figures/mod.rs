@@ -22,8 +22,9 @@ use saturation::Saturation;
 use throughput::Throughput;
 
 use super::chart::{axis_label, bytes_label, colour, empty, log_range, render, DrawResult, Figure};
-use super::markup::{esc, pct, per_million, sci};
+use super::markup::{pct, per_million, sci};
 use super::panels::{self, draw_panels, Key, Panel};
+use super::template;
 use crate::analysis::exact_crossover;
 use crate::results::{CellRecord, RatePoint, Results};
 use crate::units::{human_bytes, human_count};
@@ -31,7 +32,6 @@ use crate::Result;
 use plotters::coord::combinators::LogCoord;
 use plotters::coord::Shift;
 use plotters::prelude::*;
-use std::fmt::Write;
 use std::path::Path;
 
 /// A figure that was drawn: its image stem and title.
@@ -56,8 +56,7 @@ pub fn render_all(
         ($f:expr) => {{
             let f = $f;
             render(dir, &f, results)?;
-            let mut tables = String::new();
-            f.tables(&mut tables, results);
+            let tables = f.tables(results)?;
             drawn.push(Drawn {
                 stem: f.stem(),
                 title: f.title(),
@@ -314,34 +313,60 @@ fn largest<'a>(r: &'a Results, id: &str) -> Option<&'a CellRecord> {
         .max_by_key(|c| c.n)
 }
 
-fn point_table(s: &mut String, points: &[crate::results::RatePoint]) {
-    if points.is_empty() {
-        return;
+/// One row of an experiment's table of rate points (`templates/figures/points.html`).
+#[derive(serde::Serialize)]
+struct PointRow<'a> {
+    structure: &'a str,
+    design_n: String,
+    inserted: String,
+    bits: u64,
+    hashes: u32,
+    bytes: String,
+    n_queries: u64,
+    n_false_positives: u64,
+    observed: String,
+    low: String,
+    high: String,
+    per_million: String,
+    theory: String,
+    inside: &'static str,
+    false_negatives: u64,
+}
+
+/// The rows of an experiment's table of rate points.
+fn point_rows(points: &[RatePoint]) -> Vec<PointRow<'_>> {
+    points
+        .iter()
+        .map(|p| PointRow {
+            structure: &p.structure,
+            design_n: human_count(p.design_n as f64),
+            inserted: human_count(p.n_inserted as f64),
+            bits: p.bits,
+            hashes: p.hashes,
+            bytes: human_bytes(p.bytes as f64),
+            n_queries: p.n_queries,
+            n_false_positives: p.n_false_positives,
+            observed: sci(p.observed_fpr),
+            low: sci(p.observed_fpr_wilson95.low),
+            high: sci(p.observed_fpr_wilson95.high),
+            per_million: per_million(p.observed_fpr),
+            theory: sci(p.expected_fpr),
+            inside: if p.theory_in_interval { "yes" } else { "no" },
+            false_negatives: p.false_negatives,
+        })
+        .collect()
+}
+
+/// An experiment's table of rate points (empty without points).
+fn point_table(points: &[RatePoint]) -> Result<String> {
+    #[derive(serde::Serialize)]
+    struct Points<'a> {
+        points: Vec<PointRow<'a>>,
     }
-    let _ = writeln!(
-        s,
-        "<table><tr><th>structure</th><th>design n</th><th>inserted</th><th>bits</th><th>k</th><th>bytes</th><th>queries</th><th>false positives</th><th>observed</th><th>95% interval</th><th>new URLs wrongly skipped</th><th>theory</th><th>inside</th><th>false negatives</th></tr>"
-    );
-    for p in points {
-        let _ = writeln!(
-            s,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>[{}, {}]</td><td>{}</td><td>{}</td><td>{}</td>{}</tr>",
-            esc(&p.structure),
-            human_count(p.design_n as f64),
-            human_count(p.n_inserted as f64),
-            p.bits,
-            p.hashes,
-            human_bytes(p.bytes as f64),
-            p.n_queries,
-            p.n_false_positives,
-            sci(p.observed_fpr),
-            sci(p.observed_fpr_wilson95.low),
-            sci(p.observed_fpr_wilson95.high),
-            esc(&per_million(p.observed_fpr)),
-            sci(p.expected_fpr),
-            if p.theory_in_interval { "yes" } else { "no" },
-            if p.false_negatives > 0 { format!("<td class=\"bad\">{}</td>", p.false_negatives) } else { "<td>0</td>".into() }
-        );
-    }
-    let _ = writeln!(s, "</table>");
+    template::render(
+        "figures/points.html",
+        &Points {
+            points: point_rows(points),
+        },
+    )
 }

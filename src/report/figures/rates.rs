@@ -78,8 +78,8 @@ impl Figure for RateVsN<'_> {
     fn verdict(&self, r: &Results) -> String {
         rates(r, self.missed_rates)
     }
-    fn tables(&self, out: &mut String, r: &Results) {
-        rate_table(out, r);
+    fn tables(&self, r: &Results) -> Result<String> {
+        rate_table(r)
     }
 }
 
@@ -129,39 +129,54 @@ fn rates(r: &Results, missed: &[String]) -> String {
     text
 }
 
-fn rate_table(s: &mut String, r: &Results) {
-    let _ = writeln!(
-        s,
-        "<table><tr><th>structure</th><th>n</th><th>member queries</th><th>false negatives</th><th>non-member queries</th><th>false positives</th><th>observed rate</th><th>95% Wilson interval</th><th>new URLs wrongly skipped</th><th>theory</th><th>theory inside</th><th>rate from this filter's fill</th><th>fill rate inside</th></tr>"
-    );
-    for c in &r.cells {
-        let fn_cell = if c.false_negatives > 0 {
-            format!("<td class=\"bad\">{}</td>", c.false_negatives)
-        } else {
-            "<td>0</td>".into()
-        };
-        let _ = writeln!(
-            s,
-            "<tr><td>{}</td><td>{}</td><td>{}</td>{}<td>{}</td><td>{}</td><td>{}</td><td>[{}, {}]</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            esc(&c.structure),
-            human_count(c.n as f64),
-            c.n_member_queries,
-            fn_cell,
-            c.n_non_member_queries,
-            c.n_false_positives,
-            sci(c.observed_fpr),
-            sci(c.observed_fpr_wilson95.low),
-            sci(c.observed_fpr_wilson95.high),
-            esc(&per_million(c.observed_fpr)),
-            sci(c.expected_fpr),
-            if c.theory_in_interval { "yes" } else { "no" },
-            c.fill_fpr.map(sci).unwrap_or_else(|| "–".into()),
-            match c.fill_fpr_in_interval {
+/// `templates/figures/rates.html`: every cell's counts and rates.
+#[derive(serde::Serialize)]
+struct RateTable<'a> {
+    cells: Vec<RateRow<'a>>,
+}
+
+#[derive(serde::Serialize)]
+struct RateRow<'a> {
+    structure: &'a str,
+    n: String,
+    n_member_queries: u64,
+    false_negatives: u64,
+    n_non_member_queries: u64,
+    n_false_positives: u64,
+    observed: String,
+    low: String,
+    high: String,
+    per_million: String,
+    theory: String,
+    inside: &'static str,
+    fill: String,
+    fill_inside: &'static str,
+}
+
+fn rate_table(r: &Results) -> Result<String> {
+    let cells = r
+        .cells
+        .iter()
+        .map(|c| RateRow {
+            structure: &c.structure,
+            n: human_count(c.n as f64),
+            n_member_queries: c.n_member_queries,
+            false_negatives: c.false_negatives,
+            n_non_member_queries: c.n_non_member_queries,
+            n_false_positives: c.n_false_positives,
+            observed: sci(c.observed_fpr),
+            low: sci(c.observed_fpr_wilson95.low),
+            high: sci(c.observed_fpr_wilson95.high),
+            per_million: per_million(c.observed_fpr),
+            theory: sci(c.expected_fpr),
+            inside: if c.theory_in_interval { "yes" } else { "no" },
+            fill: c.fill_fpr.map(sci).unwrap_or_else(|| "–".into()),
+            fill_inside: match c.fill_fpr_in_interval {
                 Some(true) => "yes",
                 Some(false) => "no",
                 None => "–",
-            }
-        );
-    }
-    let _ = writeln!(s, "</table>");
+            },
+        })
+        .collect();
+    template::render("figures/rates.html", &RateTable { cells })
 }

@@ -80,49 +80,75 @@ impl Figure for Saturation {
     fn verdict(&self, r: &Results) -> String {
         saturation(r)
     }
-    fn tables(&self, out: &mut String, r: &Results) {
-        overshoot_table(out, r);
-        point_table(out, &r.saturation);
+    fn tables(&self, r: &Results) -> Result<String> {
+        overshoot_table(r)
     }
 }
 
-/// The overshoot panel: every filter's rate at its planned n and at 1.25×, 2× and 5× it, in crawler terms.
-pub fn overshoot_table(s: &mut String, r: &Results) {
-    if r.saturation.is_empty() {
-        return;
-    }
-    let _ = write!(
-        s,
-        "<table id=\"overshoot\"><tr><th>filter (sized for n)</th><th>at n</th>"
-    );
-    for fill in crate::advise::OVERSHOOT_FACTORS {
-        let _ = write!(s, "<th>at {fill}× n</th>");
-    }
-    let _ = writeln!(s, "<th>bytes at 5× n</th></tr>");
-    for id in saturation_ids(r) {
-        let _ = write!(s, "<tr><td>{}</td>", esc(&id));
-        for fill in std::iter::once(1.0).chain(crate::advise::OVERSHOOT_FACTORS) {
-            match at(r, &id, fill) {
-                Some(p) => {
-                    let _ = write!(
-                        s,
-                        "<td>{} [{}, {}]<br><small>{}</small></td>",
-                        pct(p.observed_fpr),
-                        pct(p.observed_fpr_wilson95.low),
-                        pct(p.observed_fpr_wilson95.high),
-                        esc(&per_million(p.observed_fpr))
-                    );
-                }
-                None => s.push_str("<td>–</td>"),
-            }
-        }
-        let bytes = at(r, &id, 5.0).map(|p| human_bytes(p.bytes as f64));
-        let _ = writeln!(s, "<td>{}</td></tr>", bytes.unwrap_or_else(|| "–".into()));
-    }
-    let _ = writeln!(
-        s,
-        "</table><p>Observed rate with its 95% Wilson interval, and below it the new URLs a crawler would wrongly skip per million. Left out: exact sets, static filters (built once from their set), filters that refuse inserts when full (qfilter would lose the keys), servers and other languages' tools.</p>"
-    );
+/// `templates/figures/saturation.html`: the overshoot panel, then every point.
+#[derive(serde::Serialize)]
+struct SaturationTables<'a> {
+    /// The fills past n, as multiples of it.
+    factors: Vec<String>,
+    overshoot: Vec<OvershootRow>,
+    points: Vec<PointRow<'a>>,
+}
+
+/// One filter's rate at its planned n and at each overshoot factor.
+#[derive(serde::Serialize)]
+struct OvershootRow {
+    structure: String,
+    /// Each fill's rate (none: not measured there).
+    fills: Vec<Option<OvershootCell>>,
+    bytes_at_5: String,
+}
+
+#[derive(serde::Serialize)]
+struct OvershootCell {
+    observed: String,
+    low: String,
+    high: String,
+    per_million: String,
+}
+
+/// The overshoot panel: every filter's rate at its planned n and at 1.25×, 2× and 5× it, in crawler
+/// terms; then the table of every point.
+fn overshoot_table(r: &Results) -> Result<String> {
+    let overshoot = if r.saturation.is_empty() {
+        Vec::new()
+    } else {
+        saturation_ids(r)
+            .into_iter()
+            .map(|id| OvershootRow {
+                fills: std::iter::once(1.0)
+                    .chain(crate::advise::OVERSHOOT_FACTORS)
+                    .map(|fill| {
+                        at(r, &id, fill).map(|p| OvershootCell {
+                            observed: pct(p.observed_fpr),
+                            low: pct(p.observed_fpr_wilson95.low),
+                            high: pct(p.observed_fpr_wilson95.high),
+                            per_million: per_million(p.observed_fpr),
+                        })
+                    })
+                    .collect(),
+                bytes_at_5: at(r, &id, 5.0)
+                    .map(|p| human_bytes(p.bytes as f64))
+                    .unwrap_or_else(|| "–".into()),
+                structure: id,
+            })
+            .collect()
+    };
+    template::render(
+        "figures/saturation.html",
+        &SaturationTables {
+            factors: crate::advise::OVERSHOOT_FACTORS
+                .iter()
+                .map(|f| f.to_string())
+                .collect(),
+            overshoot,
+            points: point_rows(&r.saturation),
+        },
+    )
 }
 
 /// One sentence per overshoot: how much the worst and the best fixed filter rise at 2× and 5×.

@@ -87,11 +87,19 @@ impl Figure for Throughput<'_> {
     fn verdict(&self, r: &Results) -> String {
         speed(r, self.insert)
     }
-    fn tables(&self, out: &mut String, r: &Results) {
-        if !self.insert {
-            speed_table(out, r, self.analysis);
-            probe_table(out, r);
+    fn tables(&self, r: &Results) -> Result<String> {
+        if self.insert {
+            return Ok(String::new());
         }
+        template::render(
+            "figures/throughput.html",
+            &SpeedTables {
+                cells: speed_rows(r),
+                paths: path_rows(r),
+                ratios: super::super::speed::view(self.analysis),
+                probes: probe_rows(r),
+            },
+        )
     }
 }
 
@@ -131,57 +139,85 @@ fn speed(r: &Results, insert: bool) -> String {
     )
 }
 
-fn speed_table(s: &mut String, r: &Results, analysis: &crate::analysis::Analysis) {
-    let _ = writeln!(
-        s,
-        "<h3 id=\"speed\">Speed</h3><p>Nanoseconds per key: median [min, max] over repetitions. Hashing is timed alone on the same keys; probe = the structure's own cost.</p>\
-<table><tr><th>structure</th><th>n</th><th>insert ns</th><th>hash ns</th><th>probe (insert) ns</th><th>member query ns</th><th>non-member query ns</th><th>insert keys/s</th><th>query keys/s</th></tr>"
-    );
+/// `templates/figures/throughput.html`: every cell's speeds, the two call paths, the speed ratios and
+/// the machine's memory probe.
+#[derive(serde::Serialize)]
+struct SpeedTables<'a> {
+    cells: Vec<SpeedRow<'a>>,
+    paths: Vec<PathRow<'a>>,
+    ratios: super::super::speed::Ratios,
+    probes: Vec<ProbeRow>,
+}
+
+/// ns per key, median [min, max] over repetitions.
+#[derive(serde::Serialize)]
+struct SpeedRow<'a> {
+    structure: &'a str,
+    n: String,
+    insert: String,
+    hash: String,
+    probe: String,
+    member_query: String,
+    non_member_query: String,
+    insert_keys_per_s: String,
+    query_keys_per_s: String,
+}
+
+/// Per key against batched, ns per key (medians), with the memory floor.
+#[derive(serde::Serialize)]
+struct PathRow<'a> {
+    structure: &'a str,
+    n: String,
+    insert: String,
+    member_query: String,
+    non_member_query: String,
+    floor: String,
+}
+
+/// Random reads on this machine by page size and access pattern.
+#[derive(serde::Serialize)]
+struct ProbeRow {
+    array: String,
+    reads: u64,
+    dependent: String,
+    independent: String,
+    huge_granted: String,
+    dependent_huge: String,
+    independent_huge: String,
+    /// What huge pages did to the independent read.
+    effect: &'static str,
+    ratio: String,
+}
+
+fn speed_rows(r: &Results) -> Vec<SpeedRow<'_>> {
     let span = |x: crate::stats::Summary| format!("{:.1} [{:.1}, {:.1}]", x.median, x.min, x.max);
-    for c in &r.cells {
-        let _ = writeln!(
-            s,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            esc(&c.structure),
-            human_count(c.n as f64),
-            span(c.insert_ns_per_key),
+    r.cells
+        .iter()
+        .map(|c| SpeedRow {
+            structure: &c.structure,
+            n: human_count(c.n as f64),
+            insert: span(c.insert_ns_per_key),
             // An external tool hashes inside its own calls: no separate hash time.
-            if c.external.is_some() {
+            hash: if c.external.is_some() {
                 "in its calls".to_string()
             } else {
                 span(c.hash_ns_per_key)
             },
-            if c.external.is_some() {
+            probe: if c.external.is_some() {
                 "in its calls".to_string()
             } else {
                 span(c.probe_insert_ns_per_key)
             },
-            span(c.member_query_ns_per_key),
-            span(c.non_member_query_ns_per_key),
-            human_count(c.insert_keys_per_s()),
-            human_count(c.query_keys_per_s())
-        );
-    }
-    let _ = writeln!(s, "</table>");
-    paths_table(s, r);
-    super::super::speed::section(s, analysis);
+            member_query: span(c.member_query_ns_per_key),
+            non_member_query: span(c.non_member_query_ns_per_key),
+            insert_keys_per_s: human_count(c.insert_keys_per_s()),
+            query_keys_per_s: human_count(c.query_keys_per_s()),
+        })
+        .collect()
 }
 
 /// Each structure with a batch API of its own, per key beside batched, with the memory floor at that n.
-fn paths_table(s: &mut String, r: &Results) {
-    let cells: Vec<&CellRecord> = r
-        .cells
-        .iter()
-        .filter(|c| c.timed_per_key && c.batched_insert_ns_per_key.is_some())
-        .collect();
-    if cells.is_empty() {
-        return;
-    }
-    let _ = writeln!(
-        s,
-        "<h3 id=\"paths\">Per key and batched</h3><p>The same structure on its two paths, ns per key (medians, hashing included): one call per key, as every structure is timed above, and its own batch API (prefetching ahead; a fresh build for the insert). Only structures with a batch API of their own are listed; the others are timed per key alone (above). The memory floor is one random cache-line read per key, prefetched as a batched lookup is, in one array per n (a <code>blocked</code> filter's size), median [min, max] of its repeats.</p>\
-<table><tr><th>structure</th><th>n</th><th>insert: per key / batched</th><th>member query: per key / batched</th><th>non-member query: per key / batched</th><th>memory floor ns</th></tr>"
-    );
+fn path_rows(r: &Results) -> Vec<PathRow<'_>> {
     let pair =
         |per_key: crate::stats::Summary, batched: Option<crate::stats::Summary>| match batched {
             Some(b) => format!(
@@ -192,63 +228,60 @@ fn paths_table(s: &mut String, r: &Results) {
             ),
             None => format!("{:.1} / –", per_key.median),
         };
-    for c in cells {
-        let floor = match (c.memory_floor_reads_ns_per_key, c.memory_floor_array_bytes) {
-            (Some(f), Some(bytes)) => format!(
-                "{:.1} [{:.1}, {:.1}] in {}",
-                f.median,
-                f.min,
-                f.max,
-                human_bytes(bytes as f64)
-            ),
-            (Some(f), None) => format!("{:.1} [{:.1}, {:.1}] (own array)", f.median, f.min, f.max),
-            _ => "–".into(),
-        };
-        let _ = writeln!(
-            s,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{floor}</td></tr>",
-            esc(&c.structure),
-            human_count(c.n as f64),
-            pair(c.insert_ns_per_key, c.batched_insert_ns_per_key),
-            pair(c.member_query_ns_per_key, c.batched_member_query_ns_per_key),
-            pair(
+    r.cells
+        .iter()
+        .filter(|c| c.timed_per_key && c.batched_insert_ns_per_key.is_some())
+        .map(|c| PathRow {
+            structure: &c.structure,
+            n: human_count(c.n as f64),
+            insert: pair(c.insert_ns_per_key, c.batched_insert_ns_per_key),
+            member_query: pair(c.member_query_ns_per_key, c.batched_member_query_ns_per_key),
+            non_member_query: pair(
                 c.non_member_query_ns_per_key,
-                c.batched_non_member_query_ns_per_key
+                c.batched_non_member_query_ns_per_key,
             ),
-        );
-    }
-    let _ = writeln!(s, "</table>");
+            floor: match (c.memory_floor_reads_ns_per_key, c.memory_floor_array_bytes) {
+                (Some(f), Some(bytes)) => format!(
+                    "{:.1} [{:.1}, {:.1}] in {}",
+                    f.median,
+                    f.min,
+                    f.max,
+                    human_bytes(bytes as f64)
+                ),
+                (Some(f), None) => {
+                    format!("{:.1} [{:.1}, {:.1}] (own array)", f.median, f.min, f.max)
+                }
+                _ => "–".into(),
+            },
+        })
+        .collect()
 }
 
 /// Random-read costs of this machine by page size and access pattern, as measured.
-fn probe_table(s: &mut String, r: &Results) {
-    for p in &r.memory_probe {
-        let ratio = p.independent_ns / p.independent_huge_ns.max(1e-9);
-        // Within 5% either way is read as no change: the probe's own spread between runs is about that.
-        let effect = if ratio > 1.05 {
-            "cut"
-        } else if ratio < 1.0 / 1.05 {
-            "raised"
-        } else {
-            "left about unchanged"
-        };
-        let _ = writeln!(
-            s,
-            "<h3>Memory access on this machine ({} array, {} reads)</h3>\
-<table><tr><th>pages</th><th>dependent reads, ns</th><th>independent reads, ns</th></tr>\
-<tr><td>4 KiB (MADV_NOHUGEPAGE)</td><td>{:.1}</td><td>{:.1}</td></tr>\
-<tr><td>huge pages asked for (MADV_HUGEPAGE; {} granted)</td><td>{:.1}</td><td>{:.1}</td></tr></table>\
-<p>Huge pages {effect} the independent read: {:.1} to {:.1} ns ({:.2}×). The structures ask for huge pages on arrays of 4 MiB or more; each cell records how many bytes the kernel granted.</p>",
-            human_bytes(p.array_bytes as f64),
-            p.reads,
-            p.dependent_ns,
-            p.independent_ns,
-            human_bytes(p.huge_page_bytes as f64),
-            p.dependent_huge_ns,
-            p.independent_huge_ns,
-            p.independent_ns,
-            p.independent_huge_ns,
-            ratio
-        );
-    }
+fn probe_rows(r: &Results) -> Vec<ProbeRow> {
+    r.memory_probe
+        .iter()
+        .map(|p| {
+            let ratio = p.independent_ns / p.independent_huge_ns.max(1e-9);
+            // Within 5% either way is read as no change: the probe's own spread between runs is about that.
+            let effect = if ratio > 1.05 {
+                "cut"
+            } else if ratio < 1.0 / 1.05 {
+                "raised"
+            } else {
+                "left about unchanged"
+            };
+            ProbeRow {
+                array: human_bytes(p.array_bytes as f64),
+                reads: p.reads,
+                dependent: format!("{:.1}", p.dependent_ns),
+                independent: format!("{:.1}", p.independent_ns),
+                huge_granted: human_bytes(p.huge_page_bytes as f64),
+                dependent_huge: format!("{:.1}", p.dependent_huge_ns),
+                independent_huge: format!("{:.1}", p.independent_huge_ns),
+                effect,
+                ratio: format!("{ratio:.2}"),
+            }
+        })
+        .collect()
 }
