@@ -1,7 +1,8 @@
 //! A throwaway Redis Cluster for tests, the sweep and `scripts/redis-cluster.sh`: N `redis-server`
 //! processes in cluster mode ([`Server`] with `cluster-enabled yes`) on free loopback ports whose bus ports
 //! (port + 10000) were free too, joined by `redis-cli --cluster create … --cluster-yes` (the tool Redis
-//! ships for it), then waited for until every node reports `cluster_state:ok` and the same slot map.
+//! ships for it), then waited for until every node reports `cluster_state:ok` and the same slot map
+//! (`CLUSTER INFO` and `CLUSTER SLOTS`, asked through the `redis` crate).
 //! Dropping the handle kills every node.
 //!
 //! Faults for tests: [`Cluster::kill`] and [`Cluster::restart`] a node (its data comes back from its
@@ -85,10 +86,7 @@ impl Cluster {
 
     /// Moves `slots` slots from node `from` to node `to` (`redis-cli --cluster reshard`), keys included.
     pub fn reshard(&self, from: usize, to: usize, slots: u32) -> Result<()> {
-        let id = |i: usize| -> Result<String> {
-            let out = self.cli(i, &["CLUSTER", "MYID"])?;
-            Ok(out.trim().to_string())
-        };
+        let id = |i: usize| -> Result<String> { self.cluster(i, "MYID") };
         let (from_id, to_id) = (id(from)?, id(to)?);
         let mut reshard = Command::new("redis-cli");
         reshard
@@ -102,11 +100,21 @@ impl Cluster {
         self.wait_ok(Duration::from_secs(60))
     }
 
-    /// Runs `redis-cli -p PORT args…` against node `i`; its output.
-    pub fn cli(&self, i: usize, args: &[&str]) -> Result<String> {
-        let mut c = Command::new("redis-cli");
-        c.args(["-p", &self.nodes[i].port().to_string()]).args(args);
-        self.run("redis-cli", &mut c)
+    /// `CLUSTER what` on node `i`, through the `redis` crate (a short connection of its own).
+    fn cluster<T: redis::FromRedisValue>(&self, i: usize, what: &str) -> Result<T> {
+        let url = self.nodes[i].url();
+        let failed = |e: redis::RedisError| Error::Remote {
+            addr: url.addr(),
+            message: format!("CLUSTER {what}: {e}"),
+        };
+        let client = redis::Client::open(url.connection_text()).map_err(failed)?;
+        let mut c = client
+            .get_connection_with_timeout(Duration::from_secs(2))
+            .map_err(failed)?;
+        redis::cmd("CLUSTER")
+            .arg(what)
+            .query(&mut c)
+            .map_err(failed)
     }
 
     fn run(&self, what: &str, command: &mut Command) -> Result<String> {
@@ -134,11 +142,12 @@ impl Cluster {
         loop {
             let states: Vec<Option<(bool, String)>> = (0..self.nodes.len())
                 .map(|i| {
-                    let info = self.cli(i, &["CLUSTER", "INFO"]).ok()?;
-                    let slots = self.cli(i, &["CLUSTER", "SLOTS"]).ok()?;
-                    let mut lines: Vec<&str> = slots.lines().collect();
-                    lines.sort_unstable();
-                    Some((info.contains("cluster_state:ok"), lines.join(",")))
+                    let info: String = self.cluster(i, "INFO").ok()?;
+                    let slots: Vec<redis::Value> = self.cluster(i, "SLOTS").ok()?;
+                    // Each range with its nodes, in an order that does not depend on the node asked.
+                    let mut ranges: Vec<String> = slots.iter().map(|r| format!("{r:?}")).collect();
+                    ranges.sort_unstable();
+                    Some((info.contains("cluster_state:ok"), ranges.join(",")))
                 })
                 .collect();
             let ok = states.iter().all(|s| matches!(s, Some((true, _))))

@@ -312,15 +312,18 @@ impl Runner<'_> {
             .map(|p| p.keys)
             .unwrap_or(config.expected_keys);
         let key = format!("{}:raw", remote.key);
+        // Set-up and clean-up go through the client (which waits out a loading server); only the timed
+        // commands take the bare socket. DEL and BF.RESERVE travel together: resent whole, they are
+        // idempotent.
+        let mut setup = Conn::connect_retrying(&remote.endpoint, remote.retry_for)?;
+        let mut reserve = redis::cmd("BF.RESERVE");
+        reserve
+            .arg(&key)
+            .arg(config.fpr.to_string())
+            .arg(config.expected_keys.max(1))
+            .arg("NONSCALING");
+        setup.pipeline(vec![redis::cmd("DEL").arg(&key).clone(), reserve])?;
         let mut client = Client::connect(remote.endpoint.first())?;
-        client.call(&[b"DEL", key.as_bytes()])?;
-        client.call(&[
-            b"BF.RESERVE",
-            key.as_bytes(),
-            config.fpr.to_string().as_bytes(),
-            config.expected_keys.max(1).to_string().as_bytes(),
-            b"NONSCALING",
-        ])?;
         let per = remote.batch_keys.max(1);
         let mut timed_ns = 0u64;
         let mut commands: Vec<(Vec<u8>, usize)> = Vec::new();
@@ -345,32 +348,32 @@ impl Runner<'_> {
             let mut start = 0;
             while start < self.batch.len() {
                 let stop = (start + per).min(self.batch.len());
-                client.begin(2 + stop - start);
-                client.arg(b"BF.MADD");
-                client.arg(key.as_bytes());
+                let mut madd = redis::cmd("BF.MADD");
+                madd.arg(&key);
                 for j in start..stop {
-                    client.arg(self.batch.key(j));
+                    madd.arg(self.batch.key(j));
                 }
-                commands.push((client.take_encoded(), stop - start));
+                commands.push((madd.get_packed_command(), stop - start));
                 start = stop;
             }
             // Two round trips on the wire, as the client keeps them: command i + 1 is sent before i's
             // reply is read, so the server never waits for the client.
             let t0 = Instant::now();
             for (i, (bytes, _)) in commands.iter().enumerate() {
-                client.send_raw(bytes)?;
+                client.send(bytes)?;
                 if i > 0 {
-                    client.skim_array("BF.MADD")?;
+                    client.skim("BF.MADD")?;
                 }
             }
             if !commands.is_empty() {
-                client.skim_array("BF.MADD")?;
+                client.skim("BF.MADD")?;
             }
             timed_ns += t0.elapsed().as_nanos() as u64;
             self.progress.advance(added as u64);
         }
         self.progress.finish();
-        client.call(&[b"DEL", key.as_bytes()])?;
+        drop(client);
+        setup.query::<()>(redis::cmd("DEL").arg(&key))?;
         Ok(n as f64 / (timed_ns.max(1) as f64 / 1e9))
     }
 }
