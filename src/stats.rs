@@ -295,7 +295,7 @@ mod tests {
     /// its coverage says (seeded; 120,000 samples of 15).
     #[test]
     fn median_intervals_cover_the_true_median_as_promised() {
-        use rand::{Rng, SeedableRng};
+        use rand::{RngExt, SeedableRng};
         let mut rng = rand::rngs::StdRng::seed_from_u64(7);
         // Exponential(1): median ln 2.
         let truth = std::f64::consts::LN_2;
@@ -303,7 +303,7 @@ mod tests {
         let mut held = 0;
         let mut coverage = 0.0;
         for _ in 0..trials {
-            let sample: Vec<f64> = (0..15).map(|_| -(1.0 - rng.gen::<f64>()).ln()).collect();
+            let sample: Vec<f64> = (0..15).map(|_| -(1.0 - rng.random::<f64>()).ln()).collect();
             let i = median_interval(&sample).unwrap();
             coverage = i.coverage;
             held += usize::from(i.low <= truth && truth <= i.high);

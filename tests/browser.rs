@@ -170,8 +170,10 @@ fn check_summary_picture(page: &Path) {
     let picture = page.with_file_name("summary.png");
     let file = std::fs::File::open(&picture)
         .unwrap_or_else(|e| panic!("{} was not written: {e}", picture.display()));
-    let mut reader = png::Decoder::new(file).read_info().expect("a PNG");
-    let mut pixels = vec![0; reader.output_buffer_size()];
+    let mut reader = png::Decoder::new(std::io::BufReader::new(file))
+        .read_info()
+        .expect("a PNG");
+    let mut pixels = vec![0; reader.output_buffer_size().expect("a PNG that fits memory")];
     let frame = reader.next_frame(&mut pixels).expect("a PNG frame");
     assert_eq!(
         (frame.width, frame.height),

@@ -24,9 +24,10 @@ pub enum HashFn {
     Xxh3_64,
     /// rapidhash v3 (`rapidhash`).
     Rapidhash,
-    /// foldhash's fast variant (`foldhash`).
+    /// foldhash's fast variant (`foldhash` 0.1; 0.2 hashes differently).
     Foldhash,
-    /// wyhash as the `wyhash` crate (0.5) implements it: an earlier version of wyhash than final 4.
+    /// wyhash as the `wyhash` crate implements it at its top level (its `v1`, the same in 0.5 and 0.6):
+    /// an earlier version of wyhash than final 4.
     Wyhash,
     /// ahash, portable fallback without AES (`ahash`).
     Ahash,
@@ -151,7 +152,12 @@ impl HashFn {
         let h1 = match self {
             HashFn::Xxh3_128 => return super::xxh3_128(seed, key),
             HashFn::Xxh3_64 => xxhash_rust::xxh3::xxh3_64_with_seed(key, seed),
-            HashFn::Rapidhash => rapidhash::v3::rapidhash_v3_seeded(key, seed),
+            // The C++ reference's seeding (its default secrets, the seed mixed in): the v3 output
+            // rapidhash guarantees, as rapidhash 2's `rapidhash_v3_seeded(key, seed)` gave it.
+            HashFn::Rapidhash => rapidhash::v3::rapidhash_v3_seeded(
+                key,
+                &rapidhash::v3::RapidSecrets::seed_cpp(seed),
+            ),
             // The byte-stream entry point (`write`), as the others hash: `hash_one(&[u8])` would also
             // hash a length prefix.
             HashFn::Foldhash => {
@@ -197,5 +203,53 @@ mod tests {
             HashFn::Xxh3_128.hash(9, b"k"),
             super::super::xxh3_128(9, b"k")
         );
+    }
+
+    /// Known answers, recorded before the crates were bumped: a persistent hash must never change (saved
+    /// files and shared filters name it), and a study hash changing would change the study's rates, so
+    /// a crate update that moves any of them fails here (ahash is left out: its output may differ
+    /// between machines).
+    #[test]
+    fn the_hashes_give_the_outputs_they_always_gave() {
+        let long = [7u8; 200];
+        let cases: [(u64, &[u8]); 3] = [
+            (0, b""),
+            (42, b"https://www.example.com/a/b-c-0123456789.html"),
+            (0x9E37_79B9_7F4A_7C15, &long),
+        ];
+        let known: [(HashFn, [u64; 3]); 5] = [
+            (
+                HashFn::Xxh3_128,
+                [0x6001c324468d497f, 0xbf936d16fbc2726e, 0xd656a75ef004fd25],
+            ),
+            (
+                HashFn::Xxh3_64,
+                [0x2d06800538d394c2, 0x77e0a500a137de78, 0xc7c168a662d0c99c],
+            ),
+            (
+                HashFn::Rapidhash,
+                [0x0338dc4be2cecdae, 0x7f32308247810c13, 0x6736920923b593ae],
+            ),
+            (
+                HashFn::Foldhash,
+                [0x6c49ad7bebcb79ea, 0xd3967a5fc4e04c78, 0x3611e2dd35bac27f],
+            ),
+            (
+                HashFn::Wyhash,
+                [0xf961f936e29c9345, 0xfb7599783ee79f90, 0xd4653c64be6e2dfb],
+            ),
+        ];
+        for (h, want) in known {
+            for ((seed, key), want) in cases.iter().zip(want) {
+                assert_eq!(
+                    h.hash(*seed, key).h1,
+                    want,
+                    "{} of {} bytes under seed {seed}",
+                    h.id(),
+                    key.len()
+                );
+            }
+        }
+        assert_eq!(HashFn::Xxh3_128.hash(0, b"").h2, 0x99aa06d3014798d8);
     }
 }

@@ -19,12 +19,14 @@ pub struct MachineInfo {
 impl MachineInfo {
     /// Reads the machine now.
     pub fn detect() -> Self {
-        let mut system = sysinfo::System::new();
-        system.refresh_memory();
-        system.refresh_cpu_all();
+        let system = sysinfo::System::new().ok().map(|mut system| {
+            system.refresh_memory();
+            system.refresh_cpu_all();
+            system
+        });
         let cpu_model = system
-            .cpus()
-            .first()
+            .as_ref()
+            .and_then(|s| s.cpus().first())
             .map(|c| c.brand().trim().to_string())
             .filter(|s| !s.is_empty())
             .unwrap_or_else(|| "unknown".into());
@@ -33,11 +35,11 @@ impl MachineInfo {
             cores: std::thread::available_parallelism()
                 .map(|n| n.get())
                 .unwrap_or(1),
-            total_memory_bytes: system.total_memory(),
-            available_memory_bytes: system.available_memory(),
+            total_memory_bytes: system.as_ref().map_or(0, |s| s.total_memory()),
+            available_memory_bytes: system.as_ref().map_or(0, |s| s.available_memory()),
             os: format!(
                 "{} {}",
-                sysinfo::System::name().unwrap_or_else(|| "unknown".into()),
+                sysinfo::System::name().unwrap_or_else(|_| "unknown".into()),
                 sysinfo::System::os_version().unwrap_or_default()
             )
             .trim()
@@ -68,11 +70,13 @@ pub fn memory_limit_bytes(budget_bytes: u64) -> u64 {
         .min(budget_bytes)
 }
 
-/// Memory available now, in bytes (sysinfo).
+/// Memory available now, in bytes (sysinfo; 0, so nothing is sized to fit, when the system gives no
+/// figure).
 pub fn available_memory_bytes() -> u64 {
-    let mut system = sysinfo::System::new();
-    system.refresh_memory();
-    system.available_memory()
+    sysinfo::System::new().map_or(0, |mut system| {
+        system.refresh_memory();
+        system.available_memory()
+    })
 }
 
 /// Resident set size of this process now and its peak (VmHWM), in bytes; zeros if unreadable.

@@ -12,7 +12,7 @@ use crate::kind::BuildConfig;
 use crate::membership::Membership;
 use crate::registry::{find, savable_ids, save};
 use crate::Result;
-use rand::{Rng, SeedableRng};
+use rand::{RngExt, SeedableRng};
 use xxhash_rust::xxh3::xxh3_64;
 
 /// What a fuzz run found.
@@ -70,20 +70,20 @@ pub fn fuzz_loader(cases: u64, seed: u64, mut progress: impl FnMut(u64)) -> Resu
         }
         let original = &seeds[(case % seeds.len() as u64) as usize];
         let mut bytes = original.clone();
-        for _ in 0..rng.gen_range(1..4) {
-            match rng.gen_range(0..4) {
+        for _ in 0..rng.random_range(1..4) {
+            match rng.random_range(0..4) {
                 0 => {
-                    let i = rng.gen_range(0..bytes.len());
-                    bytes[i] ^= 1 << rng.gen_range(0..8);
+                    let i = rng.random_range(0..bytes.len());
+                    bytes[i] ^= 1 << rng.random_range(0..8);
                 }
                 1 => {
-                    let i = rng.gen_range(0..bytes.len());
-                    bytes[i] = rng.gen();
+                    let i = rng.random_range(0..bytes.len());
+                    bytes[i] = rng.random();
                 }
-                2 => bytes.truncate(rng.gen_range(0..bytes.len())),
+                2 => bytes.truncate(rng.random_range(0..bytes.len())),
                 _ => {
-                    let i = rng.gen_range(0..=bytes.len());
-                    bytes.insert(i, rng.gen());
+                    let i = rng.random_range(0..=bytes.len());
+                    bytes.insert(i, rng.random());
                 }
             }
             if bytes.is_empty() {

@@ -124,11 +124,14 @@ pub fn write_summary(dir: &Path, browser: &Path) -> Result<PathBuf> {
 /// The PNG at `path` cut to its top [`SCREEN_PX`], encoded again as a PNG.
 fn top_screen(path: &Path) -> std::result::Result<Vec<u8>, String> {
     let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
-    let mut decoder = png::Decoder::new(file);
+    let mut decoder = png::Decoder::new(std::io::BufReader::new(file));
     // Palette and sub-byte pictures are expanded: rows are whole bytes and the encoder needs no palette.
     decoder.set_transformations(png::Transformations::EXPAND);
     let mut reader = decoder.read_info().map_err(|e| e.to_string())?;
-    let mut pixels = vec![0; reader.output_buffer_size()];
+    let size = reader
+        .output_buffer_size()
+        .ok_or("the capture is too large to decode in memory")?;
+    let mut pixels = vec![0; size];
     let frame = reader.next_frame(&mut pixels).map_err(|e| e.to_string())?;
     // A Chromium that shortens the window (to its screen's height) still gives the first screen.
     if frame.width != SCREEN_PX.0 || frame.height < SCREEN_PX.1 {
@@ -144,8 +147,8 @@ fn top_screen(path: &Path) -> std::result::Result<Vec<u8>, String> {
     encoder.set_color(frame.color_type);
     encoder.set_depth(frame.bit_depth);
     // A text page: per-row filter choice and the strongest deflate keep it near Chromium's own size.
-    encoder.set_adaptive_filter(png::AdaptiveFilterType::Adaptive);
-    encoder.set_compression(png::Compression::Best);
+    encoder.set_filter(png::Filter::Adaptive);
+    encoder.set_compression(png::Compression::High);
     let mut writer = encoder.write_header().map_err(|e| e.to_string())?;
     writer
         .write_image_data(&pixels[..SCREEN_PX.1 as usize * frame.line_size])
@@ -194,8 +197,10 @@ mod tests {
         // Black from the first screen's last row on: the cut must keep that row and nothing after it.
         write_picture(&capture, width, WINDOW_HEIGHT_SCREENS * screen, screen - 1);
         let bytes = top_screen(&capture).unwrap();
-        let mut reader = png::Decoder::new(bytes.as_slice()).read_info().unwrap();
-        let mut pixels = vec![0; reader.output_buffer_size()];
+        let mut reader = png::Decoder::new(std::io::Cursor::new(bytes.as_slice()))
+            .read_info()
+            .unwrap();
+        let mut pixels = vec![0; reader.output_buffer_size().unwrap()];
         let frame = reader.next_frame(&mut pixels).unwrap();
         assert_eq!((frame.width, frame.height), SCREEN_PX);
         let row = frame.line_size;
