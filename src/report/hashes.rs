@@ -268,9 +268,9 @@ fn lookup_split(r: &Results, faster: Option<(&'static str, f64)>) -> Vec<SplitRo
 
 #[cfg(test)]
 mod tests {
-    use crate::structures::{blocked, bloom};
     use super::*;
     use crate::stats::{summarize, Interval};
+    use crate::structures::{blocked, bloom};
 
     fn results(speeds: &[(&str, f64)], outside: &[&str]) -> Results {
         let mut r = Results::default();
