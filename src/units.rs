@@ -134,6 +134,123 @@ pub fn count_arg(text: &str) -> std::result::Result<u64, String> {
     parse_count(text).map_err(|e| e.to_string())
 }
 
+/// A count of keys, or a range `LOW..HIGH` (`advise --n`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KeyRange {
+    pub low: u64,
+    pub high: u64,
+}
+
+impl KeyRange {
+    /// Parses `N` or `LOW..HIGH`; the range's order is the advisor's to check.
+    pub fn parse(text: &str) -> Result<KeyRange> {
+        let why = |e: crate::Error| match e {
+            crate::Error::Invalid { message, .. } => message,
+            other => other.to_string(),
+        };
+        let count = |t: &str| {
+            parse_count(t).map_err(|e| {
+                crate::Error::invalid("--n", format!("{}; expected N or LOW..HIGH", why(e)))
+            })
+        };
+        Ok(match text.split_once("..") {
+            Some((low, high)) => KeyRange {
+                low: count(low)?,
+                high: count(high)?,
+            },
+            None => {
+                let n = count(text)?;
+                KeyRange { low: n, high: n }
+            }
+        })
+    }
+    /// clap's parser.
+    pub fn from_arg(text: &str) -> std::result::Result<KeyRange, String> {
+        KeyRange::parse(text).map_err(|e| e.to_string())
+    }
+}
+
+/// An expiry window (`advise --window`): a count of new URLs, or a duration that an arrival rate turns
+/// into one.
+#[derive(Clone, Debug, PartialEq)]
+pub enum WindowArg {
+    Urls(u64),
+    Duration { text: String, seconds: f64 },
+}
+
+impl WindowArg {
+    /// Parses `70M` or `7d`, `12h`, `30m`, `90s`.
+    pub fn parse(text: &str) -> Result<WindowArg> {
+        let unit_s = match text.chars().last() {
+            Some('d') => Some(86_400.0),
+            Some('h') => Some(3_600.0),
+            Some('m') => Some(60.0),
+            Some('s') => Some(1.0),
+            _ => None,
+        };
+        match unit_s {
+            Some(unit) => {
+                let amount: f64 = text[..text.len() - 1].parse().map_err(|_| {
+                    crate::Error::invalid(
+                        "--window",
+                        format!(
+                            "'{text}': expected a count (70M) or a duration (7d, 12h, 30m, 90s)"
+                        ),
+                    )
+                })?;
+                Ok(WindowArg::Duration {
+                    text: text.to_string(),
+                    seconds: amount * unit,
+                })
+            }
+            None => parse_count(text)
+                .map(WindowArg::Urls)
+                .map_err(|e| crate::Error::invalid("--window", e.to_string())),
+        }
+    }
+    /// clap's parser.
+    pub fn from_arg(text: &str) -> std::result::Result<WindowArg, String> {
+        WindowArg::parse(text).map_err(|e| e.to_string())
+    }
+    /// The window in URLs, at `arrivals_per_sec` for a duration; in [1, 2⁴⁷).
+    pub fn urls(&self, arrivals_per_sec: Option<f64>) -> Result<u64> {
+        let window = match self {
+            WindowArg::Urls(n) => *n,
+            WindowArg::Duration { text, seconds } => {
+                let rate = arrivals_per_sec.ok_or_else(|| {
+                    crate::Error::invalid(
+                        "--window",
+                        format!("'{text}' is a duration: give --arrivals-per-sec too"),
+                    )
+                })?;
+                if !(rate > 0.0 && rate.is_finite() && *seconds > 0.0 && seconds.is_finite()) {
+                    return Err(crate::Error::invalid(
+                        "--arrivals-per-sec",
+                        format!("{rate} with a window of {text}: both must be > 0"),
+                    ));
+                }
+                let urls = (seconds * rate).round();
+                if urls >= MAX_EXPECTED_KEYS as f64 {
+                    return Err(crate::Error::invalid(
+                        "--window",
+                        format!(
+                            "{text} at {rate} URLs/s is {urls:.3e} URLs, beyond the supported 2^47"
+                        ),
+                    ));
+                }
+                urls as u64
+            }
+        };
+        if window == 0 || window >= MAX_EXPECTED_KEYS {
+            return Err(crate::Error::invalid(
+                "--window",
+                format!("{window} URLs: must be in [1, 2^47)"),
+            ));
+        }
+        Ok(window)
+    }
+}
+
 /// The most keys a structure may be sized for: below 2⁴⁷, where the generator's non-members start
 /// (`keys::NON_MEMBER_BASE`, which asserts it is this).
 pub const MAX_EXPECTED_KEYS: u64 = 1 << 47;

@@ -4,7 +4,7 @@
 use anyhow::Result;
 use clap::{Args, ValueEnum};
 use dedupbench::advise::{advise, Advice, Workload};
-use dedupbench::units::{count_arg, fpr_arg, human_bytes, human_count, parse_count, size_arg};
+use dedupbench::units::{fpr_arg, human_bytes, human_count, size_arg, KeyRange, WindowArg};
 use dedupbench::Error;
 use std::path::PathBuf;
 
@@ -17,13 +17,13 @@ enum Growth {
 #[derive(Args, Debug)]
 pub struct AdviseArgs {
     /// Expected distinct keys, or a range low..high (e.g. 50M, 10M..2G).
-    #[arg(long, required_unless_present = "window")]
-    n: Option<String>,
+    #[arg(long, required_unless_present = "window", value_parser = KeyRange::from_arg)]
+    n: Option<KeyRange>,
     /// Expiry: URLs become eligible again after this window, as a count of new URLs (70M) or a duration
     /// (7d, 12h, 30m, 90s) with --arrivals-per-sec. Advises between a windowed filter, a counting filter
     /// with a delete log and an exact map.
-    #[arg(long)]
-    window: Option<String>,
+    #[arg(long, value_parser = WindowArg::from_arg)]
+    window: Option<WindowArg>,
     /// New URLs per second, turning a --window duration into a count.
     #[arg(long)]
     arrivals_per_sec: Option<f64>,
@@ -66,69 +66,6 @@ pub struct AdviseArgs {
     json: bool,
 }
 
-fn parse_range(text: &str) -> Result<(u64, u64)> {
-    let (low, high) = match text.split_once("..") {
-        Some((low, high)) => (parse_count(low)?, parse_count(high)?),
-        None => {
-            let n = parse_count(text)?;
-            (n, n)
-        }
-    };
-    Ok((low, high))
-}
-
-/// The window in URLs: a count, or a duration (d, h, m, s) times the arrival rate.
-fn parse_window(text: &str, arrivals_per_sec: Option<f64>) -> Result<u64> {
-    let unit_s = match text.chars().last() {
-        Some('d') => Some(86_400.0),
-        Some('h') => Some(3_600.0),
-        Some('m') => Some(60.0),
-        Some('s') => Some(1.0),
-        _ => None,
-    };
-    let window = match unit_s {
-        Some(unit) => {
-            let amount: f64 = text[..text.len() - 1].parse().map_err(|_| {
-                Error::invalid(
-                    "--window",
-                    format!("'{text}': expected a count (70M) or a duration (7d, 12h, 30m, 90s)"),
-                )
-            })?;
-            let rate = arrivals_per_sec.ok_or_else(|| {
-                Error::invalid(
-                    "--window",
-                    format!("'{text}' is a duration: give --arrivals-per-sec too"),
-                )
-            })?;
-            if !(rate > 0.0 && rate.is_finite() && amount > 0.0 && amount.is_finite()) {
-                return Err(Error::invalid(
-                    "--arrivals-per-sec",
-                    format!("{rate} with a window of {text}: both must be > 0"),
-                )
-                .into());
-            }
-            let urls = (amount * unit * rate).round();
-            if urls >= dedupbench::keys::NON_MEMBER_BASE as f64 {
-                return Err(Error::invalid(
-                    "--window",
-                    format!(
-                        "{text} at {rate} URLs/s is {urls:.3e} URLs, beyond the supported 2^47"
-                    ),
-                )
-                .into());
-            }
-            urls as u64
-        }
-        None => count_arg(text).map_err(|e| Error::invalid("--window", e))?,
-    };
-    if window == 0 || window >= dedupbench::keys::NON_MEMBER_BASE {
-        return Err(
-            Error::invalid("--window", format!("{window} URLs: must be in [1, 2^47)")).into(),
-        );
-    }
-    Ok(window)
-}
-
 fn print_window(a: &dedupbench::expiry::WindowAdvice) {
     println!(
         "Expiry window: {} URLs at p = {}, memory {}",
@@ -158,8 +95,8 @@ pub fn run(args: AdviseArgs) -> Result<i32> {
         .memory
         .unwrap_or_else(dedupbench::measure::machine::available_memory_bytes);
     let window_advice = match &args.window {
-        Some(text) => {
-            let window = parse_window(text, args.arrivals_per_sec)?;
+        Some(arg) => {
+            let window = arg.urls(args.arrivals_per_sec)?;
             Some(dedupbench::expiry::advise_window(
                 window,
                 args.fpr,
@@ -182,15 +119,13 @@ pub fn run(args: AdviseArgs) -> Result<i32> {
             println!();
         }
     }
-    let n_text = args.n.clone().unwrap_or_default();
-    // The count's own message quotes the text; the flag is said once.
-    let (n_low, n_high) = parse_range(&n_text).map_err(|e| {
-        let why = match e.downcast_ref::<Error>() {
-            Some(Error::Invalid { message, .. }) => message.clone(),
-            _ => e.to_string(),
-        };
-        Error::invalid("--n", format!("{why}; expected N or LOW..HIGH"))
-    })?;
+    let Some(KeyRange {
+        low: n_low,
+        high: n_high,
+    }) = args.n
+    else {
+        return Err(Error::invalid("--n", "give N or LOW..HIGH (or --window alone)").into());
+    };
     let workload = Workload {
         n_low,
         n_high,

@@ -5,6 +5,7 @@
 use super::{progress::Bars, RunFailed};
 use anyhow::{Context, Result};
 use clap::Args;
+use dedupbench::registry::Selection;
 use dedupbench::run::{RunOptions, RunSpec, Session, Suite};
 use dedupbench::units::{count_arg, fpr_arg, size_arg};
 use std::path::PathBuf;
@@ -21,8 +22,8 @@ pub struct BenchArgs {
     #[arg(long, value_delimiter = ',', value_parser = count_arg)]
     scales: Option<Vec<u64>>,
     /// Comma-separated structure ids (default: all registered).
-    #[arg(long, default_value = "all")]
-    structures: String,
+    #[arg(long, default_value = "all", value_parser = Selection::from_arg)]
+    structures: Selection,
     /// Target false-positive rate for the filters.
     #[arg(long, default_value = "0.01", value_parser = fpr_arg)]
     fpr: f64,

@@ -11,7 +11,6 @@
 //! cluster, the slots it served.
 
 pub use super::endpoint::{Endpoint, Master};
-use super::round_trips::Twin;
 use crate::{Error, Result};
 use redis::cluster::{ClusterClient, ClusterConnection};
 use redis::{Cmd, ConnectionLike, ErrorKind, FromRedisValue, RedisError, ServerErrorKind, Value};
@@ -481,4 +480,54 @@ pub(crate) fn command_name(cmd: &Cmd) -> String {
             _ => String::new(),
         })
         .unwrap_or_default()
+}
+
+/// A second cluster connection on its own thread: round trips go in through one channel, their replies
+/// come out of another, so it runs beside the caller's own round trip.
+pub(super) struct Twin {
+    commands: std::sync::mpsc::Sender<Vec<Cmd>>,
+    /// Each round trip's replies, and how many times it was sent again.
+    replies: std::sync::mpsc::Receiver<(Result<Vec<Value>>, u64)>,
+    /// The endpoint, for the error of a thread that ended.
+    addr: String,
+}
+
+impl Twin {
+    pub(super) fn start(mut conn: Conn) -> Twin {
+        let (commands, work) = std::sync::mpsc::channel::<Vec<Cmd>>();
+        let (done, replies) = std::sync::mpsc::channel();
+        let addr = conn.endpoint().addr();
+        // Ends when the sender is dropped (with the owning `Conn`).
+        std::thread::spawn(move || {
+            for cmds in work {
+                let before = conn.resent;
+                let replies = conn.pipeline(cmds);
+                if done.send((replies, conn.resent - before)).is_err() {
+                    break;
+                }
+            }
+        });
+        Twin {
+            commands,
+            replies,
+            addr,
+        }
+    }
+
+    fn ended(&self) -> Error {
+        Error::Remote {
+            addr: self.addr.clone(),
+            message: "the second connection's thread ended".into(),
+        }
+    }
+
+    pub(super) fn send(&self, cmds: Vec<Cmd>) -> Result<()> {
+        self.commands.send(cmds).map_err(|_| self.ended())
+    }
+
+    pub(super) fn receive(&self) -> (Result<Vec<Value>>, u64) {
+        self.replies
+            .recv()
+            .unwrap_or_else(|_| (Err(self.ended()), 0))
+    }
 }

@@ -1,13 +1,13 @@
 //! Many round trips with the next one on the wire while this one's replies are read ([`Conn::round_trips`]),
 //! and their resend after a lost server. On one server this uses the crate's `send_packed_command` and
 //! `recv_response`; on a cluster, whose connection only sends and reads together, a second connection on
-//! its own thread ([`Twin`]) runs the round trip beside this one's.
+//! its own thread (`Twin`, in `conn`) runs the round trip beside this one's.
 //!
 //! Invariant: replies are handed to the caller in round-trip order, and a round trip whose replies were
 //! not read is sent again (it is idempotent) before anything after it is read.
 
-use super::conn::{command_name, server_away, Conn, Inner};
-use crate::{Error, Result};
+use super::conn::{command_name, server_away, Conn, Inner, Twin};
+use crate::Result;
 use redis::{Cmd, RedisError, Value};
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
@@ -181,56 +181,6 @@ impl Conn {
                 Err(e) => return Err(self.error(format!("{what}: {e}"))),
             }
         }
-    }
-}
-
-/// A second cluster connection on its own thread: round trips go in through one channel, their replies
-/// come out of another, so it runs beside the caller's own round trip.
-pub(super) struct Twin {
-    commands: std::sync::mpsc::Sender<Vec<Cmd>>,
-    /// Each round trip's replies, and how many times it was sent again.
-    replies: std::sync::mpsc::Receiver<(Result<Vec<Value>>, u64)>,
-    /// The endpoint, for the error of a thread that ended.
-    addr: String,
-}
-
-impl Twin {
-    fn start(mut conn: Conn) -> Twin {
-        let (commands, work) = std::sync::mpsc::channel::<Vec<Cmd>>();
-        let (done, replies) = std::sync::mpsc::channel();
-        let addr = conn.endpoint().addr();
-        // Ends when the sender is dropped (with the owning `Conn`).
-        std::thread::spawn(move || {
-            for cmds in work {
-                let before = conn.resent;
-                let replies = conn.pipeline(cmds);
-                if done.send((replies, conn.resent - before)).is_err() {
-                    break;
-                }
-            }
-        });
-        Twin {
-            commands,
-            replies,
-            addr,
-        }
-    }
-
-    fn ended(&self) -> Error {
-        Error::Remote {
-            addr: self.addr.clone(),
-            message: "the second connection's thread ended".into(),
-        }
-    }
-
-    fn send(&self, cmds: Vec<Cmd>) -> Result<()> {
-        self.commands.send(cmds).map_err(|_| self.ended())
-    }
-
-    fn receive(&self) -> (Result<Vec<Value>>, u64) {
-        self.replies
-            .recv()
-            .unwrap_or_else(|_| (Err(self.ended()), 0))
     }
 }
 

@@ -137,6 +137,49 @@ pub fn remote_kinds() -> impl Iterator<Item = &'static dyn Kind> {
     REGISTRY.iter().copied().filter(|k| k.remote())
 }
 
+/// A `--structures` list as parsed: `all`, or the kinds named (groups expanded, in the order given).
+#[derive(Clone)]
+pub enum Selection {
+    /// Every in-process kind and every external row (the Redis backends run when `--redis` names a
+    /// server); the default suites cap some rows at their top size.
+    All,
+    /// The kinds named: each runs at every scale of the suite.
+    Named(Vec<&'static dyn Kind>),
+}
+
+impl Selection {
+    /// Parses a list as [`parse_list`] does.
+    pub fn parse(list: &str) -> Result<Selection> {
+        if list.trim() == "all" {
+            return Ok(Selection::All);
+        }
+        parse_list(list).map(Selection::Named)
+    }
+    /// The list named on the command line (clap's parser).
+    pub fn from_arg(list: &str) -> std::result::Result<Selection, String> {
+        Selection::parse(list).map_err(|e| e.to_string())
+    }
+    /// The kinds selected.
+    pub fn kinds(&self) -> Vec<&'static dyn Kind> {
+        match self {
+            Selection::All => local_kinds().chain(external_kinds()).collect(),
+            Selection::Named(kinds) => kinds.clone(),
+        }
+    }
+}
+
+impl std::fmt::Debug for Selection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Selection::All => f.write_str("all"),
+            Selection::Named(kinds) => f
+                .debug_list()
+                .entries(kinds.iter().map(|k| k.id()))
+                .finish(),
+        }
+    }
+}
+
 /// Parses a comma-separated list of ids and group names (`external`: every external row), or `all`
 /// (every in-process kind and every external row; the Redis backends run when `--redis` names a server).
 pub fn parse_list(list: &str) -> Result<Vec<&'static dyn Kind>> {

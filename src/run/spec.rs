@@ -18,7 +18,7 @@ pub struct RunOptions {
     /// Key counts overriding the suite's.
     pub scales: Option<Vec<u64>>,
     /// Comma-separated structure ids, or `all`.
-    pub structures: String,
+    pub structures: crate::registry::Selection,
     pub fpr: f64,
     /// Bytes one structure may use (default: memory available now).
     pub memory_budget: Option<u64>,
@@ -170,13 +170,9 @@ impl RunSpec {
                 "need --redis redis://host:port or --redis-cluster URLS",
             ));
         }
-        let listed_all = options.structures.trim() == "all";
-        let (kinds, remote_kinds) = split_kinds(
-            suite,
-            parse_list(&options.structures)?,
-            listed_all,
-            redis.first(),
-        )?;
+        let listed_all = matches!(options.structures, crate::registry::Selection::All);
+        let (kinds, remote_kinds) =
+            split_kinds(suite, options.structures.kinds(), listed_all, redis.first())?;
         let redis_keys = options.redis_keys.unwrap_or(SweepPlan::DEFAULT_KEYS);
         if redis_keys == 0 || redis_keys >= crate::keys::NON_MEMBER_BASE {
             return Err(Error::invalid("--redis-keys", "must be in [1, 2^47)"));
@@ -355,7 +351,7 @@ mod tests {
         RunOptions {
             suite,
             scales: None,
-            structures: structures.into(),
+            structures: crate::registry::Selection::parse(structures).unwrap(),
             fpr: 0.01,
             memory_budget: Some(1 << 30),
             seed: 42,
