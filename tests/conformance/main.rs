@@ -89,11 +89,14 @@ fn new_keys_band(kind: &dyn Kind, s: &dyn Membership, config: &BuildConfig) -> (
         return (n, n);
     }
     let (mean, variance) = if let (Some(m), Some(1)) = (s.geometry().bits, s.geometry().hashes) {
+        // Var = m·q1(1 − q1) − m(m − 1)(q1² − q2), with q1² − q2 = q2·expm1(n·ln(1 + x²/(1 − 2x))) at
+        // x = 1/m: the plain m(m − 1)q2 + m·q1 − (m·q1)² cancels to noise (or below zero) once m ≫ n.
         let m = m as f64;
-        let q1 = (1.0 - 1.0 / m).powf(n_f);
-        let q2 = (1.0 - 2.0 / m).powf(n_f);
-        let unset = m * q1;
-        (m - unset, m * (m - 1.0) * q2 + m * q1 - unset * unset)
+        let x = 1.0 / m;
+        let q1 = (n_f * (-x).ln_1p()).exp();
+        let q2 = (n_f * (-2.0 * x).ln_1p()).exp();
+        let spread = q2 * (n_f * (x * x / (1.0 - 2.0 * x)).ln_1p()).exp_m1();
+        (m * (1.0 - q1), m * q1 * (1.0 - q1) - m * (m - 1.0) * spread)
     } else {
         let steps = 1000u64;
         let (mut old, mut variance) = (0.0, 0.0);
