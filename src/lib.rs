@@ -20,6 +20,7 @@ pub mod input_file;
 pub mod keys;
 pub mod kind;
 pub mod measure;
+pub mod mem;
 pub mod membership;
 pub mod peers;
 pub mod persist;

@@ -5,7 +5,7 @@
 use crate::hash::{reduce, KeyHash};
 
 /// The batched lookups' prefetch distance, so the floor and the filter issue the same pattern.
-const AHEAD: usize = crate::structures::mem::PREFETCH_AHEAD;
+const AHEAD: usize = crate::mem::PREFETCH_AHEAD;
 
 /// Reads one word of a random 64-byte line of `words` (`lines` lines) per hash; returns their sum so the
 /// reads cannot be optimised away.
@@ -14,7 +14,7 @@ pub fn read_lines(words: &[u64], lines: u64, hashes: &[KeyHash]) -> u64 {
     let at = |h: &KeyHash| (reduce(h.h1, lines) * 8) as usize;
     for (i, h) in hashes.iter().enumerate() {
         if let Some(ahead) = hashes.get(i + AHEAD) {
-            crate::structures::mem::prefetch_word(words, at(ahead));
+            crate::mem::prefetch_word(words, at(ahead));
         }
         sum = sum.wrapping_add(words.get(at(h)).copied().unwrap_or(0));
     }
@@ -48,9 +48,9 @@ pub fn line_array(bytes: u64) -> Vec<u64> {
 fn touched_array(bytes: usize, huge: bool) -> Vec<u64> {
     let mut words = vec![0u64; bytes / 8];
     if huge {
-        crate::structures::mem::advise_huge_pages(&words);
+        crate::mem::advise_huge_pages(&words);
     } else {
-        crate::structures::mem::advise(&words, 4096, libc::MADV_NOHUGEPAGE);
+        crate::mem::advise(&words, 4096, libc::MADV_NOHUGEPAGE);
     }
     for (i, w) in words.iter_mut().enumerate().step_by(512) {
         *w = i as u64;
@@ -94,9 +94,9 @@ pub fn probe_pages(bytes: usize, reads: u64) -> PageProbe {
     let (dependent_ns, _) = dependent(&small, reads / 4);
     let (independent_ns, _) = independent(&small, reads);
     drop(small);
-    let before = crate::structures::mem::anon_huge_page_bytes();
+    let before = crate::mem::anon_huge_page_bytes();
     let huge = touched_array(bytes, true);
-    let huge_page_bytes = crate::structures::mem::anon_huge_page_bytes().saturating_sub(before);
+    let huge_page_bytes = crate::mem::anon_huge_page_bytes().saturating_sub(before);
     let (dependent_huge_ns, _) = dependent(&huge, reads / 4);
     let (independent_huge_ns, _) = independent(&huge, reads);
     drop(huge);

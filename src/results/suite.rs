@@ -15,7 +15,7 @@ pub enum Suite {
     Standard,
     /// Up to 10⁹ keys, for whatever fits the budget.
     Full,
-    /// The second article's 6·10⁹-URL scenario only (see [`crate::run::scenario`]).
+    /// The second article's 6·10⁹-URL scenario only (the scenario `bench --suite article-6e9` runs).
     Article6e9,
     /// The shared-filter sweep only: Redis backends against in-process `bloom` (needs `--redis`).
     Redis,

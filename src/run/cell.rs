@@ -149,7 +149,7 @@ impl Runner<'_> {
             non_member_query.push(non_members.total_per_key());
             if rep == 0 {
                 fill_fpr = structure.fill_fpr();
-                huge_pages = crate::structures::mem::anon_huge_page_bytes();
+                huge_pages = crate::mem::anon_huge_page_bytes();
                 let (rss_after, rss_peak) = machine::rss_bytes();
                 outcome = Some((
                     build.hits,

@@ -5,12 +5,12 @@
 //! with probability 1 − (1 − 1/m)ⁿ ([`crate::theory::bitmap_fpr`]): 63.2% at m = n.
 
 use super::bits::{or_owned, or_shared, part_of_index, BitArray, PartBounds};
-use super::mem::{prefetch_ptr, PREFETCH_AHEAD};
 use crate::hash::{reduce, KeyHash, KeyHasher};
 use crate::kind::{
     Advisor, BuildConfig, Capabilities, Descriptor, Family, Kind, MemoryModel, Placement,
     RateModel, Role,
 };
+use crate::mem::{prefetch_ptr, PREFETCH_AHEAD};
 use crate::membership::{ConcurrentInsert, Geometry, Membership};
 use crate::persist::{corrupt, Loaded, Payload, SavedParts};
 use crate::theory;

@@ -15,7 +15,7 @@ impl BitArray {
     /// An all-zero array of `bits` bits.
     pub fn new(bits: u64) -> Self {
         let words = vec![0u64; bits.div_ceil(64) as usize];
-        super::mem::advise_huge_pages(&words);
+        crate::mem::advise_huge_pages(&words);
         BitArray { words, bits }
     }
 

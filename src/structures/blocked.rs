@@ -16,13 +16,13 @@
 //! `offset` words are skipped.
 
 use super::bits::as_atomic;
-use super::mem::{advise_huge_pages, prefetch_word, PREFETCH_AHEAD};
 use crate::hash::{reduce, KeyHash, KeyHasher};
 use crate::keys::KeyBatch;
 use crate::kind::{
     Advisor, BuildConfig, Capabilities, Descriptor, Family, Kind, MemoryModel, OwnTarget,
     Placement, RateModel, Role,
 };
+use crate::mem::{advise_huge_pages, prefetch_word, PREFETCH_AHEAD};
 use crate::membership::{ConcurrentInsert, Geometry, Membership};
 use crate::persist::{corrupt, Loaded, Payload, SavedParts};
 use crate::theory::{self, BLOCK_WORDS};

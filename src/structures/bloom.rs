@@ -146,7 +146,7 @@ impl Bloom {
         for (i, hash) in hashes.iter().enumerate() {
             if let Some(ahead) = hashes.get(i + AHEAD) {
                 for p in 0..self.hashes {
-                    super::mem::prefetch_word(
+                    crate::mem::prefetch_word(
                         self.bits.words(),
                         (reduce(ahead.probe(p), m) >> 6) as usize,
                     );
@@ -227,7 +227,7 @@ impl Membership for Bloom {
         for (i, hash) in hashes.iter().enumerate() {
             if let Some(ahead) = hashes.get(i + AHEAD) {
                 for p in 0..self.hashes {
-                    super::mem::prefetch_word(words, (reduce(ahead.probe(p), m) >> 6) as usize);
+                    crate::mem::prefetch_word(words, (reduce(ahead.probe(p), m) >> 6) as usize);
                 }
             }
             found += Bloom::test_probes(&self.bits, self.hashes, *hash) as u64;
@@ -274,7 +274,7 @@ impl SharedBloom<'_> {
                 for p in 0..self.hashes {
                     let index = (reduce(ahead.probe(p), self.m) >> 6) as usize;
                     if let Some(word) = self.words.get(index) {
-                        super::mem::prefetch_ptr(word.as_ptr() as *const u64);
+                        crate::mem::prefetch_ptr(word.as_ptr() as *const u64);
                     }
                 }
             }

@@ -110,7 +110,7 @@ impl CountingBloom {
     pub fn new(sizing: BloomSizing, hasher: KeyHasher) -> Self {
         assert!(sizing.hashes as usize <= MAX_HASHES, "k above {MAX_HASHES}");
         let counters = vec![0u8; sizing.bits.div_ceil(2) as usize];
-        super::mem::advise_huge_pages(&counters);
+        crate::mem::advise_huge_pages(&counters);
         CountingBloom {
             counters,
             m: sizing.bits,

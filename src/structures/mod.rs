@@ -8,6 +8,5 @@ pub mod bloom;
 pub mod counting;
 pub mod fingerprint;
 pub mod hashset;
-pub mod mem;
 pub mod scalable;
 pub mod windowed;

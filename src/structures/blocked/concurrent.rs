@@ -23,7 +23,7 @@ impl SharedBlocked<'_> {
             if let Some(ahead) = hashes.get(i + PREFETCH_AHEAD) {
                 let block = reduce(ahead.h1, self.blocks) as usize;
                 if let Some(word) = self.words.get(self.offset + block * 8) {
-                    crate::structures::mem::prefetch_ptr(word.as_ptr() as *const u64);
+                    crate::mem::prefetch_ptr(word.as_ptr() as *const u64);
                 }
             }
             let block = reduce(hash.h1, self.blocks) as usize;

@@ -123,7 +123,7 @@ pub unsafe fn insert_batch_raw(body: *mut u64, blocks: u64, hashes: u32, batch: 
         if let Some(ahead) = batch.get(i + PREFETCH_AHEAD) {
             // SAFETY: reduce(·, blocks) < blocks, so the address lies inside `body`; a prefetch never faults.
             let at = reduce(ahead.h1, blocks) as usize * 8;
-            crate::structures::mem::prefetch_ptr(unsafe { body.add(at) });
+            crate::mem::prefetch_ptr(unsafe { body.add(at) });
         }
         let masks = mask_vector(hash.h2, hashes);
         let at = reduce(hash.h1, blocks) as usize * 8;
