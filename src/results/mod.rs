@@ -4,6 +4,30 @@
 //! Invariants: every line carries `schema_version`; a reader accepts versions ≤ [`SCHEMA_VERSION`], rejects
 //! newer ones, and ignores (with a warning) a torn last line left by a killed run.
 
+/// Serde for a type written in results files as its text: `Display` writes it, `T::from_text` reads it
+/// back (the names files have always held).
+macro_rules! text_serde {
+    ($t:ty) => {
+        impl serde::Serialize for $t {
+            fn serialize<S: serde::Serializer>(
+                &self,
+                s: S,
+            ) -> std::result::Result<S::Ok, S::Error> {
+                s.collect_str(self)
+            }
+        }
+        impl<'de> serde::Deserialize<'de> for $t {
+            fn deserialize<D: serde::Deserializer<'de>>(
+                d: D,
+            ) -> std::result::Result<Self, D::Error> {
+                let text = <String as serde::Deserialize>::deserialize(d)?;
+                <$t>::from_text(&text).map_err(serde::de::Error::custom)
+            }
+        }
+    };
+}
+pub(crate) use text_serde;
+
 mod experiment;
 mod io;
 mod record;

@@ -69,6 +69,11 @@ impl SweepSeries {
         })
     }
 
+    /// Reads the written form back (every text is some series).
+    pub fn from_text(text: &str) -> Result<SweepSeries, std::convert::Infallible> {
+        Ok(SweepSeries::parse(text))
+    }
+
     /// Reads the written form back.
     pub fn parse(text: &str) -> SweepSeries {
         if let Some(structure) = text.strip_suffix(IN_PROCESS_SUFFIX) {
@@ -109,17 +114,7 @@ impl PartialEq<&str> for SweepSeries {
     }
 }
 
-impl serde::Serialize for SweepSeries {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(self)
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for SweepSeries {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        Ok(SweepSeries::parse(&String::deserialize(deserializer)?))
-    }
-}
+super::text_serde!(SweepSeries);
 
 #[cfg(test)]
 mod tests {

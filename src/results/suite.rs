@@ -21,22 +21,12 @@ pub enum Suite {
     Redis,
 }
 
-/// Written by name in results headers, as before it was a type.
-impl serde::Serialize for Suite {
-    fn serialize<S: serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> std::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.name())
-    }
-}
+// Written by name in results headers, as before it was a type.
+super::text_serde!(Suite);
 
-impl<'de> serde::Deserialize<'de> for Suite {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> std::result::Result<Self, D::Error> {
-        let name = String::deserialize(deserializer)?;
-        Suite::parse(&name).map_err(serde::de::Error::custom)
+impl std::fmt::Display for Suite {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
     }
 }
 
@@ -57,8 +47,8 @@ impl Suite {
         }
     }
 
-    /// The suite named on the command line (clap's parser).
-    pub fn from_arg(name: &str) -> std::result::Result<Suite, String> {
+    /// The suite named on the command line or in a results header.
+    pub fn from_text(name: &str) -> std::result::Result<Suite, String> {
         Suite::parse(name).map_err(|e| e.to_string())
     }
 

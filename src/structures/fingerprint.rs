@@ -34,12 +34,7 @@ pub static DESCRIPTOR: Descriptor = Descriptor {
         "hashbrown set of 64-bit key fingerprints (collision rate n/2^64)",
         Family::ExactSet,
         Placement::Ours,
-        Capabilities {
-            exact: true,
-            removable: true,
-            growable: true,
-            ..Capabilities::FILTER
-        },
+        Capabilities::EXACT_SET,
         RateModel::Exact,
     )
 };

@@ -36,12 +36,7 @@ pub static DESCRIPTOR: Descriptor = Descriptor {
         "exact hashbrown set of the URL strings",
         Family::ExactSet,
         Placement::Ours,
-        Capabilities {
-            exact: true,
-            removable: true,
-            growable: true,
-            ..Capabilities::FILTER
-        },
+        Capabilities::EXACT_SET,
         RateModel::Exact,
     )
 };
