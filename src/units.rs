@@ -164,10 +164,20 @@ impl KeyRange {
             }
         })
     }
-    /// clap's parser.
+    /// clap's parser. clap's own message names the flag and quotes the text, so this says neither again.
     pub fn from_arg(text: &str) -> std::result::Result<KeyRange, String> {
-        KeyRange::parse(text).map_err(|e| e.to_string())
+        KeyRange::parse(text).map_err(|e| without_flag_and_text(e, text))
     }
+}
+
+/// An error's message for clap, which already names the flag and quotes the whole text.
+fn without_flag_and_text(e: crate::Error, text: &str) -> String {
+    let message = match e {
+        crate::Error::Invalid { message, .. } => message,
+        other => other.to_string(),
+    };
+    let message = message.replacen(&format!("'{text}': "), "", 1);
+    message.replacen(&format!("'{text}' is "), "", 1)
 }
 
 /// An expiry window (`advise --window`): a count of new URLs, or a duration that an arrival rate turns
@@ -203,14 +213,15 @@ impl WindowArg {
                     seconds: amount * unit,
                 })
             }
-            None => parse_count(text)
-                .map(WindowArg::Urls)
-                .map_err(|e| crate::Error::invalid("--window", e.to_string())),
+            None => parse_count(text).map(WindowArg::Urls).map_err(|e| match e {
+                crate::Error::Invalid { message, .. } => crate::Error::invalid("--window", message),
+                other => other,
+            }),
         }
     }
-    /// clap's parser.
+    /// clap's parser (the message names neither the flag nor the whole text, as clap does).
     pub fn from_arg(text: &str) -> std::result::Result<WindowArg, String> {
-        WindowArg::parse(text).map_err(|e| e.to_string())
+        WindowArg::parse(text).map_err(|e| without_flag_and_text(e, text))
     }
     /// The window in URLs, at `arrivals_per_sec` for a duration; in [1, 2⁴⁷).
     pub fn urls(&self, arrivals_per_sec: Option<f64>) -> Result<u64> {

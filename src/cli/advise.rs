@@ -3,9 +3,8 @@
 
 use anyhow::Result;
 use clap::{Args, ValueEnum};
-use dedupbench::advise::{advise, Advice, Workload};
+use dedupbench::advise::{answer, Advice, Request};
 use dedupbench::units::{fpr_arg, human_bytes, human_count, size_arg, KeyRange, WindowArg};
-use dedupbench::Error;
 use std::path::PathBuf;
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -91,90 +90,25 @@ fn print_window(a: &dedupbench::expiry::WindowAdvice) {
 }
 
 pub fn run(args: AdviseArgs) -> Result<i32> {
-    let memory_bytes = args
-        .memory
-        .unwrap_or_else(dedupbench::measure::machine::available_memory_bytes);
-    let window_advice = match &args.window {
-        Some(arg) => {
-            let window = arg.urls(args.arrivals_per_sec)?;
-            Some(dedupbench::expiry::advise_window(
-                window,
-                args.fpr,
-                memory_bytes as f64,
-            ))
-        }
-        None => None,
-    };
-    if let Some(advice) = &window_advice {
-        if args.n.is_none() {
-            if args.json {
-                println!("{}", serde_json::to_string_pretty(advice)?);
-            } else {
-                print_window(advice);
-            }
-            return Ok(0);
-        }
-        if !args.json {
-            print_window(advice);
-            println!();
-        }
-    }
-    let Some(KeyRange {
-        low: n_low,
-        high: n_high,
-    }) = args.n
-    else {
-        return Err(Error::invalid("--n", "give N or LOW..HIGH (or --window alone)").into());
-    };
-    let workload = Workload {
-        n_low,
-        n_high,
+    let request = Request {
+        n: args.n,
+        window: args.window.clone(),
+        arrivals_per_sec: args.arrivals_per_sec,
         fpr: args.fpr,
-        memory_bytes,
+        memory_bytes: args
+            .memory
+            .unwrap_or_else(dedupbench::measure::machine::available_memory_bytes),
         deletes: args.deletes,
         growth_unknown: matches!(args.growth, Growth::Unknown),
         shared: args.shared,
+        results: args.results.clone(),
+        current: args.current.clone(),
+        node_memory_bytes: args.node_memory_bytes,
+        inserts_per_sec: args.inserts_per_sec,
     };
-    let results = match &args.results {
-        Some(dir) => Some((
-            dedupbench::results::read_results(dir)?,
-            dir.display().to_string(),
-        )),
-        None => None,
-    };
-    let mut advice = advise(
-        &workload,
-        results.as_ref().map(|(r, label)| (r, label.clone())),
-    )?;
-    if args
-        .inserts_per_sec
-        .is_some_and(|r| !(r.is_finite() && r > 0.0))
-    {
-        return Err(Error::invalid("--inserts-per-sec", "must be a positive number").into());
-    }
-    if args.node_memory_bytes == 0 {
-        return Err(Error::invalid("--node-memory", "must be more than 0 bytes").into());
-    }
-    advice.nodes = Some(dedupbench::analysis::nodes::node_plan(
-        workload.n_high,
-        workload.fpr,
-        args.node_memory_bytes,
-        args.inserts_per_sec,
-        results.as_ref().map(|(r, label)| (r, label.as_str())),
-    ));
-    if let Some(dir) = &args.results {
-        advice.speed_ratios = speed_of_recommended(dir, &mut advice)?;
-    }
-    if let (Some(id), Some((results, _))) = (&args.current, &results) {
-        advice.current = Some(dedupbench::advise::current_tool(&workload, results, id)?);
-    }
-    if let Some(path) = &args.map {
-        let label = args
-            .results
-            .as_ref()
-            .map(|d| d.display().to_string())
-            .unwrap_or_default();
-        let run = results.as_ref().map(|(r, _)| (r, label.as_str()));
+    let answer = answer(&request)?;
+    if let (Some(path), Some(workload)) = (&args.map, &answer.workload) {
+        let run = answer.run.as_ref().map(|(r, label)| (r, label.as_str()));
         let measured_up_to_n = run
             .map(|(r, _)| dedupbench::report::regime_map::measured_reach(r, workload.fpr))
             .unwrap_or_default();
@@ -189,17 +123,24 @@ pub fn run(args: AdviseArgs) -> Result<i32> {
         eprintln!("map: {}", path.display());
     }
     if args.json {
-        match &window_advice {
-            Some(window) => println!(
-                "{}",
-                serde_json::to_string_pretty(
-                    &serde_json::json!({ "window": window, "advice": advice })
-                )?
-            ),
-            None => println!("{}", serde_json::to_string_pretty(&advice)?),
+        let text = match (&answer.window, &answer.advice) {
+            (Some(window), None) => serde_json::to_string_pretty(window)?,
+            (None, Some(advice)) => serde_json::to_string_pretty(advice)?,
+            _ => serde_json::to_string_pretty(
+                &serde_json::json!({ "window": answer.window, "advice": answer.advice }),
+            )?,
+        };
+        println!("{text}");
+        return Ok(0);
+    }
+    if let Some(window) = &answer.window {
+        print_window(window);
+    }
+    if let Some(advice) = &answer.advice {
+        if answer.window.is_some() {
+            println!();
         }
-    } else {
-        print_human(&advice);
+        print_human(advice);
     }
     Ok(0)
 }
@@ -400,34 +341,4 @@ fn print_human(a: &Advice) {
             }
         );
     }
-}
-
-/// The paired speed ratios of the recommended structures, read from `dir`'s `analysis.json` (written by
-/// `bench` and `report`; for an older folder without one, a note says how to write it): those that carry
-/// a target, at the analysis's headline size (the speed group nearest 10⁷ keys).
-fn speed_of_recommended(
-    dir: &std::path::Path,
-    advice: &mut dedupbench::advise::Advice,
-) -> Result<Vec<dedupbench::analysis::SpeedRatio>> {
-    use dedupbench::analysis::{Analysis, ANALYSIS_FILE};
-    // --results takes a folder or its results.jsonl; analysis.json sits beside the latter.
-    let dir = if dir.is_file() {
-        dir.parent().unwrap_or(std::path::Path::new("."))
-    } else {
-        dir
-    };
-    if !dir.join(ANALYSIS_FILE).is_file() {
-        advice.notes.push(format!(
-            "{} holds no {ANALYSIS_FILE} (a run from before it was written), so no speed verdict is shown; `dedupbench report {}` writes it",
-            dir.display(),
-            dir.display()
-        ));
-        return Ok(Vec::new());
-    }
-    let analysis = Analysis::read(dir)?;
-    Ok(analysis
-        .headline()
-        .filter(|q| advice.recommended.iter().any(|c| c.id == q.ours))
-        .cloned()
-        .collect())
 }

@@ -7,6 +7,10 @@
 //! ([`crate::analysis`]), else from its hashbrown layout model with 77-byte keys. Throughput is only ever
 //! quoted from a measured run.
 
+mod request;
+
+pub use request::{answer, Answer, Request};
+
 use crate::analysis::regimes::{advice_config, advised_kinds, Sizing};
 pub use crate::analysis::regimes::{ladder, KeyCost, Rung, Threshold, Workload};
 use crate::registry::REGISTRY;

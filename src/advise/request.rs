@@ -1,0 +1,146 @@
+//! One `advise` request answered whole: the expiry window's advice, the ranked structures with their
+//! thresholds, the node plan, the recommended structures' speed verdicts from a run's `analysis.json`,
+//! and the standing of the tool in use. The command line only parses into a [`Request`] and prints the
+//! [`Answer`].
+
+use super::{advise, Advice, Workload};
+use crate::expiry::{advise_window, WindowAdvice};
+use crate::results::Results;
+use crate::units::{KeyRange, WindowArg};
+use crate::{Error, Result};
+use std::path::{Path, PathBuf};
+
+/// What `advise` was asked.
+#[derive(Clone, Debug)]
+pub struct Request {
+    pub n: Option<KeyRange>,
+    pub window: Option<WindowArg>,
+    pub arrivals_per_sec: Option<f64>,
+    pub fpr: f64,
+    pub memory_bytes: u64,
+    pub deletes: bool,
+    pub growth_unknown: bool,
+    pub shared: bool,
+    /// A bench run's folder (or its `results.jsonl`) whose measurements to use.
+    pub results: Option<PathBuf>,
+    /// The structure in use today, to set beside the advice.
+    pub current: Option<String>,
+    pub node_memory_bytes: u64,
+    pub inserts_per_sec: Option<f64>,
+}
+
+/// The answer: the window's advice when a window was given, the structures' when keys were.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Answer {
+    pub window: Option<WindowAdvice>,
+    pub advice: Option<Advice>,
+    /// The run read, with the label it is quoted by.
+    #[serde(skip)]
+    pub run: Option<(Results, String)>,
+    #[serde(skip)]
+    pub workload: Option<Workload>,
+}
+
+/// Answers `request`.
+pub fn answer(request: &Request) -> Result<Answer> {
+    let window = match &request.window {
+        Some(arg) => Some(advise_window(
+            arg.urls(request.arrivals_per_sec)?,
+            request.fpr,
+            request.memory_bytes as f64,
+        )),
+        None => None,
+    };
+    let Some(KeyRange { low, high }) = request.n else {
+        return match window {
+            Some(_) => Ok(Answer {
+                window,
+                advice: None,
+                run: None,
+                workload: None,
+            }),
+            None => Err(Error::invalid(
+                "--n",
+                "give N or LOW..HIGH (or --window alone)",
+            )),
+        };
+    };
+    let workload = Workload {
+        n_low: low,
+        n_high: high,
+        fpr: request.fpr,
+        memory_bytes: request.memory_bytes,
+        deletes: request.deletes,
+        growth_unknown: request.growth_unknown,
+        shared: request.shared,
+    };
+    let run = match &request.results {
+        Some(dir) => Some((
+            crate::results::read_results(dir)?,
+            dir.display().to_string(),
+        )),
+        None => None,
+    };
+    let mut advice = advise(&workload, run.as_ref().map(|(r, label)| (r, label.clone())))?;
+    if request
+        .inserts_per_sec
+        .is_some_and(|r| !(r.is_finite() && r > 0.0))
+    {
+        return Err(Error::invalid(
+            "--inserts-per-sec",
+            "must be a positive number",
+        ));
+    }
+    if request.node_memory_bytes == 0 {
+        return Err(Error::invalid("--node-memory", "must be more than 0 bytes"));
+    }
+    advice.nodes = Some(crate::analysis::nodes::node_plan(
+        workload.n_high,
+        workload.fpr,
+        request.node_memory_bytes,
+        request.inserts_per_sec,
+        run.as_ref().map(|(r, label)| (r, label.as_str())),
+    ));
+    if let Some(dir) = &request.results {
+        advice.speed_ratios = speed_of_recommended(dir, &mut advice)?;
+    }
+    if let (Some(id), Some((results, _))) = (&request.current, &run) {
+        advice.current = Some(super::current_tool(&workload, results, id)?);
+    }
+    Ok(Answer {
+        window,
+        advice: Some(advice),
+        run,
+        workload: Some(workload),
+    })
+}
+
+/// The paired speed ratios of the recommended structures, read from `dir`'s `analysis.json` (written by
+/// `bench` and `report`; for an older folder without one, a note says how to write it): those that carry
+/// a target, at the analysis's headline size (the speed group nearest 10⁷ keys).
+fn speed_of_recommended(
+    dir: &Path,
+    advice: &mut Advice,
+) -> Result<Vec<crate::analysis::SpeedRatio>> {
+    use crate::analysis::{Analysis, ANALYSIS_FILE};
+    // --results takes a folder or its results.jsonl; analysis.json sits beside the latter.
+    let dir = if dir.is_file() {
+        dir.parent().unwrap_or(Path::new("."))
+    } else {
+        dir
+    };
+    if !dir.join(ANALYSIS_FILE).is_file() {
+        advice.notes.push(format!(
+            "{} holds no {ANALYSIS_FILE} (a run from before it was written), so no speed verdict is shown; `dedupbench report {}` writes it",
+            dir.display(),
+            dir.display()
+        ));
+        return Ok(Vec::new());
+    }
+    let analysis = Analysis::read(dir)?;
+    Ok(analysis
+        .headline()
+        .filter(|q| advice.recommended.iter().any(|c| c.id == q.ours))
+        .cloned()
+        .collect())
+}
