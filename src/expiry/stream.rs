@@ -6,8 +6,7 @@ pub const ARRIVALS_PER_WINDOW: u64 = 4;
 /// Share of arrivals that are re-crawls of an earlier URL.
 pub const RECRAWL_FRACTION: f64 = 0.5;
 /// Re-crawl distances are uniform over 1..=this many windows, counted in distinct URLs; the window counts
-/// admissions, re-admitted re-crawls included, so fewer than a third of the re-crawls fall inside it
-/// (29% measured at 10⁵).
+/// admissions, re-admitted re-crawls included, so fewer than a third of the re-crawls fall inside it.
 pub const RECRAWL_SPAN_WINDOWS: u64 = 3;
 /// A stream position: the member index emitted.
 #[derive(Clone, Debug)]

@@ -13,8 +13,8 @@ use crate::results::{ExternalCell, SkipCause};
 /// Set to 1 (CI does) to make a missing set-up of the external rows a failure instead of a skipped row.
 pub const REQUIRE_EXTERNAL_VAR: &str = "DEDUPBENCH_REQUIRE_EXTERNAL";
 
-/// How long one external cell may run before its process is killed and the cell recorded as failed (the
-/// slowest here, the scalable pure-Python filter at 10⁶ keys, takes ≈ 20 s; the set at 10⁷ ≈ 40 s).
+/// How long one external cell may run before its process is killed and the cell recorded as failed: far
+/// above the slowest cell's time (docs/notes.md).
 const CELL_TIME_LIMIT: std::time::Duration = std::time::Duration::from_secs(15 * 60);
 
 /// Non-member queries an external cell asks for at most: enough for 1000 false positives down to a rate

@@ -10,7 +10,6 @@
 mod cell;
 pub mod experiments;
 mod external;
-mod hash_study;
 pub mod out_dir;
 mod owners;
 mod pass;

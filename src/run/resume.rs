@@ -165,7 +165,7 @@ impl Completed {
             .into_iter()
             .filter(|e| {
                 let have = e.records_in(&before);
-                have > 0 && have < super::plan::expected_records(*e, &before)
+                have > 0 && have < super::experiments::of(*e).expected_records(&before)
             })
             .collect();
         // An external row skipped because it was not set up, or whose process failed, runs again.
@@ -196,7 +196,7 @@ impl Completed {
         let experiments = Experiment::ALL
             .into_iter()
             .filter(|e| {
-                e.records_in(results) == super::plan::expected_records(*e, results)
+                e.records_in(results) == super::experiments::of(*e).expected_records(results)
                     || skipped_experiments.contains(e)
             })
             .collect();

@@ -286,7 +286,7 @@ impl Runner<'_> {
                 self.run_speed_group(n)?;
             }
         }
-        self.run_experiments(done)?;
+        self.run_experiments(|e| done.has_experiment(e))?;
         self.run_sweep(done)
     }
 }

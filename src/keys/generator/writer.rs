@@ -194,7 +194,7 @@ fn base32_digits(groups: u64) -> u64 {
 /// every token has one width), as a block.
 ///
 /// Base 32, not 36: a digit is five bits, so the digits come from shifts and masks, without the divisions
-/// of base 36 (which callgrind's line counts put at ≈ 41 instructions per URL, a tenth of a URL's).
+/// of base 36 (docs/notes.md has what they cost).
 #[inline(always)]
 pub(super) fn base32(value: u64) -> Word {
     debug_assert!(value < 1 << 50);

@@ -9,8 +9,7 @@
 //! of the hashes), generates every key itself and inserts through the filter's batch path, so no filter is
 //! shared and the keys are never held.
 
-use super::plan::{hash_study_hashes, hash_study_sizes, Experiment, HASH_KEY_BYTES};
-use super::{interrupted_error, Need, Runner, BATCH_KEYS};
+use super::ExperimentRun;
 use crate::hash::{HashFn, KeyHasher};
 use crate::keys::{KeyBatch, KeyPipeline, UrlGenerator};
 use crate::kind::BuildConfig;
@@ -18,8 +17,14 @@ use crate::kind::Role;
 use crate::membership::Membership;
 use crate::registry::find;
 use crate::registry::role_id;
+use crate::results::Results;
 use crate::results::SkipSubject;
 use crate::results::{HashQualityRecord, HashSpeedRecord, Record};
+use crate::run::plan::{
+    hash_study_hashes, hash_study_sizes, sized_as_planned, Experiment, ExperimentSizes,
+    HASH_KEY_BYTES,
+};
+use crate::run::{interrupted_error, Need, Runner, Suite, BATCH_KEYS};
 use crate::stats::{summarize, wilson};
 use crate::Result;
 use std::hint::black_box;
@@ -39,9 +44,37 @@ const MEMBERS_CHECKED: u64 = 1_000_000;
 /// The filters each hash builds.
 const STUDY_ROLES: [Role; 2] = [Role::ReferenceBloom, Role::BlockedBloom];
 
+/// The experiment's registration.
+pub(super) struct HashStudy;
+
+impl ExperimentRun for HashStudy {
+    fn experiment(&self) -> Experiment {
+        Experiment::HashStudy
+    }
+    fn size(&self, sizes: &ExperimentSizes) -> u64 {
+        sizes.hash_study_max_keys
+    }
+    /// Its smallest size: each larger one is checked (and skipped alone) as it comes.
+    fn peak_bytes(&self, runner: &Runner<'_>, n: u64) -> Result<f64> {
+        runner.hash_study_peak_bytes(hash_study_sizes(n)[0])
+    }
+    fn expected_records(&self, results: &Results) -> usize {
+        let largest = sized_as_planned(results, Suite::hash_study_max_keys);
+        let hashes = HashFn::ALL.len();
+        hashes * HASH_KEY_BYTES.len()
+            + hash_study_sizes(largest)
+                .into_iter()
+                .map(|n| 2 * hash_study_hashes(n).len())
+                .sum::<usize>()
+    }
+    fn run(&self, runner: &mut Runner<'_>, largest: u64) -> Result<()> {
+        runner.hash_study(largest)
+    }
+}
+
 impl Runner<'_> {
     /// Runs the hash study up to `largest` keys: the speeds, then the filters at each size.
-    pub(super) fn hash_study(&mut self, largest: u64) -> Result<()> {
+    fn hash_study(&mut self, largest: u64) -> Result<()> {
         for record in hash_speeds(&self.source.generator, self.plan.seed) {
             self.record(Record::HashSpeed(record))?;
         }
@@ -65,7 +98,7 @@ impl Runner<'_> {
     }
 
     /// Every hash's `bloom` and `blocked` at `n` keys, all held at once, by their peak-memory models.
-    pub(super) fn hash_study_peak_bytes(&self, n: u64) -> Result<f64> {
+    fn hash_study_peak_bytes(&self, n: u64) -> Result<f64> {
         let config = BuildConfig::new(n, self.plan.fpr, self.plan.seed);
         let mut one = 0.0;
         for id in STUDY_ROLES.map(role_id) {
@@ -100,7 +133,7 @@ impl Runner<'_> {
                     })
                 })
                 .collect();
-            super::owners::join_showing_progress(workers, done, Some(progress))
+            crate::run::owners::join_showing_progress(workers, done, Some(progress))
         });
         self.progress.finish();
         let mut records = Vec::new();
