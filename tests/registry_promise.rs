@@ -79,9 +79,19 @@ fn no_structure_is_named_outside_its_own_file_and_the_registry() {
     for (path, text) in &texts {
         for line in text.lines() {
             let line = line.trim();
-            if line.starts_with("pub const ID: &str") || line.starts_with("pub const ID:") {
-                let module = path.file_stem().unwrap().to_string_lossy().to_string();
-                owners.push((format!("{module}::ID"), path.clone()));
+            // `pub const ID: &str` and the other ids a file declares (`SCALING_ID`, `PY_SET_ID`, …).
+            if let Some(rest) = line.strip_prefix("pub const ") {
+                let name = rest.split(':').next().unwrap_or("");
+                if (name == "ID" || name.ends_with("_ID")) && rest.contains(": &str") {
+                    let stem = path.file_stem().unwrap().to_string_lossy().to_string();
+                    let module = if stem == "mod" {
+                        let parent = path.parent().unwrap().file_name().unwrap();
+                        parent.to_string_lossy().to_string()
+                    } else {
+                        stem
+                    };
+                    owners.push((format!("{module}::{name}"), path.clone()));
+                }
             }
             if let Some(rest) = line.strip_prefix("impl Kind for ") {
                 let name = rest.split_whitespace().next().unwrap_or("").to_string();

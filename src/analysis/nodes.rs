@@ -62,7 +62,8 @@ pub fn node_plan(
                 (
                     r.insert_keys_per_s,
                     format!(
-                        "{label}: redis-bloom on one node, {} keys per round trip (client and server on one machine)",
+                        "{label}: {} on one node, {} keys per round trip (client and server on one machine)",
+                        role_id(Role::SharedBloom),
                         r.batch_keys
                     ),
                 )

@@ -295,7 +295,10 @@ impl Regime {
     pub fn label(self) -> String {
         match self {
             Regime::InProcess(id) => id.to_string(),
-            Regime::SharedServer => "shared server (redis-bloom)".into(),
+            Regime::SharedServer => format!(
+                "shared server ({})",
+                crate::registry::role_id(crate::kind::Role::SharedBloom)
+            ),
             Regime::Cluster => "sharded cluster (not measured here)".into(),
             Regime::NothingDeletes => "nothing here deletes past the budget".into(),
         }

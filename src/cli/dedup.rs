@@ -7,9 +7,7 @@ use clap::Args;
 use dedupbench::dedup::{self, DedupOptions};
 use dedupbench::hash::HashFn;
 use dedupbench::keys::file::UrlFile;
-use dedupbench::kind::Role;
 use dedupbench::registry;
-use dedupbench::registry::role_id;
 use dedupbench::units::{count_arg, expected_arg, fpr_arg, hash_arg};
 use dedupbench::Error;
 use std::path::PathBuf;
@@ -156,12 +154,19 @@ pub fn run(args: DedupArgs) -> Result<i32> {
     let g = structure.geometry();
     let now = dedup::RateNow::of(structure.as_ref());
     if resent > 0 {
+        let kept = dedupbench::registry::find(structure.id())
+            .ok()
+            .and_then(|k| k.server())
+            .is_some_and(|s| s.answers_kept_for_resend);
         eprintln!(
             "dedup: {resent} round trips were sent again after a server was lost{}",
-            if structure.id() == role_id(Role::SharedBitmap) {
-                " (redis-bitmap keeps no answers for a resend: up to --batch lines of each may have been dropped as seen)"
+            if kept {
+                " (their first answers were kept on the server and given again: no line was dropped for it)".to_string()
             } else {
-                " (their first answers were kept on the server and given again: no line was dropped for it)"
+                format!(
+                    " ({} keeps no answers for a resend: up to --batch lines of each may have been dropped as seen)",
+                    structure.id()
+                )
             }
         );
     }

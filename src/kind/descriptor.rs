@@ -138,6 +138,11 @@ pub struct Server {
     pub hashes_keys: bool,
     /// What one key costs on the wire.
     pub wire: Wire,
+    /// Whether a round trip sent again after a lost server gets its first answers back (kept on the
+    /// server), so no key is called seen for it.
+    pub answers_kept_for_resend: bool,
+    /// Whether it moves bits in several ways (`redis::BitmapMode`), each measured by the sweep.
+    pub has_write_modes: bool,
 }
 
 /// What one inserted key puts on the wire, for the model of bytes per key (`analysis::sweep`).

@@ -68,6 +68,9 @@ pub static DESCRIPTOR: Descriptor = Descriptor {
             module: None,
             hashes_keys: false,
             wire: Wire::FieldOperations,
+            // A bit set before the server was lost is set again: the key is then called seen.
+            answers_kept_for_resend: false,
+            has_write_modes: true,
         }),
         Capabilities::FILTER,
         RateModel::Fill,

@@ -75,6 +75,8 @@ macro_rules! kind {
                     module: Some(MODULE),
                     hashes_keys: true,
                     wire: Wire::KeyArgument,
+                    answers_kept_for_resend: true,
+                    has_write_modes: false,
                 }),
                 Capabilities {
                     growable: $scaling,

@@ -63,6 +63,8 @@ macro_rules! kind {
                 } else {
                     Wire::KeyArgument
                 },
+                answers_kept_for_resend: true,
+                has_write_modes: false,
             }),
             Capabilities {
                 exact: !$fingerprint,

@@ -328,7 +328,8 @@ pub fn view(r: &Results, analysis: &crate::analysis::Analysis) -> Option<Answer>
             from_n: mark(node_n, ""),
             measured: match crate::analysis::sweep::cluster_ratio(r, SHARED_BATCH_KEYS) {
                 Some(ratio) => format!(
-                    "this run measured redis-bloom split over a loopback cluster at {:.0}% of one node's inserts",
+                    "this run measured {} split over a loopback cluster at {:.0}% of one node's inserts",
+                    crate::registry::role_id(crate::kind::Role::SharedBloom),
                     100.0 * ratio
                 ),
                 None => "`bench --suite redis --redis-cluster URLS` measures it".to_string(),

@@ -202,7 +202,7 @@ where
                 })
                 .collect();
             chart.draw_series(DashedLineSeries::new(raw, 4, 4, c.stroke_width(2)))?;
-            keys.push(Key::dashed("redis-bloom, raw pipeline", c));
+            keys.push(Key::dashed(format!("{name}, raw pipeline"), c));
         }
     }
     Ok(())
@@ -218,8 +218,10 @@ pub fn verdict(r: &Results) -> String {
     if let Some(reference) = point(r, &in_process(Role::ReferenceBloom), 0) {
         if let Some(bloom) = point(r, &shared_bloom(), top) {
             parts.push(format!(
-                "At {top} keys per round trip, redis-bloom inserts {} keys/s and the in-process bloom {} keys/s ({:.0}× faster) at {:.2} vs {:.2} bytes per key",
+                "At {top} keys per round trip, {} inserts {} keys/s and the in-process {} {} keys/s ({:.0}× faster) at {:.2} vs {:.2} bytes per key",
+                role_id(Role::SharedBloom),
                 axis_label(bloom.insert_keys_per_s),
+                role_id(Role::ReferenceBloom),
                 axis_label(reference.insert_keys_per_s),
                 reference.insert_keys_per_s / bloom.insert_keys_per_s,
                 bloom.bytes_per_key,
@@ -236,10 +238,12 @@ pub fn verdict(r: &Results) -> String {
         ),
     ) {
         parts.push(format!(
-            "grown from n/64 through {} links, redis-bloom-scaling holds {:.2} bytes per key at rate {:.3}% against our scalable's {:.2} bytes per key and {:.3}% in {} slices",
+            "grown from n/64 through {} links, {} holds {:.2} bytes per key at rate {:.3}% against our {}'s {:.2} bytes per key and {:.3}% in {} slices",
             theirs.geometry.slices.unwrap_or(1),
+            role_id(Role::SharedGrowingFilter),
             theirs.bytes_per_key,
             100.0 * theirs.observed_fpr,
+            role_id(Role::GrowingFilter),
             ours.bytes_per_key,
             100.0 * ours.observed_fpr,
             ours.geometry.slices.unwrap_or(1)
@@ -251,16 +255,19 @@ pub fn verdict(r: &Results) -> String {
     let (bitmap, client) = target_ratios(r, top);
     if let (Some(ratio), Some(best)) = (bitmap, best_bitmap(r, top)) {
         parts.push(format!(
-            "redis-bitmap's fastest mode ({}) reaches {:.0}% of redis-bloom's inserts (target ≥ 25%: {}): it sends k = {} bit operations per key where BF.MADD sends the key once",
+            "{}'s fastest mode ({}) reaches {:.0}% of {}'s inserts (target ≥ 25%: {}): it sends k = {} bit operations per key where BF.MADD sends the key once",
+            role_id(Role::SharedBitmap),
             best.series.mode.map(|m| m.name()).unwrap_or("–"),
             100.0 * ratio,
+            role_id(Role::SharedBloom),
             if ratio >= 0.25 { "met" } else { "NOT met" },
             best.geometry.hashes.unwrap_or(0)
         ));
     }
     if let Some(ratio) = client {
         parts.push(format!(
-            "our client drives redis-bloom at {:.0}% of a raw pipeline of the same commands (target ≥ 90%: {})",
+            "our client drives {} at {:.0}% of a raw pipeline of the same commands (target ≥ 90%: {})",
+            role_id(Role::SharedBloom),
             100.0 * ratio,
             if ratio >= 0.9 { "met" } else { "NOT met" }
         ));

@@ -17,9 +17,10 @@ pub fn verdict(r: &Results, batch: u64) -> Option<String> {
     let ratio = cluster_ratio(r, batch)?;
     let p = point(r, &shared_bloom().on_cluster(), batch)?;
     Some(format!(
-        "split over {} masters ({} shards), redis-bloom inserts at {:.0}% of one node's rate (target ≥ {:.0}%: {}); the servers share this machine's cores",
+        "split over {} masters ({} shards), {} inserts at {:.0}% of one node's rate (target ≥ {:.0}%: {}); the servers share this machine's cores",
         p.masters,
         p.shard_loads.len(),
+        p.series.structure,
         100.0 * ratio,
         100.0 * CLUSTER_TARGET,
         if ratio >= CLUSTER_TARGET { "met" } else { "NOT met" }

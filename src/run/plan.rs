@@ -161,8 +161,8 @@ pub struct RunPlan {
     /// The largest n of any external row in this run, below the rows' own caps: the default quick
     /// suite (every structure) keeps to [`RunPlan::QUICK_EXTERNAL_MAX_KEYS`] to stay within 3 minutes.
     pub external_max_keys: Option<u64>,
-    /// The largest n of the in-process structures that do not say [`Kind::at_full_suite_top`], in the
-    /// default full suite (every structure): [`RunPlan::FULL_SUITE_MAX_KEYS`], so the suite holds 45 minutes.
+    /// The largest n of the in-process structures whose descriptor does not say `at_full_suite_top`, in
+    /// the default full suite (every structure): [`RunPlan::FULL_SUITE_MAX_KEYS`].
     pub full_suite_max_keys: Option<u64>,
 }
 

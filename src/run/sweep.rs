@@ -89,14 +89,15 @@ impl Runner<'_> {
         for kind in &plan.kinds {
             // On a cluster the bitmap runs in its atomic mode only: the other two are measured on one
             // server, and the cluster adds routing, not a new way to move bits.
-            let modes: &[BitmapMode] = match (kind.id() == role_id(Role::SharedBitmap), endpoint) {
+            let has_modes = kind.server().is_some_and(|s| s.has_write_modes);
+            let modes: &[BitmapMode] = match (has_modes, endpoint) {
                 (true, Endpoint::Server(_)) => &BitmapMode::ALL,
                 _ => &[BitmapMode::Bitfield],
             };
             for mode in modes {
                 let series = SweepSeries::remote(
                     kind.id(),
-                    (kind.id() == role_id(Role::SharedBitmap)).then_some(*mode),
+                    has_modes.then_some(*mode),
                     endpoint.is_cluster(),
                 );
                 for &batch in &plan.batches {
