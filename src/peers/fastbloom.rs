@@ -6,7 +6,9 @@
 //! past 2³² bits; see docs/notes.md). `filters_past_two_to_the_32_bits_keep_their_rate` checks
 //! this row past 2³² bits like our own.
 
-use crate::kind::{Comparison, Role, SpeedTarget};
+use crate::kind::{
+    Capabilities, Comparison, Descriptor, Family, Placement, RateModel, Role, SpeedTarget,
+};
 use crate::membership::Op;
 
 /// The registry id.
@@ -31,17 +33,28 @@ pub const SPEED_TARGETS: &[SpeedTarget] = &[
     },
 ];
 
+/// What the registry knows about it (outside the `peers` feature, like the targets it carries).
+pub static DESCRIPTOR: Descriptor = Descriptor {
+    speed_targets: SPEED_TARGETS,
+    ..Descriptor::new(
+        ID,
+        "peer: fastbloom crate, standard Bloom filter (same m, k as bloom)",
+        Family::Bloom,
+        Placement::PeerCrate,
+        Capabilities::FILTER,
+        RateModel::Fill,
+    )
+};
+
 #[cfg(feature = "peers")]
 pub use imp::*;
 
 #[cfg(feature = "peers")]
 mod imp {
     use super::super::{peer, PeerFilter};
-    use super::{ID, SPEED_TARGETS};
+    use super::DESCRIPTOR;
     use crate::hash::KeyHasher;
-    use crate::kind::{
-        BuildConfig, Capabilities, Descriptor, Family, Kind, MemoryModel, Placement, RateModel,
-    };
+    use crate::kind::{BuildConfig, Descriptor, Kind, MemoryModel};
     use crate::membership::{Geometry, Membership};
     use crate::structures::bloom;
     use crate::theory;
@@ -80,19 +93,6 @@ mod imp {
         let filter = ::fastbloom::BloomFilter::with_num_bits(bits as usize).hashes(hashes);
         peer(DESCRIPTOR.id, Filter(filter), hasher, false)
     }
-
-    /// What the registry knows about it.
-    pub static DESCRIPTOR: Descriptor = Descriptor {
-        speed_targets: SPEED_TARGETS,
-        ..Descriptor::new(
-            ID,
-            "peer: fastbloom crate, standard Bloom filter (same m, k as bloom)",
-            Family::Bloom,
-            Placement::PeerCrate,
-            Capabilities::FILTER,
-            RateModel::Fill,
-        )
-    };
 
     impl Kind for FastBloomKind {
         fn descriptor(&self) -> &Descriptor {

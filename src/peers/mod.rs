@@ -19,6 +19,11 @@ pub mod qfilter;
 pub mod sbbf;
 
 use crate::hash::{KeyHash, KeyHasher};
+use crate::kind::Descriptor;
+
+/// The peers that carry speed targets, listed whether or not the `peers` feature builds them, so every
+/// build judges a results file's speed groups the same way (`registry::speed_targets`).
+pub static WITH_SPEED_TARGETS: [&Descriptor; 2] = [&fastbloom::DESCRIPTOR, &sbbf::DESCRIPTOR];
 use crate::membership::{Geometry, Membership, Removable};
 
 /// What a peer filter offers, in terms of our 64-bit key hash.

@@ -2,7 +2,9 @@
 //! 32-bit words, one bit per word), the blocked peer of our `blocked`. Bits per key: the fewest whole bits
 //! that meet the target by the split-block formula Σᵢ Pois(i; 256·n/m)·(1 − (1 − 1/32)^i)^8.
 
-use crate::kind::{Comparison, Role, SpeedTarget};
+use crate::kind::{
+    Capabilities, Comparison, Descriptor, Family, Placement, RateModel, Role, SpeedTarget,
+};
 use crate::membership::Op;
 
 /// The registry id.
@@ -18,16 +20,27 @@ pub const SPEED_TARGETS: &[SpeedTarget] = &[SpeedTarget {
     floor_reach: false,
 }];
 
+/// What the registry knows about it (outside the `peers` feature, like the targets it carries).
+pub static DESCRIPTOR: Descriptor = Descriptor {
+    speed_targets: SPEED_TARGETS,
+    ..Descriptor::new(
+        ID,
+        "peer: sbbf-rs-safe crate, split-block Bloom (256-bit blocks, k = 8)",
+        Family::BlockedBloom,
+        Placement::PeerCrate,
+        Capabilities::FILTER,
+        RateModel::Fill,
+    )
+};
+
 #[cfg(feature = "peers")]
 pub use imp::*;
 
 #[cfg(feature = "peers")]
 mod imp {
     use super::super::{peer, PeerFilter};
-    use super::{ID, SPEED_TARGETS};
-    use crate::kind::{
-        BuildConfig, Capabilities, Descriptor, Family, Kind, MemoryModel, Placement, RateModel,
-    };
+    use super::DESCRIPTOR;
+    use crate::kind::{BuildConfig, Descriptor, Kind, MemoryModel};
     use crate::membership::{Geometry, Membership};
     use crate::theory;
 
@@ -75,19 +88,6 @@ mod imp {
             }
         }
     }
-
-    /// What the registry knows about it.
-    pub static DESCRIPTOR: Descriptor = Descriptor {
-        speed_targets: SPEED_TARGETS,
-        ..Descriptor::new(
-            ID,
-            "peer: sbbf-rs-safe crate, split-block Bloom (256-bit blocks, k = 8)",
-            Family::BlockedBloom,
-            Placement::PeerCrate,
-            Capabilities::FILTER,
-            RateModel::Fill,
-        )
-    };
 
     impl Kind for SbbfKind {
         fn descriptor(&self) -> &Descriptor {

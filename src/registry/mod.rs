@@ -86,17 +86,15 @@ pub struct PeerTarget {
     pub target: &'static SpeedTarget,
 }
 
-/// Every speed target of every registered peer, in registry order.
+/// Every speed target of every peer that carries one, in registry order (with or without the `peers`
+/// feature: see [`crate::peers::WITH_SPEED_TARGETS`]).
 pub fn speed_targets() -> impl Iterator<Item = PeerTarget> {
-    REGISTRY.iter().flat_map(|k| {
-        k.descriptor()
-            .speed_targets
-            .iter()
-            .map(|target| PeerTarget {
-                peer: k.id(),
-                ours: role_id(target.ours),
-                target,
-            })
+    crate::peers::WITH_SPEED_TARGETS.iter().flat_map(|d| {
+        d.speed_targets.iter().map(|target| PeerTarget {
+            peer: d.id,
+            ours: role_id(target.ours),
+            target,
+        })
     })
 }
 
@@ -148,12 +146,12 @@ pub enum Selection {
 }
 
 impl Selection {
-    /// Parses a list as [`parse_list`] does.
+    /// Parses `all`, or a comma-separated list of ids and group names (see [`parse_list`]).
     pub fn parse(list: &str) -> Result<Selection> {
         if list.trim() == "all" {
             return Ok(Selection::All);
         }
-        parse_list(list).map(Selection::Named)
+        named(list).map(Selection::Named)
     }
     /// The list named on the command line (clap's parser).
     pub fn from_arg(list: &str) -> std::result::Result<Selection, String> {
@@ -183,9 +181,11 @@ impl std::fmt::Debug for Selection {
 /// Parses a comma-separated list of ids and group names (`external`: every external row), or `all`
 /// (every in-process kind and every external row; the Redis backends run when `--redis` names a server).
 pub fn parse_list(list: &str) -> Result<Vec<&'static dyn Kind>> {
-    if list.trim() == "all" {
-        return Ok(local_kinds().chain(external_kinds()).collect());
-    }
+    Selection::parse(list).map(|s| s.kinds())
+}
+
+/// The kinds a list other than `all` names, groups expanded, each once, in the order given.
+fn named(list: &str) -> Result<Vec<&'static dyn Kind>> {
     let mut kinds: Vec<&'static dyn Kind> = Vec::new();
     for id in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
         let group: Vec<&'static dyn Kind> = if id == EXTERNAL_GROUP {
@@ -221,6 +221,22 @@ mod tests {
                 .map(|k| k.id())
                 .collect();
             assert_eq!(players.len(), 1, "{role:?} is played by {players:?}");
+        }
+    }
+
+    #[test]
+    fn every_registered_kind_with_speed_targets_is_listed_for_every_build() {
+        for k in REGISTRY
+            .iter()
+            .filter(|k| !k.descriptor().speed_targets.is_empty())
+        {
+            assert!(
+                crate::peers::WITH_SPEED_TARGETS
+                    .iter()
+                    .any(|d| d.id == k.id()),
+                "{}",
+                k.id()
+            );
         }
     }
 
