@@ -33,6 +33,13 @@ pub fn check_resumable(dir: &Path, header: &crate::results::RunHeader) -> Result
     let params = header.params();
     let mut header_line = None;
     let mut seen: HashSet<(String, u64)> = HashSet::new();
+    // A structure's cell at n is recorded once, measured or skipped.
+    let mut once = |id: &str, n: u64, number: usize| -> Result<()> {
+        match seen.insert((id.to_string(), n)) {
+            true => Ok(()),
+            false => Err(wrong(number, format!("a second record of {id} at n = {n}"))),
+        }
+    };
     let mut groups: HashSet<u64> = HashSet::new();
     let count = text.lines().count();
     for (index, raw) in text.lines().enumerate() {
@@ -95,12 +102,7 @@ pub fn check_resumable(dir: &Path, header: &crate::results::RunHeader) -> Result
                         ));
                     }
                 }
-                if !seen.insert((c.structure.clone(), c.n)) {
-                    return Err(wrong(
-                        number,
-                        format!("a second record of {} at n = {}", c.structure, c.n),
-                    ));
-                }
+                once(&c.structure, c.n, number)?;
             }
             Record::Skipped(s)
                 if s.subject
@@ -109,12 +111,7 @@ pub fn check_resumable(dir: &Path, header: &crate::results::RunHeader) -> Result
             {
                 let id = s.subject.to_string();
                 cell_of(&id, s.n)?;
-                if !seen.insert((id.clone(), s.n)) {
-                    return Err(wrong(
-                        number,
-                        format!("a second record of {id} at n = {}", s.n),
-                    ));
-                }
+                once(&id, s.n, number)?;
             }
             Record::SpeedGroup(g) if !groups.insert(g.n) => {
                 return Err(wrong(
