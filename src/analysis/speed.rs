@@ -444,7 +444,6 @@ fn own_targets(id: &str) -> impl Iterator<Item = OwnTarget> {
 fn keys_words(n: u64) -> String {
     match n {
         1_000_000_000 => "10⁹ keys".into(),
-        10_000_000 => "10⁷ keys".into(),
         _ => format!("{} keys", crate::units::human_count(n as f64)),
     }
 }

@@ -4,9 +4,10 @@
 
 use super::{peer, PeerFilter};
 use crate::kind::{
-    BuildConfig, Capabilities, Descriptor, Family, Kind, MemoryModel, Placement, RateModel,
+    BuildConfig, Capabilities, Descriptor, Family, Kind, MemoryModel, Placement, RateModel, Role,
 };
 use crate::membership::{Geometry, Membership};
+use crate::registry::role;
 use crate::structures::scalable;
 
 /// Registry entry.
@@ -65,7 +66,12 @@ impl Kind for GrowableKind {
         &DESCRIPTOR
     }
     fn predicted_memory(&self, config: &BuildConfig) -> MemoryModel {
-        MemoryModel::flat(scalable::params(config).bytes(config.expected_keys) as f64 * 1.2)
+        MemoryModel::flat(
+            role(Role::GrowingFilter)
+                .predicted_memory(config)
+                .heap_bytes
+                * 1.2,
+        )
     }
     fn predicted_fpr(&self, config: &BuildConfig) -> f64 {
         config.fpr
