@@ -178,15 +178,18 @@ fn mixed_batches(
     let (mut from_members, mut from_non_members) = (keys_of(members), keys_of(non_members));
     let mut out: Vec<KeyBatch> = Vec::new();
     for member in is_member {
+        // The lists hold exactly the members and non-members the mix asks for: a key short would
+        // shrink the batch while the time is still divided by the mix's count.
         let key = if *member {
             from_members.next()
         } else {
             from_non_members.next()
-        };
+        }
+        .expect("the key lists hold as many keys as the mix takes");
         if out.last().is_none_or(|b| b.len() == BATCH_KEYS) {
             out.push(KeyBatch::with_capacity(BATCH_KEYS, 96));
         }
-        if let (Some(batch), Some(key)) = (out.last_mut(), key) {
+        if let Some(batch) = out.last_mut() {
             batch.push(key);
         }
     }
