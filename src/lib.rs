@@ -34,6 +34,7 @@ pub mod stats;
 pub mod structures;
 pub mod theory;
 pub mod units;
+pub mod workload;
 
 pub use error::{Error, Result};
 

@@ -304,6 +304,19 @@ pub fn fpr_arg(text: &str) -> std::result::Result<f64, String> {
     Ok(value)
 }
 
+/// A clap value parser for a positive duration (`2ms`, `150us`, `1s`), in nanoseconds.
+pub fn duration_ns_arg(text: &str) -> std::result::Result<f64, String> {
+    let duration = humantime::parse_duration(text.trim()).map_err(|e| {
+        format!("'{text}' is not a duration ({e}); expected a number with a unit, such as 2ms, 150us or 1s")
+    })?;
+    if duration.is_zero() {
+        return Err(format!(
+            "'{text}' is zero; a false positive that costs nothing needs no filter"
+        ));
+    }
+    Ok(duration.as_nanos() as f64)
+}
+
 /// Parses `--hash`: a usable hash id (documented to pass SMHasher and persistent: `xxh3-64`, `xxh3-128`,
 /// `rapidhash-v3`).
 pub fn hash_arg(text: &str) -> std::result::Result<crate::hash::HashFn, String> {
@@ -313,6 +326,14 @@ pub fn hash_arg(text: &str) -> std::result::Result<crate::hash::HashFn, String> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn durations_are_nanoseconds_and_nonsense_is_named() {
+        assert_eq!(duration_ns_arg("2ms").unwrap(), 2e6);
+        assert_eq!(duration_ns_arg("150us").unwrap(), 150e3);
+        assert!(duration_ns_arg("0s").unwrap_err().contains("zero"));
+        assert!(duration_ns_arg("fast").unwrap_err().contains("such as 2ms"));
+    }
 
     #[test]
     fn counts_parse_in_every_documented_form() {

@@ -12,7 +12,7 @@ mod request;
 pub use request::{answer, Answer, Request};
 
 use crate::analysis::regimes::{advice_config, advised_kinds, Sizing};
-pub use crate::analysis::regimes::{ladder, KeyCost, Rung, Threshold, Workload};
+pub use crate::analysis::regimes::{ladder, Demand, KeyCost, Rung, Threshold};
 use crate::registry::REGISTRY;
 use crate::results::Results;
 use crate::theory::BloomSizing;
@@ -23,6 +23,8 @@ use serde::Serialize;
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Candidate {
     pub id: &'static str,
+    /// The id, with the crate and version for a peer crate's row.
+    pub label: String,
     pub bits: Option<u64>,
     pub hashes: Option<u32>,
     /// Bytes at the workload's largest n.
@@ -40,7 +42,7 @@ pub struct Candidate {
 /// The advisor's answer.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Advice {
-    pub workload: Workload,
+    pub workload: Demand,
     /// Bytes per key of the structures whose model depends on the keys.
     pub key_costs: Vec<KeyCost>,
     pub recommended: Vec<Candidate>,
@@ -126,7 +128,7 @@ pub struct CurrentTool {
 
 /// `id` as the run in `results` measured it, projected to `workload` (an error when the run holds no
 /// measured cell of it, naming how to measure it).
-pub fn current_tool(workload: &Workload, results: &Results, id: &str) -> Result<CurrentTool> {
+pub fn current_tool(workload: &Demand, results: &Results, id: &str) -> Result<CurrentTool> {
     let kind =
         crate::registry::find(id).map_err(|e| crate::Error::invalid("--current", e.to_string()))?;
     let n = workload.n_high;
@@ -185,7 +187,7 @@ pub const RATE_TOLERANCE: f64 = 0.01;
 pub const MAX_HASHES: u32 = 32;
 
 /// Advises on `workload`; `run` is a bench run's results with a label for the output.
-pub fn advise(workload: &Workload, run: Option<(&Results, String)>) -> Result<Advice> {
+pub fn advise(workload: &Demand, run: Option<(&Results, String)>) -> Result<Advice> {
     workload.validate()?;
     let n = workload.n_high;
     let p = workload.fpr;
@@ -247,14 +249,7 @@ pub fn advise(workload: &Workload, run: Option<(&Results, String)>) -> Result<Ad
                 "its rate at this size is {fpr:.3e}, above the target {p}"
             ));
         }
-        if workload.deletes && !kind.removable() {
-            fails.push("cannot delete keys".into());
-        }
-        if workload.growth_unknown && !kind.growable() {
-            fails.push(
-                "fixed size: its rate climbs past its capacity when growth is unknown".into(),
-            );
-        }
+        fails.extend(workload.unmet_by(kind));
         let fits = fails.is_empty();
         let (insert, query, measured_at) = measured_speed(kind.id());
         // Exact sets first, in registry order, while they fit; then the filters by bytes.
@@ -266,6 +261,7 @@ pub fn advise(workload: &Workload, run: Option<(&Results, String)>) -> Result<Ad
         all.push((
             Candidate {
                 id: kind.id(),
+                label: kind.descriptor().label(),
                 bits: geometry.bits,
                 hashes: geometry.hashes,
                 bytes: at_n,
@@ -343,8 +339,8 @@ capacity and rate) holds on the server; `bench --redis` measures the backends"
 mod tests {
     use super::*;
 
-    fn workload(n: u64, memory: u64) -> Workload {
-        Workload {
+    fn workload(n: u64, memory: u64) -> Demand {
+        Demand {
             n_low: n,
             n_high: n,
             fpr: 0.01,
@@ -352,6 +348,7 @@ mod tests {
             deletes: false,
             growth_unknown: false,
             shared: false,
+            workload: Default::default(),
         }
     }
 
@@ -424,18 +421,23 @@ mod tests {
     }
 
     #[test]
-    fn deletions_get_counting_or_the_exact_set_never_bloom() {
-        let mut w = workload(200_000_000, 1 << 30);
+    fn deletions_get_a_filter_of_at_most_16_bits_per_key_or_the_exact_set_never_bloom() {
+        // 50M keys at 1% in 256 MiB: the exact fingerprint set (576 MiB) does not fit.
+        let mut w = workload(50_000_000, 256 << 20);
         w.deletes = true;
         let a = advise(&w, None).unwrap();
-        assert_eq!(a.recommended[0].id, "counting");
+        let first = &a.recommended[0];
+        let kind = crate::registry::find(first.id).unwrap();
+        assert!(kind.removable() && !kind.exact(), "{first:?}");
+        assert!(first.bytes * 8.0 / 50e6 <= 16.0, "{first:?}");
+        assert!(first.expected_fpr <= 0.01, "{first:?}");
         assert!(a.recommended.iter().all(|c| c.id != "bloom"));
         assert!(a
             .rejected
             .iter()
             .any(|c| c.id == "bloom" && c.reason.contains("cannot delete")));
         let small = advise(
-            &Workload {
+            &Demand {
                 deletes: true,
                 ..workload(100_000, 1 << 30)
             },
@@ -446,8 +448,33 @@ mod tests {
     }
 
     #[test]
+    fn a_blocklist_gets_a_static_filter_and_a_crawl_never_does() {
+        let blocklist = Demand {
+            workload: crate::workload::Workload::Blocklist,
+            ..workload(50_000_000, 256 << 20)
+        };
+        let a = advise(&blocklist, None).unwrap();
+        let first = crate::registry::find(a.recommended[0].id).unwrap();
+        assert_eq!(
+            first.descriptor().family,
+            crate::kind::Family::StaticFilter,
+            "{:?}",
+            a.recommended[0]
+        );
+        let crawl = advise(&workload(50_000_000, 256 << 20), None).unwrap();
+        for c in &crawl.recommended {
+            let kind = crate::registry::find(c.id).unwrap();
+            assert!(kind.capabilities().dynamic, "{c:?}");
+        }
+        assert!(crawl
+            .rejected
+            .iter()
+            .any(|c| c.reason.contains("cannot insert-if-new")));
+    }
+
+    #[test]
     fn unknown_growth_gets_the_scalable_filter() {
-        let w = Workload {
+        let w = Demand {
             growth_unknown: true,
             ..workload(200_000_000, 1 << 30)
         };
@@ -462,7 +489,7 @@ mod tests {
     #[test]
     fn nonsense_is_refused() {
         assert!(advise(
-            &Workload {
+            &Demand {
                 fpr: 1.5,
                 ..workload(10, 100)
             },
@@ -470,7 +497,7 @@ mod tests {
         )
         .is_err());
         assert!(advise(
-            &Workload {
+            &Demand {
                 n_low: 0,
                 ..workload(10, 100)
             },
@@ -479,7 +506,7 @@ mod tests {
         .is_err());
         assert!(advise(&workload(10, 0), None).is_err());
         assert!(advise(
-            &Workload {
+            &Demand {
                 n_low: 20,
                 n_high: 10,
                 ..workload(10, 100)

@@ -3,10 +3,11 @@
 //! and the standing of the tool in use. The command line only parses into a [`Request`] and prints the
 //! [`Answer`].
 
-use super::{advise, Advice, Workload};
+use super::{advise, Advice, Demand};
 use crate::expiry::{advise_window, WindowAdvice};
 use crate::results::Results;
 use crate::units::{KeyRange, WindowArg};
+use crate::workload::Workload;
 use crate::{Error, Result};
 use std::path::{Path, PathBuf};
 
@@ -17,6 +18,10 @@ pub struct Request {
     pub window: Option<WindowArg>,
     pub arrivals_per_sec: Option<f64>,
     pub fpr: f64,
+    /// The workload: what the structure is asked to do.
+    pub workload: Workload,
+    /// What one false positive costs, in nanoseconds: the cost model picks the size and so the rate.
+    pub fp_cost_ns: Option<f64>,
     pub memory_bytes: u64,
     pub deletes: bool,
     pub growth_unknown: bool,
@@ -38,7 +43,7 @@ pub struct Answer {
     #[serde(skip)]
     pub run: Option<(Results, String)>,
     #[serde(skip)]
-    pub workload: Option<Workload>,
+    pub workload: Option<Demand>,
 }
 
 /// Answers `request`.
@@ -65,7 +70,7 @@ pub fn answer(request: &Request) -> Result<Answer> {
             )),
         };
     };
-    let workload = Workload {
+    let workload = Demand {
         n_low: low,
         n_high: high,
         fpr: request.fpr,
@@ -73,6 +78,7 @@ pub fn answer(request: &Request) -> Result<Answer> {
         deletes: request.deletes,
         growth_unknown: request.growth_unknown,
         shared: request.shared,
+        workload: request.workload,
     };
     let run = match &request.results {
         Some(dir) => Some((

@@ -7,12 +7,13 @@ use super::fit::measured_line;
 use crate::kind::{Advisor, BuildConfig, Kind};
 use crate::registry::REGISTRY;
 use crate::results::Results;
+use crate::workload::{Operation, Workload};
 use crate::{Error, Result};
 use serde::Serialize;
 
 /// What the user needs.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Workload {
+pub struct Demand {
     /// Smallest and largest expected distinct keys (equal for a single n).
     pub n_low: u64,
     pub n_high: u64,
@@ -21,9 +22,46 @@ pub struct Workload {
     pub deletes: bool,
     pub growth_unknown: bool,
     pub shared: bool,
+    /// What the structure will be asked to do (a crawl unless told).
+    pub workload: Workload,
 }
 
-impl Workload {
+impl Demand {
+    /// Whether `kind` can serve it: the workload's operations, deletion when it deletes, growth when
+    /// `growth` is asked (the ladder falls back to fixed-size filters when none that grows deletes).
+    pub fn served_by(&self, kind: &dyn Kind, growth: bool) -> bool {
+        kind.descriptor().serves(self.workload)
+            && (!self.deletes || kind.removable())
+            && (!growth || kind.growable())
+    }
+
+    /// Why `kind` cannot serve it, one phrase per missing operation (empty when it can).
+    pub fn unmet_by(&self, kind: &dyn Kind) -> Vec<String> {
+        let d = kind.descriptor();
+        let mut unmet: Vec<String> = self
+            .workload
+            .needs()
+            .iter()
+            .filter(|op| !d.supports(**op))
+            .map(|op| format!("cannot {} ({} needs it)", op.words(), self.workload))
+            .collect();
+        if d.capabilities.expires && !self.workload.forgets() {
+            unmet.push(format!(
+                "forgets keys after its window ({} keeps them)",
+                self.workload
+            ));
+        }
+        if self.deletes && !d.supports(Operation::Delete) {
+            unmet.push("cannot delete keys".into());
+        }
+        if self.growth_unknown && !d.supports(Operation::Grow) {
+            unmet.push(
+                "fixed size: its rate climbs past its capacity when growth is unknown".into(),
+            );
+        }
+        unmet
+    }
+
     /// Validates the workload: p in (0, 1), n ≥ 1, low ≤ high, memory > 0.
     pub fn validate(&self) -> Result<()> {
         if !(self.fpr > 0.0 && self.fpr < 1.0) {
@@ -93,9 +131,21 @@ pub fn advice_config(kind: &dyn Kind, n: u64, p: f64) -> BuildConfig {
     config
 }
 
-/// The kinds the advisor weighs, in registry order.
+/// The kinds the advisor weighs, in registry order: every kind in this process, ours and the peer
+/// crates' (a peer without advice of its own is pitched by its summary and sized by its models).
 pub fn advised_kinds() -> impl Iterator<Item = (&'static dyn Kind, Advisor)> {
-    REGISTRY.iter().filter_map(|k| k.advisor().map(|a| (*k, a)))
+    REGISTRY
+        .iter()
+        .filter(|k| k.descriptor().in_process())
+        .map(|k| {
+            let advisor = k.advisor().unwrap_or(Advisor {
+                pitch: k.summary(),
+                rung: k.summary(),
+                prefers_measured_bytes: false,
+                size_for_advice: None,
+            });
+            (*k, advisor)
+        })
 }
 
 /// How big each advised kind is at any n, for one rate and budget.
@@ -198,7 +248,7 @@ pub use crate::theory::largest_n;
 /// The regime ladder for the budget: the exact sets in registry order, then the filter the workload
 /// calls for (removable if it deletes, growable if its growth is unknown; the one that fits the most
 /// keys), then beyond one machine.
-pub fn ladder(thresholds: &[Threshold], workload: &Workload) -> Vec<Rung> {
+pub fn ladder(thresholds: &[Threshold], workload: &Demand) -> Vec<Rung> {
     let max_n = |id: &str| {
         thresholds
             .iter()
@@ -207,14 +257,15 @@ pub fn ladder(thresholds: &[Threshold], workload: &Workload) -> Vec<Rung> {
             .unwrap_or(0.0)
     };
     let filters: Vec<(&dyn Kind, Advisor)> = advised_kinds().filter(|(k, _)| !k.exact()).collect();
-    let wanted = |k: &dyn Kind, growth: bool| {
-        (!workload.deletes || k.removable()) && (!growth || k.growable())
-    };
+    // The first in registry order among equals: ours before a peer that matches it.
     let pick = |growth: bool| {
         filters
             .iter()
-            .filter(|(k, _)| wanted(*k, growth))
-            .max_by(|a, b| max_n(a.0.id()).total_cmp(&max_n(b.0.id())))
+            .filter(|(k, _)| workload.served_by(*k, growth))
+            .fold(None, |best: Option<&(&dyn Kind, Advisor)>, c| match best {
+                Some(b) if max_n(b.0.id()) >= max_n(c.0.id()) => Some(b),
+                _ => Some(c),
+            })
             .copied()
     };
     // A workload that both deletes and grows gets the deleting filter: deletes cannot be emulated,
@@ -222,7 +273,10 @@ pub fn ladder(thresholds: &[Threshold], workload: &Workload) -> Vec<Rung> {
     let filter = pick(workload.growth_unknown).or_else(|| pick(false));
     let mut rungs = Vec::new();
     let mut from = 1.0;
-    for (kind, advisor) in advised_kinds().filter(|(k, _)| k.exact()).chain(filter) {
+    for (kind, advisor) in advised_kinds()
+        .filter(|(k, _)| k.exact() && workload.served_by(*k, false))
+        .chain(filter)
+    {
         let to = max_n(kind.id());
         if to > from {
             rungs.push(Rung {
@@ -244,10 +298,10 @@ pub fn ladder(thresholds: &[Threshold], workload: &Workload) -> Vec<Rung> {
 }
 
 /// The workload a bench run answers: its largest scale, rate and budget, no deletes, bounded growth.
-pub fn run_workload(r: &Results) -> Option<Workload> {
+pub fn run_workload(r: &Results) -> Option<Demand> {
     let h = r.header.as_ref()?;
     let n = h.scales.iter().copied().max().unwrap_or(1_000_000);
-    Some(Workload {
+    Some(Demand {
         n_low: n,
         n_high: n,
         fpr: h.fpr,
@@ -255,6 +309,7 @@ pub fn run_workload(r: &Results) -> Option<Workload> {
         deletes: false,
         growth_unknown: false,
         shared: false,
+        workload: Workload::Crawl,
     })
 }
 
@@ -323,17 +378,18 @@ pub fn bytes_at(sizing: &Sizing, n: u64) -> Vec<(&'static dyn Kind, f64)> {
 pub fn regime_of(
     bytes: &[(&'static dyn Kind, f64)],
     budget_bytes: f64,
-    workload: &Workload,
+    workload: &Demand,
     n: u64,
     node_memory_bytes: u64,
 ) -> Regime {
     let fits = |b: f64| b <= budget_bytes;
-    if let Some((kind, _)) = bytes.iter().find(|(k, b)| k.exact() && fits(*b)) {
+    if let Some((kind, _)) = bytes
+        .iter()
+        .find(|(k, b)| k.exact() && workload.served_by(*k, false) && fits(*b))
+    {
         return Regime::InProcess(kind.id());
     }
-    let wanted = |k: &dyn Kind, growth: bool| {
-        !k.exact() && (!workload.deletes || k.removable()) && (!growth || k.growable())
-    };
+    let wanted = |k: &dyn Kind, growth: bool| !k.exact() && workload.served_by(k, growth);
     let smallest = |growth: bool| {
         bytes
             .iter()
@@ -357,8 +413,8 @@ pub fn regime_of(
 }
 
 /// The regime of `n` keys under `sizing`'s rate and budget ([`regime_of`]).
-pub fn regime_at(sizing: &Sizing, workload: &Workload, n: u64, node_memory_bytes: u64) -> Regime {
-    let workload = Workload {
+pub fn regime_at(sizing: &Sizing, workload: &Demand, n: u64, node_memory_bytes: u64) -> Regime {
+    let workload = Demand {
         fpr: sizing.fpr,
         ..workload.clone()
     };
@@ -375,8 +431,8 @@ pub fn regime_at(sizing: &Sizing, workload: &Workload, n: u64, node_memory_bytes
 mod tests {
     use super::*;
 
-    fn workload(fpr: f64) -> Workload {
-        Workload {
+    fn workload(fpr: f64) -> Demand {
+        Demand {
             n_low: 1,
             n_high: 1,
             fpr,
@@ -384,6 +440,7 @@ mod tests {
             deletes: false,
             growth_unknown: false,
             shared: false,
+            workload: Default::default(),
         }
     }
 
@@ -447,7 +504,7 @@ mod tests {
         };
         // The ladder's rung holding n, from thresholds computed at n (the exact set's bytes per key
         // depend on n).
-        let rung_at = |w: &Workload, n: u64| -> Regime {
+        let rung_at = |w: &Demand, n: u64| -> Regime {
             let rungs = ladder(&sizing.thresholds(n), w);
             match rungs
                 .iter()
@@ -460,11 +517,11 @@ mod tests {
         };
         for w in [
             workload(0.01),
-            Workload {
+            Demand {
                 growth_unknown: true,
                 ..workload(0.01)
             },
-            Workload {
+            Demand {
                 deletes: true,
                 ..workload(0.01)
             },
@@ -493,7 +550,7 @@ mod tests {
             fpr: 0.01,
             budget_bytes: (1u64 << 30) as f64,
         };
-        let grows = Workload {
+        let grows = Demand {
             growth_unknown: true,
             ..workload(0.01)
         };
@@ -504,7 +561,7 @@ mod tests {
         // Past scalable's reach a fixed filter would still fit, but the workload cannot use one.
         let past = regime_at(&sizing, &grows, 800_000_000, NODE_MEMORY_BYTES);
         assert_eq!(past, Regime::SharedServer);
-        let deletes = Workload {
+        let deletes = Demand {
             deletes: true,
             ..workload(0.01)
         };
@@ -515,19 +572,27 @@ mod tests {
     }
 
     #[test]
-    fn deletes_pick_the_counting_filter() {
+    fn deletes_pick_the_smallest_filter_that_deletes() {
         let sizing = Sizing {
             run: None,
             fpr: 0.01,
             budget_bytes: (1u64 << 30) as f64,
         };
-        let w = Workload {
+        let w = Demand {
             deletes: true,
             ..workload(0.01)
         };
+        let n = 100_000_000;
+        let smallest = bytes_at(&sizing, n)
+            .into_iter()
+            .filter(|(k, _)| !k.exact() && k.removable() && k.descriptor().serves(w.workload))
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+            .expect("a filter deletes");
         assert_eq!(
-            regime_at(&sizing, &w, 100_000_000, NODE_MEMORY_BYTES),
-            Regime::InProcess("counting")
+            regime_at(&sizing, &w, n, NODE_MEMORY_BYTES),
+            Regime::InProcess(smallest.0.id())
         );
+        // Not the counting filter's 4× a Bloom filter: at most 16 bits per key.
+        assert!(smallest.1 * 8.0 / n as f64 <= 16.0, "{}", smallest.1);
     }
 }

@@ -4,7 +4,10 @@
 use anyhow::Result;
 use clap::{Args, ValueEnum};
 use dedupbench::advise::{answer, Advice, Request};
-use dedupbench::units::{fpr_arg, human_bytes, human_count, size_arg, KeyRange, WindowArg};
+use dedupbench::units::{
+    duration_ns_arg, fpr_arg, human_bytes, human_count, size_arg, KeyRange, WindowArg,
+};
+use dedupbench::workload::Workload;
 use std::path::PathBuf;
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -26,6 +29,17 @@ pub struct AdviseArgs {
     /// New URLs per second, turning a --window duration into a count.
     #[arg(long)]
     arrivals_per_sec: Option<f64>,
+    /// The workload: crawl (insert-if-new over a stream), blocklist (built once, then queried),
+    /// cache-guard (inserts and deletes), window (keys expire; with --window), shipped (built here,
+    /// loaded elsewhere). Every structure, ours and the peer crates', that supports what it needs is
+    /// weighed.
+    #[arg(long, default_value = "crawl", value_parser = Workload::from_text)]
+    workload: Workload,
+    /// What one false positive costs (e.g. 2ms for a database read, 100us for an exact check on disk):
+    /// the size, and so the rate, of every structure is then chosen to minimise lookup time + rate ×
+    /// this cost per non-member lookup, within the memory budget (lookup times from --results).
+    #[arg(long, value_parser = duration_ns_arg)]
+    fp_cost: Option<f64>,
     /// Acceptable false-positive rate, in (0, 1).
     #[arg(long, default_value = "0.01", value_parser = fpr_arg)]
     fpr: f64,
@@ -95,6 +109,8 @@ pub fn run(args: AdviseArgs) -> Result<i32> {
         window: args.window.clone(),
         arrivals_per_sec: args.arrivals_per_sec,
         fpr: args.fpr,
+        workload: args.workload,
+        fp_cost_ns: args.fp_cost,
         memory_bytes: args
             .memory
             .unwrap_or_else(dedupbench::measure::machine::available_memory_bytes),
@@ -157,7 +173,8 @@ fn print_human(a: &Advice) {
         )
     };
     println!(
-        "Workload: n = {n}, p = {}, memory {}, deletes {}, growth {}, shared {}",
+        "Workload {}: n = {n}, p = {}, memory {}, deletes {}, growth {}, shared {}",
+        w.workload,
         w.fpr,
         human_bytes(w.memory_bytes as f64),
         if w.deletes { "yes" } else { "no" },
@@ -190,9 +207,10 @@ fn print_human(a: &Advice) {
             _ => String::new(),
         };
         format!(
-            "{:<12} {:>10}  rate {:.2e}  {geometry}{speed}\n      {}",
-            c.id,
+            "{:<12} {:>10} ({:.1} bits per key)  rate {:.2e}  {geometry}{speed}\n      {}",
+            c.label,
             human_bytes(c.bytes),
+            c.bytes * 8.0 / w.n_high as f64,
             c.expected_fpr,
             c.reason
         )

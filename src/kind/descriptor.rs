@@ -6,6 +6,7 @@
 //! a kind whose capabilities say `removable` builds structures that return `as_removable()`.
 
 use super::{Advisor, External, Loader, OwnTarget, SpeedTarget};
+use crate::workload::{Operation, Workload};
 
 /// Everything the registry says about one kind, beyond its models and its constructor.
 #[derive(Clone, Copy, Debug)]
@@ -72,6 +73,51 @@ impl Descriptor {
     pub const fn remote(&self) -> bool {
         matches!(self.placement, Placement::OurServer(_))
     }
+    /// Whether its structures live in this process (ours or a peer crate's).
+    pub const fn in_process(&self) -> bool {
+        matches!(self.placement, Placement::Ours | Placement::PeerCrate(_))
+    }
+    /// The crate it comes from, for a peer crate's row.
+    pub const fn peer_crate(&self) -> Option<Crate> {
+        match self.placement {
+            Placement::PeerCrate(c) => Some(c),
+            _ => None,
+        }
+    }
+    /// Whether it can do `op`.
+    pub fn supports(&self, op: Operation) -> bool {
+        let c = self.capabilities;
+        match op {
+            Operation::InsertIfNew => c.dynamic,
+            Operation::Delete => c.removable,
+            // Anything can be built from a whole list; a static filter can only be built so.
+            Operation::BuildOnce => true,
+            Operation::Grow => c.growable,
+            Operation::Window => c.expires,
+            Operation::Save => self.loader.is_some(),
+            Operation::Share => self.remote(),
+        }
+    }
+    /// Whether it can serve `workload`: it does every operation the workload needs, and keeps its keys
+    /// unless the workload is the window.
+    pub fn serves(&self, workload: Workload) -> bool {
+        workload.needs().iter().all(|op| self.supports(*op))
+            && (workload.forgets() || !self.capabilities.expires)
+    }
+    /// The name a table gives it: its id, and for a peer crate's row the crate and version.
+    pub fn label(&self) -> String {
+        match self.peer_crate() {
+            Some(c) => format!("{} ({} {})", self.id, c.name, c.version),
+            None => self.id.to_string(),
+        }
+    }
+}
+
+/// A peer crate from crates.io, as its row names it; the version is the one `Cargo.lock` holds (tested).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Crate {
+    pub name: &'static str,
+    pub version: &'static str,
 }
 
 /// What a structure is.
@@ -120,7 +166,7 @@ pub enum Placement {
     /// Ours, in this process.
     Ours,
     /// A peer crate's, in this process: a comparison row.
-    PeerCrate,
+    PeerCrate(Crate),
     /// Ours, on a Redis server (it needs `BuildConfig::remote`; the grid leaves it to the shared-filter
     /// sweep).
     OurServer(Server),
@@ -172,6 +218,8 @@ pub struct Capabilities {
     pub dynamic: bool,
     /// It is sized for the target rate (the raw bitmap is sized m = n, whatever the rate).
     pub sized_for_rate: bool,
+    /// It forgets keys older than a window by design.
+    pub expires: bool,
 }
 
 impl Capabilities {
@@ -183,6 +231,7 @@ impl Capabilities {
         stores_past_capacity: true,
         dynamic: true,
         sized_for_rate: true,
+        expires: false,
     };
     /// An exact set that grows and forgets.
     pub const EXACT_SET: Capabilities = Capabilities {

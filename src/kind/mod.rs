@@ -6,7 +6,9 @@ mod descriptor;
 mod external;
 mod speed_target;
 
-pub use descriptor::{Capabilities, Descriptor, Family, Placement, RateModel, Role, Server, Wire};
+pub use descriptor::{
+    Capabilities, Crate, Descriptor, Family, Placement, RateModel, Role, Server, Wire,
+};
 pub use external::{External, Language};
 pub use speed_target::{Comparison, OwnTarget, SpeedTarget};
 

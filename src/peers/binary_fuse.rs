@@ -5,7 +5,7 @@
 
 use super::{peer, PeerFilter};
 use crate::kind::{
-    BuildConfig, Capabilities, Descriptor, Family, Kind, MemoryModel, Placement, RateModel,
+    BuildConfig, Capabilities, Crate, Descriptor, Family, Kind, MemoryModel, Placement, RateModel,
 };
 use crate::membership::{Geometry, Membership};
 use xorf::Filter as _;
@@ -65,7 +65,10 @@ pub static DESCRIPTOR: Descriptor = Descriptor::new(
     "binary-fuse8",
     "peer: xorf BinaryFuse8, static filter near the space bound (rate 1/256)",
     Family::StaticFilter,
-    Placement::PeerCrate,
+    Placement::PeerCrate(Crate {
+        name: "xorf",
+        version: "0.13.0",
+    }),
     Capabilities {
         dynamic: false,
         ..Capabilities::FILTER

@@ -3,7 +3,7 @@
 
 use super::{peer, PeerFilter};
 use crate::kind::{
-    BuildConfig, Capabilities, Descriptor, Family, Kind, MemoryModel, Placement, RateModel,
+    BuildConfig, Capabilities, Crate, Descriptor, Family, Kind, MemoryModel, Placement, RateModel,
 };
 use crate::membership::{Geometry, Membership};
 use crate::theory::{self, BloomSizing};
@@ -40,7 +40,10 @@ pub static DESCRIPTOR: Descriptor = Descriptor::new(
     "bloomfilter",
     "peer: bloomfilter crate (SipHash), sized by its own new_for_fp_rate",
     Family::Bloom,
-    Placement::PeerCrate,
+    Placement::PeerCrate(Crate {
+        name: "bloomfilter",
+        version: "3.0.2",
+    }),
     Capabilities::FILTER,
     RateModel::Fill,
 );

@@ -7,7 +7,7 @@
 //! this row past 2³² bits like our own.
 
 use crate::kind::{
-    Capabilities, Comparison, Descriptor, Family, Placement, RateModel, Role, SpeedTarget,
+    Capabilities, Comparison, Crate, Descriptor, Family, Placement, RateModel, Role, SpeedTarget,
 };
 use crate::membership::Op;
 
@@ -40,7 +40,10 @@ pub static DESCRIPTOR: Descriptor = Descriptor {
         ID,
         "peer: fastbloom crate, standard Bloom filter (same m, k as bloom)",
         Family::Bloom,
-        Placement::PeerCrate,
+        Placement::PeerCrate(Crate {
+            name: "fastbloom",
+            version: "0.17.0",
+        }),
         Capabilities::FILTER,
         RateModel::Fill,
     )

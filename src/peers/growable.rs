@@ -4,7 +4,8 @@
 
 use super::{peer, PeerFilter};
 use crate::kind::{
-    BuildConfig, Capabilities, Descriptor, Family, Kind, MemoryModel, Placement, RateModel, Role,
+    BuildConfig, Capabilities, Crate, Descriptor, Family, Kind, MemoryModel, Placement, RateModel,
+    Role,
 };
 use crate::membership::{Geometry, Membership};
 use crate::registry::role;
@@ -53,7 +54,10 @@ pub static DESCRIPTOR: Descriptor = Descriptor::new(
     "growable-bloom",
     "peer: growable-bloom-filter crate, scalable Bloom (bound = target rate)",
     Family::ScalableBloom,
-    Placement::PeerCrate,
+    Placement::PeerCrate(Crate {
+        name: "growable-bloom-filter",
+        version: "2.1.1",
+    }),
     Capabilities {
         growable: true,
         ..Capabilities::FILTER

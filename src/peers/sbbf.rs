@@ -3,7 +3,7 @@
 //! that meet the target by the split-block formula Σᵢ Pois(i; 256·n/m)·(1 − (1 − 1/32)^i)^8.
 
 use crate::kind::{
-    Capabilities, Comparison, Descriptor, Family, Placement, RateModel, Role, SpeedTarget,
+    Capabilities, Comparison, Crate, Descriptor, Family, Placement, RateModel, Role, SpeedTarget,
 };
 use crate::membership::Op;
 
@@ -27,7 +27,10 @@ pub static DESCRIPTOR: Descriptor = Descriptor {
         ID,
         "peer: sbbf-rs-safe crate, split-block Bloom (256-bit blocks, k = 8)",
         Family::BlockedBloom,
-        Placement::PeerCrate,
+        Placement::PeerCrate(Crate {
+            name: "sbbf-rs-safe",
+            version: "0.3.2",
+        }),
         Capabilities::FILTER,
         RateModel::Fill,
     )

@@ -225,6 +225,43 @@ mod tests {
     }
 
     #[test]
+    fn every_peer_crate_names_the_version_cargo_lock_holds() {
+        let lock = include_str!("../../Cargo.lock");
+        let locked = |name: &str| -> Vec<&str> {
+            let entry = format!("name = \"{name}\"\nversion = \"");
+            lock.match_indices(&entry)
+                .filter_map(|(at, _)| lock[at + entry.len()..].split('"').next())
+                .collect()
+        };
+        let peers: Vec<_> = REGISTRY
+            .iter()
+            .filter_map(|k| k.descriptor().peer_crate())
+            .collect();
+        assert_eq!(peers.is_empty(), !cfg!(feature = "peers"));
+        for c in peers {
+            assert_eq!(locked(c.name), [c.version], "{c:?}");
+        }
+    }
+
+    #[test]
+    fn a_workload_is_served_by_some_in_process_kind_and_the_window_only_by_the_expiring_filter() {
+        use crate::workload::Workload;
+        for w in Workload::ALL {
+            let serving: Vec<&str> = REGISTRY
+                .iter()
+                .filter(|k| k.descriptor().in_process() && k.descriptor().serves(w))
+                .map(|k| k.id())
+                .collect();
+            assert!(!serving.is_empty(), "{w}");
+            if w == Workload::Window {
+                assert_eq!(serving, [role_id(Role::ExpiringFilter)]);
+            } else {
+                assert!(!serving.contains(&role_id(Role::ExpiringFilter)), "{w}");
+            }
+        }
+    }
+
+    #[test]
     fn every_registered_kind_with_speed_targets_is_listed_for_every_build() {
         for k in REGISTRY
             .iter()

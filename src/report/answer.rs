@@ -6,8 +6,7 @@
 
 use super::markup::{lost_in_crawl, pct, per_million};
 use crate::analysis::regimes::{
-    advice_config, advised_kinds, regime_at, run_ladder, Regime, Sizing, Workload,
-    NODE_MEMORY_BYTES,
+    advice_config, advised_kinds, regime_at, run_ladder, Demand, Regime, Sizing, NODE_MEMORY_BYTES,
 };
 use crate::registry::find;
 use crate::results::{CellRecord, Results};
@@ -76,7 +75,7 @@ fn crawl_skipped(n: u64, rate_after: impl Fn(u64) -> f64) -> f64 {
         .sum()
 }
 
-fn pick(r: &Results, sizing: &Sizing, workload: &Workload, n: u64) -> Pick {
+fn pick(r: &Results, sizing: &Sizing, workload: &Demand, n: u64) -> Pick {
     let regime = regime_at(sizing, workload, n, NODE_MEMORY_BYTES);
     let p = sizing.fpr;
     match regime {

@@ -7,7 +7,7 @@
 
 use super::chart::{axis_label, bytes_label, colour, DrawResult};
 use super::panels::{draw_keys, Key};
-use crate::analysis::regimes::{advised_kinds, bytes_at, regime_of, Regime, Sizing, Workload};
+use crate::analysis::regimes::{advised_kinds, bytes_at, regime_of, Demand, Regime, Sizing};
 use crate::kind::Role;
 use crate::registry::role_id;
 use crate::results::Results;
@@ -32,7 +32,7 @@ const KEY_WIDTH: u32 = 330;
 /// What the map is drawn for.
 pub struct MapSpec<'a> {
     /// The rate, deletes and growth of the workload (its n and budget are the axes).
-    pub workload: Workload,
+    pub workload: Demand,
     /// A run whose measured bytes replace key-dependent models, with its label.
     pub run: Option<(&'a Results, &'a str)>,
     pub node_memory_bytes: u64,
@@ -254,7 +254,7 @@ where
 }
 
 /// The map's title for a workload's rate, deletes and growth.
-pub fn title(workload: &Workload) -> String {
+pub fn title(workload: &Demand) -> String {
     let mut needs = Vec::new();
     if workload.deletes {
         needs.push("deletes");
@@ -327,7 +327,7 @@ mod tests {
 
     fn spec() -> MapSpec<'static> {
         MapSpec {
-            workload: Workload {
+            workload: Demand {
                 n_low: 1,
                 n_high: 1,
                 fpr: 0.01,
@@ -335,6 +335,7 @@ mod tests {
                 deletes: false,
                 growth_unknown: false,
                 shared: false,
+                workload: Default::default(),
             },
             run: None,
             node_memory_bytes: crate::analysis::regimes::NODE_MEMORY_BYTES,

@@ -131,6 +131,7 @@ pub static DESCRIPTOR: Descriptor = Descriptor {
         Capabilities {
             // It forgets keys older than its window by design; filling it past n is not an overshoot.
             stores_past_capacity: false,
+            expires: true,
             ..Capabilities::FILTER
         },
         RateModel::Fill,
