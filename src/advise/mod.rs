@@ -7,7 +7,10 @@
 //! ([`crate::analysis`]), else from its hashbrown layout model with 77-byte keys. Throughput is only ever
 //! quoted from a measured run.
 
+mod cost;
 mod request;
+
+pub use cost::{costs, lookup_ns_at, CostAnswer, Costed};
 
 pub use request::{answer, Answer, Request};
 
@@ -68,6 +71,9 @@ pub struct Advice {
     /// structures against the peers their targets name, at the speed group nearest 10⁷ keys.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub speed_ratios: Vec<crate::analysis::SpeedRatio>,
+    /// With `--fp-cost`: every contender at the size that minimises lookup time + rate × fp-cost.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cost: Option<CostAnswer>,
 }
 
 /// A filter sized for the workload's n, filled past it: its theoretical rate at each overshoot.
@@ -332,6 +338,7 @@ capacity and rate) holds on the server; `bench --redis` measures the backends"
         current: None,
         nodes: None,
         speed_ratios: Vec::new(),
+        cost: None,
     })
 }
 

@@ -56,6 +56,18 @@ pub fn answer(request: &Request) -> Result<Answer> {
         )),
         None => None,
     };
+    if request.workload == Workload::Window && request.window.is_none() {
+        return Err(Error::invalid(
+            "--workload",
+            "the window workload needs --window (a count of URLs or a duration with --arrivals-per-sec)",
+        ));
+    }
+    if request.fp_cost_ns.is_some() && request.n.is_none() {
+        return Err(Error::invalid(
+            "--fp-cost",
+            "needs --n: the cost model sizes structures for n keys",
+        ));
+    }
     let Some(KeyRange { low, high }) = request.n else {
         return match window {
             Some(_) => Ok(Answer {
@@ -107,6 +119,13 @@ pub fn answer(request: &Request) -> Result<Answer> {
         request.inserts_per_sec,
         run.as_ref().map(|(r, label)| (r, label.as_str())),
     ));
+    if let Some(fp_cost_ns) = request.fp_cost_ns {
+        advice.cost = Some(super::costs(
+            &workload,
+            fp_cost_ns,
+            run.as_ref().map(|(r, label)| (r, label.as_str())),
+        ));
+    }
     if let Some(dir) = &request.results {
         advice.speed_ratios = speed_of_recommended(dir, &mut advice)?;
     }

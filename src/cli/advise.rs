@@ -161,6 +161,64 @@ pub fn run(args: AdviseArgs) -> Result<i32> {
     Ok(0)
 }
 
+/// The cost model's answer: the best contender first, the next ones with what each costs more.
+fn print_cost(cost: &dedupbench::advise::CostAnswer, n: u64) {
+    let duration = |ns: f64| human_duration_ns(ns);
+    println!();
+    println!(
+        "Cost per non-member lookup = lookup time + rate × {} (the false positive's cost), at the size that minimises it within the budget:",
+        duration(cost.fp_cost_ns)
+    );
+    println!("  ({})", cost.lookup_source);
+    let Some(best) = cost.ranked.first() else {
+        println!(
+            "  No contender fits the budget at any rate for {} keys.",
+            human_count(n as f64)
+        );
+        return;
+    };
+    for (i, c) in cost.ranked.iter().take(6).enumerate() {
+        let lookup = c
+            .lookup_ns
+            .map(|ns| {
+                let held = if c.lookup_beyond_measured { "*" } else { "" };
+                format!("lookup {ns:.1} ns{held} + ")
+            })
+            .unwrap_or_default();
+        let versus = if i == 0 {
+            String::new()
+        } else {
+            format!(
+                ", {} more than the best",
+                duration(c.cost_ns - best.cost_ns)
+            )
+        };
+        println!(
+            "  {}. {:<42} {:>6.1} bits per key, rate {:.2e}: {} per lookup ({lookup}rate term {}){versus}",
+            i + 1,
+            c.label,
+            c.bits_per_key,
+            c.fpr,
+            duration(c.cost_ns),
+            duration(c.fpr * cost.fp_cost_ns),
+        );
+    }
+    if cost.ranked.iter().take(6).any(|c| c.lookup_beyond_measured) {
+        println!("  * outside the sizes the run measured: the lookup time of the nearest measured size, a projection (a larger array is slower)");
+    }
+}
+
+/// A duration in nanoseconds with the unit that keeps it readable.
+fn human_duration_ns(ns: f64) -> String {
+    if ns >= 1e6 {
+        format!("{:.2} ms", ns / 1e6)
+    } else if ns >= 1e3 {
+        format!("{:.2} µs", ns / 1e3)
+    } else {
+        format!("{ns:.2} ns")
+    }
+}
+
 fn print_human(a: &Advice) {
     let w = &a.workload;
     let n = if w.n_low == w.n_high {
@@ -187,6 +245,9 @@ fn print_human(a: &Advice) {
     );
     for note in &a.notes {
         println!("Note: {note}");
+    }
+    if let Some(cost) = &a.cost {
+        print_cost(cost, w.n_high);
     }
     println!();
     if a.recommended.is_empty() {
