@@ -53,8 +53,9 @@ pub trait Membership: Send + Sync {
     fn shard_loads(&self) -> Option<Vec<u64>> {
         None
     }
-    /// For a structure on a server: the first error that left it incomplete (the server went away, say).
-    /// The harness checks it after every pass and reports the cell as failed instead of measured.
+    /// The first error that left it incomplete: a server went away, or a full table refused an insert
+    /// (never a silent loss). The harness checks it after every pass and reports the cell as failed
+    /// instead of measured.
     fn failure(&self) -> Option<String> {
         None
     }

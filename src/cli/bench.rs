@@ -8,6 +8,7 @@ use clap::Args;
 use dedupbench::registry::Selection;
 use dedupbench::run::{RunOptions, RunSpec, Session, Suite};
 use dedupbench::units::{count_arg, fpr_arg, size_arg};
+use dedupbench::workload::Workload;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -24,6 +25,12 @@ pub struct BenchArgs {
     /// Comma-separated structure ids (default: all registered).
     #[arg(long, default_value = "all", value_parser = Selection::from_arg)]
     structures: Selection,
+    /// The workload: crawl (every structure, the experiments written for it), blocklist (the kinds that
+    /// can be built once, static filters among them: build time, non-member lookups), cache-guard (the
+    /// kinds that delete, with the deletion and churn experiments), window (the expiry experiment),
+    /// shipped (the kinds that save).
+    #[arg(long, default_value = "crawl", value_parser = Workload::from_text)]
+    workload: Workload,
     /// Target false-positive rate for the filters.
     #[arg(long, default_value = "0.01", value_parser = fpr_arg)]
     fpr: f64,
@@ -79,7 +86,7 @@ pub struct BenchArgs {
     #[arg(long)]
     redis_retry_secs: Option<u64>,
     /// Continue an interrupted run in DIR with its own parameters: completed cells are kept, the rest run.
-    #[arg(long, conflicts_with_all = ["suite", "scales", "structures", "fpr", "memory_budget", "seed", "reps", "rounds", "profile", "input", "non_members", "out", "no_experiments", "redis", "redis_cluster", "redis_keys", "redis_batches"])]
+    #[arg(long, conflicts_with_all = ["suite", "scales", "structures", "fpr", "memory_budget", "seed", "reps", "rounds", "profile", "input", "non_members", "out", "no_experiments", "workload", "redis", "redis_cluster", "redis_keys", "redis_batches"])]
     resume: Option<PathBuf>,
 }
 
@@ -99,6 +106,7 @@ impl BenchArgs {
             input: self.input.clone(),
             non_members: self.non_members.clone(),
             experiments: !self.no_experiments,
+            workload: self.workload,
             redis: self.redis.clone(),
             redis_cluster: self.redis_cluster.clone(),
             redis_keys: self.redis_keys,

@@ -28,8 +28,18 @@ use crate::membership::{Geometry, Membership, Removable};
 
 /// What a peer filter offers, in terms of our 64-bit key hash.
 pub trait PeerFilter: Send + Sync {
-    /// Inserts; returns whether the key was new as far as the filter can tell.
+    /// Inserts; returns whether the key was new as far as the filter can tell. A filter that deletes
+    /// stores every insert (as [`Membership::insert_hashed`] says), so that deleting one key never takes
+    /// another's fingerprint with it.
     fn insert(&mut self, hash: u64) -> bool;
+    /// What left it incomplete (inserts a full filter refused), if anything.
+    fn failure(&self) -> Option<String> {
+        None
+    }
+    /// Inserts only when the key is not (as far as it can tell) present; returns whether it was new.
+    fn insert_if_new(&mut self, hash: u64) -> bool {
+        self.insert(hash)
+    }
     /// Whether the key may be present.
     fn contains(&self, hash: u64) -> bool;
     /// Bytes of the filter (from the crate's own accessors or its layout).
@@ -65,6 +75,14 @@ impl<F: PeerFilter> Membership for Peer<F> {
     #[inline]
     fn insert_hashed(&mut self, _key: &[u8], hash: KeyHash) -> bool {
         let new = self.filter.insert(hash.h1);
+        self.inserted = self.inserted.saturating_add(new as u64);
+        new
+    }
+    fn failure(&self) -> Option<String> {
+        self.filter.failure()
+    }
+    fn insert_if_new(&mut self, _key: &[u8], hash: KeyHash) -> bool {
+        let new = self.filter.insert_if_new(hash.h1);
         self.inserted = self.inserted.saturating_add(new as u64);
         new
     }

@@ -17,12 +17,32 @@ use crate::membership::{Geometry, Membership};
 /// Registry entry.
 pub struct QfilterKind;
 
-struct Filter(::qfilter::Filter);
+/// The crate's filter and the inserts it refused (full).
+struct Filter(::qfilter::Filter, u64);
 
 impl PeerFilter for Filter {
     fn insert(&mut self, hash: u64) -> bool {
-        // A full filter cannot insert: it reports the key new rather than claim a key it never stored.
-        self.0.insert_fingerprint(false, hash).unwrap_or(true)
+        // Every insert is stored, a repeated fingerprint as a second copy: with the crate's
+        // duplicate-skipping insert, a key whose fingerprint collided with an earlier one's was never
+        // stored, and deleting the earlier key lost it (the churn experiment saw it). A full filter
+        // cannot insert: the key is reported new rather than claimed, and the failure is counted.
+        let new = !self.0.contains_fingerprint(hash);
+        if self.0.insert_fingerprint(true, hash).is_err() {
+            self.1 += 1;
+        }
+        new
+    }
+    fn insert_if_new(&mut self, hash: u64) -> bool {
+        if self.0.contains_fingerprint(hash) {
+            return false;
+        }
+        if self.0.insert_fingerprint(true, hash).is_err() {
+            self.1 += 1;
+        }
+        true
+    }
+    fn failure(&self) -> Option<String> {
+        (self.1 > 0).then(|| format!("{} inserts refused: the filter was full", self.1))
     }
     fn contains(&self, hash: u64) -> bool {
         self.0.contains_fingerprint(hash)
@@ -95,7 +115,12 @@ impl Kind for QfilterKind {
     fn build(&self, config: &BuildConfig) -> crate::Result<Box<dyn Membership>> {
         let filter = ::qfilter::Filter::new(config.expected_keys.max(1), config.fpr)
             .map_err(|e| crate::Error::invalid("qfilter", format!("{e:?}")))?;
-        Ok(peer(DESCRIPTOR.id, Filter(filter), config.hasher(), true))
+        Ok(peer(
+            DESCRIPTOR.id,
+            Filter(filter, 0),
+            config.hasher(),
+            true,
+        ))
     }
 }
 

@@ -7,6 +7,7 @@ use super::{Record, Results};
 pub enum Experiment {
     Saturation,
     Deletion,
+    Churn,
     Growth,
     BitmapClaim,
     Expiry,
@@ -15,9 +16,10 @@ pub enum Experiment {
 
 impl Experiment {
     /// The experiments, in run order.
-    pub const ALL: [Experiment; 6] = [
+    pub const ALL: [Experiment; 7] = [
         Experiment::Saturation,
         Experiment::Deletion,
+        Experiment::Churn,
         Experiment::Growth,
         Experiment::BitmapClaim,
         Experiment::Expiry,
@@ -29,6 +31,7 @@ impl Experiment {
         match self {
             Experiment::Saturation => "saturation",
             Experiment::Deletion => "deletion",
+            Experiment::Churn => "churn",
             Experiment::Growth => "growth",
             Experiment::BitmapClaim => "bitmap_claim",
             Experiment::Expiry => "expiry",
@@ -41,6 +44,7 @@ impl Experiment {
         match self {
             Experiment::Saturation => results.saturation.len(),
             Experiment::Deletion => results.deletion.len(),
+            Experiment::Churn => results.churn.len(),
             Experiment::Growth => results.growth.len(),
             Experiment::BitmapClaim => results.bitmap_claim.len(),
             Experiment::Expiry => results.expiry.len(),
@@ -53,6 +57,7 @@ impl Experiment {
         match record {
             Record::Saturation(_) => Some(Experiment::Saturation),
             Record::Deletion(_) => Some(Experiment::Deletion),
+            Record::Churn(_) => Some(Experiment::Churn),
             Record::Growth(_) => Some(Experiment::Growth),
             Record::BitmapClaim(_) => Some(Experiment::BitmapClaim),
             Record::Expiry(_) => Some(Experiment::Expiry),

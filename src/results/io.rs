@@ -54,6 +54,8 @@ pub struct Results {
     pub growth: Vec<RatePoint>,
     pub bitmap_claim: Vec<RatePoint>,
     pub deletion: Vec<DeletionRecord>,
+    /// The cache guard's churn: each removable structure after each round.
+    pub churn: Vec<ChurnPoint>,
     pub scenario: Vec<ScenarioRecord>,
     pub sweep: Vec<SweepRecord>,
     pub sweep_skipped: Vec<SkippedCell>,
@@ -168,6 +170,7 @@ pub fn read_results(path: &Path) -> Result<Results> {
             Record::Growth(p) => results.growth.push(p),
             Record::BitmapClaim(p) => results.bitmap_claim.push(p),
             Record::Deletion(d) => results.deletion.push(d),
+            Record::Churn(c) => results.churn.push(c),
             Record::Scenario(x) => results.scenario.push(x),
             Record::Sweep(x) => results.sweep.push(x),
             Record::SweepSkipped(x) => results.sweep_skipped.push(x),

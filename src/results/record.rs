@@ -36,6 +36,8 @@ pub enum Record {
     Growth(RatePoint),
     BitmapClaim(RatePoint),
     Deletion(DeletionRecord),
+    /// One structure of the cache guard's churn after one round.
+    Churn(ChurnPoint),
     /// One contender of the expiry experiment at one window.
     Expiry(crate::expiry::ExpiryRecord),
     /// One hash of the hash study at one key length.
@@ -199,6 +201,9 @@ pub struct RunHeader {
     /// Whether the experiments beyond the grid were asked for.
     #[serde(default)]
     pub experiments: bool,
+    /// The workload the run measured (runs written before the field measured the crawl).
+    #[serde(default)]
+    pub workload: crate::workload::Workload,
     /// The Redis server of the shared-filter sweep (`redis://host:port/db`).
     #[serde(default)]
     pub redis: Option<String>,
@@ -572,6 +577,27 @@ pub struct RatePoint {
     pub target_fpr: f64,
     /// Members inserted so far that were not found (must be 0).
     pub false_negatives: u64,
+}
+
+/// The cache guard's churn: a structure holding a steady population of n keys, after one round in which
+/// the oldest quarter was deleted and as many new keys inserted.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ChurnPoint {
+    /// The rate point after the round: the population is `n_inserted` keys, its rate against theory.
+    pub point: RatePoint,
+    /// The round (1, 2, …); 0 is the filled structure before any deletion.
+    pub round: u32,
+    /// Keys deleted and inserted in the round.
+    pub keys_replaced: u64,
+    /// Deletions the structure refused (a key it could not find to remove).
+    pub deletes_refused: u64,
+    /// Inserts the structure refused or reported failing (full), over all rounds so far.
+    pub failure: Option<String>,
+    /// Wall times of the round's operations on hashed keys (key generation and hashing excluded), per
+    /// key, one pass each: delete, insert, member lookup over the population.
+    pub delete_ns_per_key: f64,
+    pub insert_ns_per_key: f64,
+    pub member_query_ns_per_key: f64,
 }
 
 /// The deletion experiment: a counting filter filled, half removed.

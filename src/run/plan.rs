@@ -4,6 +4,7 @@ use crate::kind::Kind;
 use crate::kind::Role;
 use crate::registry::role_id;
 use crate::results::Results;
+use crate::workload::Workload;
 
 pub use crate::results::Suite;
 
@@ -117,6 +118,26 @@ pub fn expiry_windows(largest: u64) -> Vec<u64> {
 /// The Bloom filter joins the bitmap claim up to this many bits per key (k ≤ 22).
 pub const BLOOM_MAX_BITS_PER_KEY: u64 = 32;
 
+/// The experiments a run of `workload` measures beyond the grid: the crawl keeps every one written
+/// for it (the cache guard's churn is not), a blocklist needs only the grid (build time, non-member
+/// lookups and the rate are in its cells), a cache guard the deletion and the churn, a window the expiry
+/// experiment, a shipped filter the grid of the kinds that save.
+pub fn experiments_of(workload: Workload) -> &'static [Experiment] {
+    match workload {
+        Workload::Crawl => &[
+            Experiment::Saturation,
+            Experiment::Deletion,
+            Experiment::Growth,
+            Experiment::BitmapClaim,
+            Experiment::Expiry,
+            Experiment::HashStudy,
+        ],
+        Workload::Blocklist | Workload::Shipped => &[],
+        Workload::CacheGuard => &[Experiment::Deletion, Experiment::Churn],
+        Workload::Window => &[Experiment::Expiry],
+    }
+}
+
 /// Sizes of the experiments beyond the grid.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ExperimentSizes {
@@ -154,6 +175,8 @@ pub struct RunPlan {
     /// Non-member queries timed in repetitions after the first.
     pub timing_queries_cap: u64,
     pub experiments: Option<ExperimentSizes>,
+    /// The workload: which experiments run ([`experiments_of`]).
+    pub workload: Workload,
     /// Threads of the parallel builds (1: none).
     pub threads: u32,
     /// The shared-filter sweep, when a Redis server was given.
@@ -241,6 +264,7 @@ impl RunPlan {
                 expiry_window_max_keys: suite.expiry_window_max_keys(),
                 hash_study_max_keys: suite.hash_study_max_keys(),
             }),
+            workload: Workload::Crawl,
             threads: std::thread::available_parallelism()
                 .map(|n| n.get() as u32)
                 .unwrap_or(1),

@@ -136,6 +136,7 @@ fn plan(spec: &RunSpec) -> Result<(RunPlan, KeySource, String)> {
         plan.reps_explicit = spec.reps_explicit;
     }
     plan.speed_rounds = spec.speed_rounds;
+    plan.workload = spec.workload;
     plan.external_max_keys = spec.external_max_keys;
     plan.full_suite_max_keys = spec.full_suite_max_keys;
     if !spec.experiments || matches!(spec.suite, Suite::Article6e9 | Suite::Redis) {
@@ -219,6 +220,7 @@ fn header(spec: &RunSpec, plan: &RunPlan, profile: &str, source: &KeySource) -> 
         external_max_keys: spec.external_max_keys,
         full_suite_max_keys: spec.full_suite_max_keys,
         experiments: plan.experiments.is_some(),
+        workload: plan.workload,
         redis: spec.redis.iter().find_map(|e| match e {
             Endpoint::Server(url) => Some(url.to_string()),
             Endpoint::Cluster(_) => None,

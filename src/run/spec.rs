@@ -7,6 +7,7 @@ use crate::measure::machine;
 use crate::redis::{Endpoint, RedisUrl};
 use crate::registry::{parse_list, remote_kinds};
 use crate::results::RunHeader;
+use crate::workload::Workload;
 use crate::{Error, Result};
 use std::path::PathBuf;
 
@@ -36,6 +37,8 @@ pub struct RunOptions {
     pub non_members: Option<PathBuf>,
     /// Whether to run the experiments beyond the grid.
     pub experiments: bool,
+    /// The workload: which structures (those that serve it) and experiments the run measures.
+    pub workload: Workload,
     /// The Redis server of the shared-filter sweep.
     pub redis: Option<String>,
     /// The Redis Cluster of the shared-filter sweep (comma-separated node URLs).
@@ -62,6 +65,7 @@ pub struct RunSpec {
     pub non_members: Option<PathBuf>,
     pub scales: Option<Vec<u64>>,
     pub experiments: bool,
+    pub workload: Workload,
     /// Where the sweep runs: a server, a cluster, or both (in that order).
     pub redis: Vec<Endpoint>,
     pub remote_kinds: Vec<&'static dyn Kind>,
@@ -77,6 +81,45 @@ pub struct RunSpec {
 
 /// A list of registered kinds.
 type Kinds = Vec<&'static dyn Kind>;
+
+/// The kinds a run of `workload` measures: for the crawl, those selected; for another workload, every
+/// in-process kind that serves it (when all were selected), else those named, each of which must serve
+/// it (an error names the one that cannot and why).
+fn workload_kinds(workload: Workload, kinds: Kinds, listed_all: bool) -> Result<Kinds> {
+    if workload == Workload::Crawl {
+        return Ok(kinds);
+    }
+    if listed_all {
+        return Ok(kinds
+            .into_iter()
+            .filter(|k| k.descriptor().in_process() && k.descriptor().serves(workload))
+            .collect());
+    }
+    let demand = crate::analysis::regimes::Demand {
+        n_low: 1,
+        n_high: 1,
+        fpr: 0.01,
+        memory_bytes: 1,
+        deletes: false,
+        growth_unknown: false,
+        shared: false,
+        workload,
+    };
+    for k in &kinds {
+        let unmet = demand.unmet_by(*k);
+        if !unmet.is_empty() {
+            return Err(Error::invalid(
+                "--structures",
+                format!(
+                    "{} cannot serve the {workload} workload: {}; leave --structures out to run every structure that can",
+                    k.id(),
+                    unmet.join("; ")
+                ),
+            ));
+        }
+    }
+    Ok(kinds)
+}
 
 /// Splits the structures into the grid's (in-process) and the sweep's (Redis), checking that a Redis
 /// backend comes with a server and a `redis` suite with one.
@@ -171,8 +214,8 @@ impl RunSpec {
             ));
         }
         let listed_all = matches!(options.structures, crate::registry::Selection::All);
-        let (kinds, remote_kinds) =
-            split_kinds(suite, options.structures.kinds(), listed_all, redis.first())?;
+        let kinds = workload_kinds(options.workload, options.structures.kinds(), listed_all)?;
+        let (kinds, remote_kinds) = split_kinds(suite, kinds, listed_all, redis.first())?;
         let redis_keys = options.redis_keys.unwrap_or(SweepPlan::DEFAULT_KEYS);
         if redis_keys == 0 || redis_keys >= crate::keys::NON_MEMBER_BASE {
             return Err(Error::invalid("--redis-keys", "must be in [1, 2^47)"));
@@ -226,6 +269,7 @@ impl RunSpec {
                 once
             }),
             experiments: options.experiments,
+            workload: options.workload,
         })
     }
 
@@ -323,6 +367,7 @@ impl RunSpec {
             non_members: h.non_members.as_ref().map(|f| PathBuf::from(&f.path)),
             scales: Some(h.scales.clone()),
             experiments: h.experiments,
+            workload: h.workload,
         })
     }
 }
@@ -361,6 +406,7 @@ mod tests {
             input: None,
             non_members: None,
             experiments: true,
+            workload: Default::default(),
             redis: None,
             redis_cluster: None,
             redis_keys: None,

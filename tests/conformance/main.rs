@@ -281,6 +281,62 @@ fn counting_remove_forgets_keys_without_false_negatives_for_others() {
     assert!(count_present(s.as_ref(), &g, 0, 1_000_000, true) < fp_before);
 }
 
+/// The cache guard's churn on every filter that deletes: a population of n keys whose oldest quarter is
+/// deleted and replaced, four times over. No key of the population may go missing (a deletion must never
+/// take another key's fingerprint or counters with it), and the rate returns to the filter's theory at
+/// n keys.
+#[test]
+fn every_filter_that_deletes_keeps_its_population_and_its_rate_through_churn() {
+    let g = generator();
+    let n = 200_000;
+    let quarter = n / 4;
+    let filters: Vec<_> = local_kinds()
+        .filter(|k| k.removable() && !k.exact())
+        .collect();
+    assert!(
+        filters.len() >= 2,
+        "{:?}",
+        filters.iter().map(|k| k.id()).collect::<Vec<_>>()
+    );
+    for kind in filters {
+        let config = BuildConfig::new(n, 0.01, SEED);
+        let mut s = kind.build(&config).unwrap();
+        insert_range(s.as_mut(), &g, 0, n);
+        for round in 0..4 {
+            let oldest = round * quarter;
+            let hasher = s.hasher();
+            let removable = s.as_removable().unwrap();
+            let removed = over_keys(&g, hasher, oldest, oldest + quarter, false, |batch| {
+                removable.remove_batch(batch)
+            });
+            assert_eq!(
+                removed,
+                quarter,
+                "{}: every held key can be deleted",
+                kind.id()
+            );
+            insert_range(s.as_mut(), &g, n + oldest, n + oldest + quarter);
+            let (from, to) = (oldest + quarter, n + oldest + quarter);
+            assert_eq!(
+                count_present(s.as_ref(), &g, from, to, false),
+                n,
+                "{}: keys of the population lost after round {}",
+                kind.id(),
+                round + 1
+            );
+            assert_eq!(s.failure(), None, "{}", kind.id());
+        }
+        if kind.descriptor().rate_model == RateModel::Fill {
+            assert_rate_matches_theory(
+                s.as_ref(),
+                &g,
+                n,
+                &format!("{} after four rounds of churn", kind.id()),
+            );
+        }
+    }
+}
+
 #[test]
 fn removable_exact_sets_forget_exactly() {
     let g = generator();

@@ -7,6 +7,7 @@
 //! before allocating, and recorded as skipped with the bytes it would need.
 
 mod bitmap_claim;
+mod churn;
 mod deletion;
 mod expiry;
 mod growth;
@@ -37,9 +38,10 @@ pub(crate) trait ExperimentRun: Sync {
 }
 
 /// Every experiment, in run order (the order of [`Experiment::ALL`]).
-const EXPERIMENTS: [&dyn ExperimentRun; 6] = [
+const EXPERIMENTS: [&dyn ExperimentRun; 7] = [
     &saturation::Saturation,
     &deletion::Deletion,
+    &churn::Churn,
     &growth::Growth,
     &bitmap_claim::BitmapClaim,
     &expiry::Expiry,
@@ -70,8 +72,9 @@ impl Runner<'_> {
         let Some(sizes) = self.plan.experiments else {
             return Ok(());
         };
+        let wanted = super::plan::experiments_of(self.plan.workload);
         for experiment in EXPERIMENTS {
-            if done(experiment.experiment()) {
+            if done(experiment.experiment()) || !wanted.contains(&experiment.experiment()) {
                 continue;
             }
             let n = experiment.size(&sizes);
@@ -103,10 +106,23 @@ impl Runner<'_> {
         target_fpr: f64,
         label: &str,
     ) -> Result<RatePoint> {
+        self.rate_point_of(s, design_n, 0..n_inserted, target_fpr, label)
+    }
+
+    /// The rate point of `s` holding the generated members `population` (its theory at that many keys).
+    fn rate_point_of(
+        &mut self,
+        s: &dyn Membership,
+        design_n: u64,
+        population: std::ops::Range<u64>,
+        target_fpr: f64,
+        label: &str,
+    ) -> Result<RatePoint> {
+        let n_inserted = population.end - population.start;
         let expected = s.expected_fpr(n_inserted);
         let queries = self.plan.non_member_queries(expected);
         let (fp, q) = self.count_false_positives(s, queries, label)?;
-        let found = self.count_members_found(s, 0, n_inserted)?;
+        let found = self.count_members_found(s, population.start, population.end)?;
         let interval = wilson(fp, q, 0.95);
         let geometry = s.geometry();
         Ok(RatePoint {
