@@ -122,6 +122,7 @@ pub fn page(
             .iter()
             .map(|d| d.false_negatives_remaining)
             .sum::<u64>()
+        + r.churn.iter().map(|c| c.point.false_negatives).sum::<u64>()
         + r.saturation
             .iter()
             .chain(&r.growth)

@@ -30,6 +30,7 @@ const TEMPLATES: &[(&str, &str)] = templates![
     "figures/memory.html",
     "figures/rates.html",
     "figures/points.html",
+    "figures/churn.html",
     "figures/saturation.html",
     "figures/expiry.html",
     "figures/throughput.html",

@@ -3,6 +3,7 @@
 
 mod bitmap_claim;
 mod bits;
+mod churn;
 mod deletion;
 mod expiry;
 mod growth;
@@ -13,6 +14,7 @@ mod throughput;
 
 use bitmap_claim::BitmapClaim;
 use bits::BitsPerKey;
+use churn::Churn;
 use deletion::Deletion;
 use expiry::Expiry;
 use growth::Growth;
@@ -80,6 +82,7 @@ pub fn render_all(
     });
     figure!(Saturation);
     figure!(Deletion);
+    figure!(Churn);
     figure!(Growth);
     figure!(BitmapClaim);
     figure!(Expiry);
