@@ -297,7 +297,8 @@ pub fn ladder(thresholds: &[Threshold], workload: &Demand) -> Vec<Rung> {
     rungs
 }
 
-/// The workload a bench run answers: its largest scale, rate and budget, no deletes, bounded growth.
+/// The demand a bench run answers: its workload, largest scale, rate and budget, bounded growth (a
+/// cache guard's deletes come with its workload).
 pub fn run_workload(r: &Results) -> Option<Demand> {
     let h = r.header.as_ref()?;
     let n = h.scales.iter().copied().max().unwrap_or(1_000_000);
@@ -309,7 +310,7 @@ pub fn run_workload(r: &Results) -> Option<Demand> {
         deletes: false,
         growth_unknown: false,
         shared: false,
-        workload: Workload::Crawl,
+        workload: h.workload,
     })
 }
 

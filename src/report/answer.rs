@@ -13,6 +13,7 @@ use crate::results::{CellRecord, Results};
 use crate::stats::Summary;
 use crate::theory::BloomSizing;
 use crate::units::{human_bytes, human_count};
+use crate::workload::Lookups;
 use serde::Serialize;
 
 /// File stem of the regime map's images.
@@ -95,7 +96,10 @@ fn pick(r: &Results, sizing: &Sizing, workload: &Demand, n: u64) -> Pick {
             let speed = nearest_cell(r, id, n).map(|c| {
                 (
                     c.insert_ns_per_key,
-                    c.member_query_ns_per_key,
+                    match workload.workload.lookups() {
+                        Lookups::NonMembers => c.non_member_query_ns_per_key,
+                        Lookups::Members | Lookups::Mixed => c.member_query_ns_per_key,
+                    },
                     if c.n == n {
                         "measured".to_string()
                     } else {
@@ -172,6 +176,42 @@ fn pick(r: &Results, sizing: &Sizing, workload: &Demand, n: u64) -> Pick {
     }
 }
 
+/// What the run measured of a rung's structure, at its largest measured n up to the rung's end: bits per
+/// key, the rate with its 95% interval, insert time and the lookups the workload asks most.
+fn rung_figures(r: &Results, id: &str, to_n: Option<f64>, lookups: Lookups) -> Option<String> {
+    let c = r
+        .cells
+        .iter()
+        .filter(|c| c.structure == id && to_n.is_none_or(|to| c.n as f64 <= to * 1.000_001))
+        .max_by_key(|c| c.n)?;
+    let (lookup, which) = match lookups {
+        Lookups::NonMembers => (c.non_member_query_ns_per_key.median, "non-member lookup"),
+        Lookups::Members | Lookups::Mixed => (c.member_query_ns_per_key.median, "member lookup"),
+    };
+    let rate = if c.exact && c.observed_fpr == 0.0 {
+        "rate 0 (exact)".to_string()
+    } else {
+        format!(
+            "rate {} [{}, {}]",
+            pct(c.observed_fpr),
+            pct(c.observed_fpr_wilson95.low),
+            pct(c.observed_fpr_wilson95.high)
+        )
+    };
+    // A list built once pays its inserts as its build.
+    let insert = if lookups == Lookups::NonMembers {
+        "build"
+    } else {
+        "insert"
+    };
+    Some(format!(
+        "measured at n = {}: {:.1} bits per key, {rate}, {insert} {:.1} ns, {which} {lookup:.1} ns per key",
+        human_count(c.n as f64),
+        c.bits_per_key,
+        c.insert_ns_per_key.median,
+    ))
+}
+
 /// The largest n this run measured `id` at (any structure for an id without cells: the shared server).
 fn measured_max_n(r: &Results, id: &str) -> u64 {
     let of = |only: bool| {
@@ -187,6 +227,10 @@ fn measured_max_n(r: &Results, id: &str) -> u64 {
 /// What `templates/answer.html` shows: the first screen.
 #[derive(Serialize)]
 pub struct Answer {
+    /// The workload's heading.
+    workload: &'static str,
+    /// Whether the crawl's column (new URLs skipped) applies.
+    crawl: bool,
     fpr: String,
     budget: String,
     /// The regime ladder, when the run has one.
@@ -211,6 +255,9 @@ struct Rung {
     /// The structure (none: a shared server).
     id: Option<&'static str>,
     summary: &'static str,
+    /// What this run measured of it: at its largest measured n within the rung, bytes per key, rate with
+    /// interval and speed of the workload's operations.
+    measured: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -315,6 +362,9 @@ pub fn view(r: &Results, analysis: &crate::analysis::Analysis) -> Option<Answer>
                     to_n,
                     id: kind.map(|k| k.id()),
                     summary: kind.map_or("", |k| k.summary()),
+                    measured: kind.and_then(|k| {
+                        rung_figures(r, k.id(), rung.to_n, workload.workload.lookups())
+                    }),
                 }
             })
             .collect()
@@ -374,6 +424,8 @@ pub fn view(r: &Results, analysis: &crate::analysis::Analysis) -> Option<Answer>
         })
         .collect();
     Some(Answer {
+        workload: workload.workload.title(),
+        crawl: workload.workload == crate::workload::Workload::Crawl,
         fpr: h.fpr.to_string(),
         budget: human_bytes(budget),
         ladder: rungs,
