@@ -1,8 +1,11 @@
-//! Generator profiles: the distributions a URL set is drawn from, read from small `key = value` files.
+//! Generator profiles: the distributions a key set is drawn from, read from small `key = value` files.
 //!
 //! The built-in profiles live in `datasets/*.profile` and are compiled in, so `--profile crawl-frontier`
 //! works from any directory; a path to another file works too. `datasets/README.md` documents each field.
+//! A profile's `shape` (a [`Shape`]; `url` when it names none) says what its keys look like; the URL-only
+//! fields are refused in a profile of another shape, so a field never silently does nothing.
 
+use super::shape::Shape;
 use crate::{Error, Result};
 use std::path::Path;
 
@@ -16,22 +19,29 @@ pub const BUILTIN: &[(&str, &str)] = &[
         "short-keys",
         include_str!("../../datasets/short-keys.profile"),
     ),
+    ("email", include_str!("../../datasets/email.profile")),
+    ("ipv4", include_str!("../../datasets/ipv4.profile")),
+    ("ipv6", include_str!("../../datasets/ipv6.profile")),
 ];
 
 /// The name of the profile used when none is given.
 pub const DEFAULT_PROFILE: &str = "crawl-frontier";
 
-/// How URLs of one population are shaped.
+/// How the keys of one population are shaped. `hosts` and `host_zipf` apply to every shape but IPv4
+/// (hosts, mail domains, IPv6 /64 subnets); the fields after them to URLs only.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Profile {
     pub name: String,
+    /// What the keys look like.
+    #[serde(default)]
+    pub shape: Shape,
     /// `true` for `scheme://host/...`, `false` for bare `host/...` keys.
     pub with_scheme: bool,
     /// Share of URLs with `https://` (the rest `http://`).
     pub https_fraction: f64,
     /// Share of hosts named `www.<name>`.
     pub www_fraction: f64,
-    /// Size of the host population.
+    /// Size of the host population (of mail domains for e-mail, of /64 subnets for IPv6).
     pub hosts: u64,
     /// Zipf exponent of host popularity (1.0: rank r has weight 1/r).
     pub host_zipf: f64,
@@ -47,6 +57,19 @@ pub struct Profile {
 
 /// The largest profile file read: the built-in ones are a few hundred bytes.
 const MAX_PROFILE_BYTES: u64 = 1 << 20;
+
+/// Fields that shape URLs only.
+const URL_ONLY_KEYS: &[&str] = &[
+    "scheme",
+    "https_fraction",
+    "www_fraction",
+    "path_segments",
+    "query_fraction",
+    "extension_fraction",
+    "length_quantiles",
+];
+/// Fields an IPv4 profile takes (its addresses are drawn from the whole public space, not a population).
+const IPV4_KEYS: &[&str] = &["name", "shape"];
 
 impl Profile {
     /// Loads a built-in profile by name, or a profile file by path.
@@ -83,6 +106,7 @@ impl Profile {
     pub fn parse(text: &str, path: &Path) -> Result<Profile> {
         let mut profile = Profile {
             name: String::new(),
+            shape: Shape::Url,
             with_scheme: true,
             https_fraction: 0.85,
             www_fraction: 0.5,
@@ -93,6 +117,8 @@ impl Profile {
             extension_fraction: 0.0,
             length_quantiles: Vec::new(),
         };
+        // The first line that set each field, for a field the shape does not take.
+        let mut given: Vec<(&str, usize)> = Vec::new();
         for (number, raw) in text.lines().enumerate() {
             let line = raw.split('#').next().unwrap_or("").trim();
             if line.is_empty() {
@@ -107,6 +133,9 @@ impl Profile {
                 .split_once('=')
                 .ok_or_else(|| bad(format!("expected `key = value`, found '{line}'")))?;
             let (key, value) = (key.trim(), value.trim());
+            if !given.iter().any(|(k, _)| *k == key) {
+                given.push((key, number + 1));
+            }
             let fraction = |v: &str| -> Result<f64> {
                 let x: f64 = v
                     .parse()
@@ -119,6 +148,9 @@ impl Profile {
             };
             match key {
                 "name" => profile.name = value.to_string(),
+                "shape" => {
+                    profile.shape = Shape::parse(value).map_err(|e| bad(format!("shape: {e}")))?
+                }
                 "scheme" => {
                     profile.with_scheme = match value {
                         "url" => true,
@@ -207,7 +239,22 @@ impl Profile {
                 other => return Err(bad(format!("unknown key '{other}'"))),
             }
         }
-        if profile.length_quantiles.is_empty() {
+        let refused = |key: &str| match profile.shape {
+            Shape::Url => false,
+            Shape::Ipv4 => !IPV4_KEYS.contains(&key),
+            Shape::Email | Shape::Ipv6 => URL_ONLY_KEYS.contains(&key),
+        };
+        if let Some((key, line)) = given.iter().find(|(key, _)| refused(key)) {
+            return Err(Error::Format {
+                path: path.to_path_buf(),
+                line: *line,
+                message: format!(
+                    "{key} does not apply to shape = {} (see datasets/README.md for its fields)",
+                    profile.shape
+                ),
+            });
+        }
+        if profile.shape == Shape::Url && profile.length_quantiles.is_empty() {
             return Err(Error::Format {
                 path: path.to_path_buf(),
                 line: 0,
@@ -257,6 +304,52 @@ mod tests {
         );
         assert_eq!(p.length_at(0.5), 67);
         assert_eq!(p.length_at(0.95), 157);
+    }
+
+    /// A profile without `shape` is a URL profile (the files written before shapes parse unchanged); the
+    /// other shapes need no length table and refuse the fields they would ignore, naming the line.
+    #[test]
+    fn shapes_parse_and_refuse_the_fields_they_do_not_take() {
+        for (name, shape) in [
+            ("crawl-frontier", Shape::Url),
+            ("short-keys", Shape::Url),
+            ("email", Shape::Email),
+            ("ipv4", Shape::Ipv4),
+            ("ipv6", Shape::Ipv6),
+        ] {
+            assert_eq!(Profile::load(name).unwrap().shape, shape, "{name}");
+        }
+        let p = Path::new("p");
+        let email =
+            Profile::parse("name = e\nshape = email\nhosts = 500\nhost_zipf = 1.2\n", p).unwrap();
+        assert_eq!(
+            (email.shape, email.hosts, email.host_zipf),
+            (Shape::Email, 500, 1.2)
+        );
+        let err = Profile::parse("name = e\nshape = mail\n", p)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("p:2") && err.contains("url, email, ipv4, ipv6"),
+            "{err}"
+        );
+        let err = Profile::parse("name = e\nscheme = url\nshape = email\n", p)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("p:2") && err.contains("scheme does not apply to shape = email"),
+            "{err}"
+        );
+        let err = Profile::parse("shape = ipv4\nhosts = 10\n", p)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("p:2") && err.contains("hosts does not apply to shape = ipv4"),
+            "{err}"
+        );
+        assert!(Profile::parse("shape = ipv6\nhost_zipf = 0.5\n", p).is_ok());
+        let err = Profile::parse("shape = url\n", p).unwrap_err().to_string();
+        assert!(err.contains("length_quantiles is required"), "{err}");
     }
 
     #[test]

@@ -224,7 +224,7 @@ fn field(draw: u64, shift: u32, bits: u32) -> u64 {
 }
 
 /// The continuous Zipf inverse CDF over ranks 1..=`hosts` with exponent `s`: P(rank ≤ x) ∝ ∫₁ˣ t^−s dt.
-fn zipf_inverse_cdf(hosts: u64, s: f64, u: f64) -> f64 {
+pub(super) fn zipf_inverse_cdf(hosts: u64, s: f64, u: f64) -> f64 {
     let ln_hosts = (hosts as f64).ln();
     if (s - 1.0).abs() < 1e-9 {
         (u * ln_hosts).exp()

@@ -1,5 +1,9 @@
-//! The URL generator: `url(seed, i)` is a pure function of the index, so key sets stream in O(1) memory and
-//! split across threads by index range.
+//! The key generator: `url(seed, i)` is a pure function of the index, so key sets stream in O(1) memory and
+//! split across threads by index range. URLs are written here and in [`compose`]; the profile's
+//! [`Shape`] may ask for e-mail addresses ([`email`]), IPv4 ([`ipv4`]) or IPv6 ([`ipv6`]) addresses
+//! instead, each a pure function of the index too, each with its own index space
+//! ([`Shape::member_limit`]) in which every index gives a distinct key. The invariants below are the URLs';
+//! each shape's module states its own.
 //!
 //! Invariants:
 //! 1. Every index below [`INDEX_LIMIT`] gives a distinct URL: the last path segment ends in `-<token>`, where
@@ -16,11 +20,22 @@
 //! generator fits the slug or drops parts to meet it). [`compose`] writes one URL from tables built once.
 
 mod compose;
+mod email;
+mod ipv4;
+mod ipv6;
+mod permute;
 mod writer;
 
 use super::profile::Profile;
+use super::shape::Shape;
 use super::KeyBatch;
 use compose::Tables;
+use email::EmailWriter;
+use ipv4::Ipv4Writer;
+use ipv6::Ipv6Writer;
+
+pub use email::MEMBER_LIMIT as EMAIL_MEMBER_LIMIT;
+pub use ipv4::MEMBER_LIMIT as IPV4_MEMBER_LIMIT;
 #[cfg(test)]
 use writer::base32;
 use writer::splitmix;
@@ -105,13 +120,25 @@ fn cpu_has_v3() -> bool {
     }
 }
 
-/// Writes URLs for indices, as a pure function of (profile, seed, index).
+/// What writes the keys of one shape (built once, with the generator).
+#[derive(Clone, Debug)]
+enum ShapeWriter {
+    Url(Box<Tables>),
+    Email(EmailWriter),
+    Ipv4(Ipv4Writer),
+    Ipv6(Ipv6Writer),
+}
+
+/// Writes keys for indices, as a pure function of (profile, seed, index): URLs, or the keys of the
+/// profile's other [`Shape`].
 #[derive(Clone, Debug)]
 pub struct UrlGenerator {
     profile: Profile,
     seed: u64,
     scramble_key: u64,
-    tables: Tables,
+    writer: ShapeWriter,
+    /// Members are the indices below this ([`Shape::member_limit`]).
+    member_limit: u64,
     /// Whether this CPU runs [`UrlGenerator::fill_v3`] (found once, when the generator is built).
     v3: bool,
 }
@@ -120,13 +147,26 @@ impl UrlGenerator {
     /// A generator for `profile` keyed by `seed`.
     pub fn new(profile: Profile, seed: u64) -> Self {
         let mut key_state = seed ^ 0xD1B5_4A32_D192_ED03;
+        let writer = match profile.shape {
+            Shape::Url => ShapeWriter::Url(Box::new(Tables::new(&profile))),
+            Shape::Email => ShapeWriter::Email(EmailWriter::new(&profile, seed)),
+            Shape::Ipv4 => ShapeWriter::Ipv4(Ipv4Writer::new(seed)),
+            Shape::Ipv6 => ShapeWriter::Ipv6(Ipv6Writer::new(&profile, seed)),
+        };
         UrlGenerator {
-            tables: Tables::new(&profile),
+            writer,
+            member_limit: profile.shape.member_limit(),
             profile,
             seed,
             scramble_key: splitmix(&mut key_state) & MASK48,
             v3: cpu_has_v3(),
         }
+    }
+
+    /// Members are the indices below this, and non-members `j` below it too: 2^47 for URLs and IPv6
+    /// addresses, fewer for e-mail and IPv4 addresses ([`Shape::member_limit`]).
+    pub fn member_limit(&self) -> u64 {
+        self.member_limit
     }
 
     /// The profile this generator draws from.
@@ -166,7 +206,7 @@ impl UrlGenerator {
         x
     }
 
-    /// Writes the URL of raw index `index` (< [`INDEX_LIMIT`]) into `buf`, replacing its content.
+    /// Writes the key of raw index `index` (< [`INDEX_LIMIT`]) into `buf`, replacing its content.
     pub fn write(&self, index: u64, buf: &mut Vec<u8>) {
         buf.clear();
         self.append(index, buf);
@@ -201,20 +241,42 @@ impl UrlGenerator {
         );
     }
 
-    /// Appends the URLs of raw indices `range`. On a CPU with AVX2 (x86-64-v3) the loop is compiled for
-    /// it, once, at run time's choice: the same arithmetic, so the same URLs, with 32-byte copies for the
-    /// 48-, 64- and 80-byte blocks a URL is written from (half the moves of the baseline's 16 bytes).
+    /// Appends the keys of raw indices `range`. For URLs on a CPU with AVX2 (x86-64-v3) the loop is
+    /// compiled for it, once, at run time's choice: the same arithmetic, so the same URLs, with 32-byte
+    /// copies for the 48-, 64- and 80-byte blocks a URL is written from (half the moves of the baseline's
+    /// 16 bytes). The shape is matched once per batch, not per key.
     fn fill(&self, range: std::ops::Range<u64>, batch: &mut KeyBatch) {
+        let tables = match &self.writer {
+            ShapeWriter::Url(tables) => tables,
+            ShapeWriter::Email(writer) => {
+                for index in range {
+                    batch.push_with(|buf| writer.append(self.space_index(index), buf));
+                }
+                return;
+            }
+            ShapeWriter::Ipv4(writer) => {
+                for index in range {
+                    batch.push_with(|buf| writer.append(self.space_index(index), buf));
+                }
+                return;
+            }
+            ShapeWriter::Ipv6(writer) => {
+                for index in range {
+                    batch.push_with(|buf| writer.append(self.space_index(index), buf));
+                }
+                return;
+            }
+        };
         if range.end - range.start >= PREFETCH_MIN_KEYS {
-            self.tables.prefetch_hot();
+            tables.prefetch_hot();
         }
         #[cfg(target_arch = "x86_64")]
         if self.v3 {
             // SAFETY: the CPU has the features the function is compiled for (`cpu_has_v3`).
-            unsafe { self.fill_v3(range, batch) };
+            unsafe { self.fill_v3(tables, range, batch) };
             return;
         }
-        self.fill_with(range, batch);
+        self.fill_with(tables, range, batch);
     }
 
     /// [`UrlGenerator::fill_with`] compiled for x86-64-v3's integer and vector instructions.
@@ -223,27 +285,54 @@ impl UrlGenerator {
     /// The CPU has AVX2, BMI1, BMI2, LZCNT and POPCNT.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
-    unsafe fn fill_v3(&self, range: std::ops::Range<u64>, batch: &mut KeyBatch) {
-        self.fill_with(range, batch);
+    unsafe fn fill_v3(&self, tables: &Tables, range: std::ops::Range<u64>, batch: &mut KeyBatch) {
+        self.fill_with(tables, range, batch);
     }
 
     #[inline(always)]
-    fn fill_with(&self, range: std::ops::Range<u64>, batch: &mut KeyBatch) {
+    fn fill_with(&self, tables: &Tables, range: std::ops::Range<u64>, batch: &mut KeyBatch) {
         for index in range {
-            batch.push_with(|buf| self.append(index, buf));
+            batch.push_with(|buf| self.append_url(tables, index, buf));
         }
+    }
+
+    /// Appends the key of raw index `index` to `buf`.
+    #[inline(always)]
+    pub fn append(&self, index: u64, buf: &mut Vec<u8>) {
+        match &self.writer {
+            ShapeWriter::Url(tables) => self.append_url(tables, index, buf),
+            ShapeWriter::Email(writer) => writer.append(self.space_index(index), buf),
+            ShapeWriter::Ipv4(writer) => writer.append(self.space_index(index), buf),
+            ShapeWriter::Ipv6(writer) => writer.append(self.space_index(index), buf),
+        }
+    }
+
+    /// The index of the shape's space that raw index `index` stands for: members as they are, non-member
+    /// j (raw `NON_MEMBER_BASE + j`) at `member_limit + j`. Panics past the shape's space, where keys
+    /// would repeat (the commands check their counts against [`UrlGenerator::member_limit`] first).
+    #[inline]
+    fn space_index(&self, index: u64) -> u64 {
+        let (base, offset) = match index.checked_sub(NON_MEMBER_BASE) {
+            Some(j) => (self.member_limit, j),
+            None => (0, index),
+        };
+        assert!(
+            offset < self.member_limit,
+            "index {offset} is past the {} shape's {} members (or non-members)",
+            self.profile.shape,
+            self.member_limit
+        );
+        base + offset
     }
 
     /// Appends the URL of raw index `index` to `buf` (see [`compose`] for how it is written).
     #[inline(always)]
-    pub fn append(&self, index: u64, buf: &mut Vec<u8>) {
+    fn append_url(&self, tables: &Tables, index: u64, buf: &mut Vec<u8>) {
         let token = self.scramble(index);
         let stream = self.seed.rotate_left(17) ^ 0xA076_1D64_78BD_642F;
-        let max = self.tables.max_url_bytes;
+        let max = tables.max_url_bytes;
         buf.reserve(max);
-        let written = self
-            .tables
-            .write_url(token, stream, &mut buf.spare_capacity_mut()[..max]);
+        let written = tables.write_url(token, stream, &mut buf.spare_capacity_mut()[..max]);
         // SAFETY: `write_url` initialised every byte of the spare capacity before `written` (the cursor's
         // invariant) and `written` is within the `max` bytes reserved above.
         unsafe { buf.set_len(buf.len() + written) };
@@ -269,7 +358,7 @@ impl UrlGenerator {
             .collect()
     }
 
-    /// The URL of raw index `index` as a new vector (allocates; for tests and examples).
+    /// The key of raw index `index` as a new vector (allocates; for tests and examples).
     pub fn write_to_vec(&self, index: u64) -> Vec<u8> {
         let mut buf = Vec::new();
         self.write(index, &mut buf);
@@ -332,7 +421,10 @@ mod tests {
         ] {
             let cached = UrlGenerator::new(profile.clone(), 42);
             let mut uncached = UrlGenerator::new(profile, 42);
-            uncached.tables.without_host_cache();
+            let ShapeWriter::Url(tables) = &mut uncached.writer else {
+                unreachable!("a URL profile")
+            };
+            tables.without_host_cache();
             let (mut a, mut b) = (Vec::new(), Vec::new());
             for i in 0..200_000 {
                 cached.member(i, &mut a);
@@ -509,6 +601,81 @@ mod tests {
                     Some(base32_vec(g.scramble(i)))
                 );
             }
+        }
+    }
+
+    /// For each shape beside URLs (whose test above takes 10⁶): 10⁵ members distinct, 10⁵ non-members
+    /// distinct and none a member, at the start of the space and just below the member limit; a batch
+    /// holds the keys written one by one; the same seed gives the same keys and another seed others.
+    #[test]
+    fn every_shape_keeps_members_distinct_and_disjoint_from_non_members() {
+        for name in ["email", "ipv4", "ipv6"] {
+            let g = UrlGenerator::new(Profile::load(name).unwrap(), 42);
+            let limit = g.member_limit();
+            assert_eq!(limit, g.profile().shape.member_limit());
+            for start in [0, limit - 100_000] {
+                let mut members = hashbrown::HashSet::with_capacity(100_000);
+                let mut batch = KeyBatch::with_capacity(4096, 40);
+                g.fill_members(start..start + 100_000, &mut batch);
+                let mut one = Vec::new();
+                for (k, i) in (start..start + 100_000).enumerate() {
+                    g.member(i, &mut one);
+                    assert_eq!(batch.key(k), &one[..], "{name} member {i}");
+                    assert!(one.is_ascii(), "{name}");
+                    assert!(members.insert(one.clone()), "{name}: member {i} repeats");
+                }
+                let mut non_members = hashbrown::HashSet::with_capacity(100_000);
+                for j in start..start + 100_000 {
+                    g.non_member(j, &mut one);
+                    assert!(
+                        !members.contains(&one),
+                        "{name}: non-member {j} is a member"
+                    );
+                    assert!(
+                        non_members.insert(one.clone()),
+                        "{name}: non-member {j} repeats"
+                    );
+                }
+            }
+            let same = UrlGenerator::new(Profile::load(name).unwrap(), 42);
+            let other = UrlGenerator::new(Profile::load(name).unwrap(), 43);
+            let differ = (0..1000)
+                .filter(|i| {
+                    assert_eq!(g.write_to_vec(*i), same.write_to_vec(*i), "{name}");
+                    g.write_to_vec(*i) != other.write_to_vec(*i)
+                })
+                .count();
+            assert!(
+                differ > 990,
+                "{name}: {differ} of 1000 differ between seeds"
+            );
+        }
+    }
+
+    /// Past a shape's member limit the keys would repeat: the generator refuses the index.
+    #[test]
+    #[should_panic(expected = "past the ipv4 shape's")]
+    fn an_index_past_the_space_panics_instead_of_repeating_a_key() {
+        let g = UrlGenerator::new(Profile::load("ipv4").unwrap(), 42);
+        g.non_member(g.member_limit(), &mut Vec::new());
+    }
+
+    /// The length bands datasets/README.md states, on 2·10⁵ keys of each shape: e-mail median 23 (the
+    /// surveys' mean is 21.9 to 23, 80% up to 28, 95% up to 31), IPv4 median 13, IPv6 median 25.
+    #[test]
+    fn lengths_of_each_shape_fall_in_their_documented_bands() {
+        for (name, median, mean, p95) in [
+            ("email", 22.0..=24.0, 22.0..=24.0, 28.0..=31.0),
+            ("ipv4", 13.0..=14.0, 13.0..=13.5, 15.0..=15.0),
+            ("ipv6", 24.0..=26.0, 29.0..=31.0, 36.0..=38.0),
+        ] {
+            let g = UrlGenerator::new(Profile::load(name).unwrap(), 42);
+            let l = lengths(&g, 200_000);
+            let m = l.iter().sum::<usize>() as f64 / l.len() as f64;
+            let q = |p: f64| l[((l.len() - 1) as f64 * p) as usize] as f64;
+            assert!(median.contains(&q(0.5)), "{name}: median {}", q(0.5));
+            assert!(mean.contains(&m), "{name}: mean {m}");
+            assert!(p95.contains(&q(0.95)), "{name}: p95 {}", q(0.95));
         }
     }
 
