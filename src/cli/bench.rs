@@ -47,14 +47,15 @@ pub struct BenchArgs {
     /// (default 15; more rounds narrow the ratios' intervals).
     #[arg(long)]
     rounds: Option<u32>,
-    /// Key profile (built-in name or file).
+    /// Key profile: a built-in name (crawl-frontier, short-keys, email, ipv4, ipv6) or a profile file
+    /// (datasets/README.md).
     #[arg(long, default_value = dedupbench::keys::profile::DEFAULT_PROFILE)]
     profile: String,
-    /// Real URLs, one per line (plain or .gz), as the member set; non-members are generated unless
-    /// --non-members gives them.
+    /// Real keys, one per line (plain or .gz): URLs, e-mail or IP addresses, any text; the member set.
+    /// Non-members are generated (by --profile) unless --non-members gives them.
     #[arg(long)]
     input: Option<PathBuf>,
-    /// Real non-members, one URL per line (plain or .gz): the grid's non-member queries, after dropping
+    /// Real non-members, one key per line (plain or .gz): the grid's non-member queries, after dropping
     /// (and counting) repeats and members of the run.
     #[arg(long)]
     non_members: Option<PathBuf>,

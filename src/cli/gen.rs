@@ -1,10 +1,9 @@
-//! `dedupbench gen`: generated URLs, one per line, to stdout or a file (written atomically), or their
-//! length statistics.
+//! `dedupbench gen`: generated keys (URLs, or the e-mail or IP addresses of a profile of that shape), one
+//! per line, to stdout or a file (written atomically), or their length statistics.
 
 use anyhow::{Context, Result};
 use clap::Args;
 use dedupbench::atomic_file::AtomicFile;
-use dedupbench::keys::generator::NON_MEMBER_BASE;
 use dedupbench::keys::lines::{LineOrder, UrlLines};
 use dedupbench::keys::{Profile, UrlGenerator};
 use dedupbench::units::count_arg;
@@ -13,16 +12,17 @@ use std::path::PathBuf;
 
 #[derive(Args, Debug)]
 pub struct GenArgs {
-    /// Number of URLs (lines) to write.
+    /// Number of keys (lines) to write.
     #[arg(long, value_parser = count_arg)]
     n: u64,
     /// Generator seed.
     #[arg(long, default_value_t = 42)]
     seed: u64,
-    /// Profile: a built-in name (crawl-frontier, short-keys) or a profile file.
+    /// Profile: a built-in name (crawl-frontier, short-keys, email, ipv4, ipv6) or a profile file
+    /// (datasets/README.md).
     #[arg(long, default_value = dedupbench::keys::profile::DEFAULT_PROFILE)]
     profile: String,
-    /// Write non-members (URLs no member index produces) instead of members.
+    /// Write non-members (keys no member index produces) instead of members.
     #[arg(long)]
     non_members: bool,
     /// Fraction of lines that repeat an earlier member, in [0, 1).
@@ -31,7 +31,7 @@ pub struct GenArgs {
     /// Output file (default: stdout). Written to a temporary file and renamed when complete.
     #[arg(long)]
     out: Option<PathBuf>,
-    /// Print the length distribution instead of the URLs.
+    /// Print the length distribution instead of the keys.
     #[arg(long)]
     stats: bool,
 }
@@ -43,16 +43,6 @@ pub fn run(args: GenArgs) -> Result<i32> {
             format!("{} is not a fraction in [0, 1)", args.duplicates)
         ));
     }
-    if args.n >= NON_MEMBER_BASE {
-        anyhow::bail!(dedupbench::Error::invalid(
-            "--n",
-            format!(
-                "{} exceeds the index space (at most {})",
-                args.n,
-                NON_MEMBER_BASE - 1
-            )
-        ));
-    }
     if args.non_members && args.duplicates > 0.0 {
         anyhow::bail!(dedupbench::Error::invalid(
             "--duplicates",
@@ -60,6 +50,18 @@ pub fn run(args: GenArgs) -> Result<i32> {
         ));
     }
     let generator = UrlGenerator::new(Profile::load(&args.profile)?, args.seed);
+    let limit = generator.member_limit();
+    if args.n >= limit {
+        anyhow::bail!(dedupbench::Error::invalid(
+            "--n",
+            format!(
+                "{} exceeds the index space of the profile's {} keys (at most {})",
+                args.n,
+                generator.profile().shape,
+                limit - 1
+            )
+        ));
+    }
     let order = if args.non_members {
         LineOrder::NonMembers
     } else if args.duplicates > 0.0 {
@@ -110,7 +112,7 @@ fn print_stats(histogram: &[u64], n: u64, generator: &UrlGenerator) {
         .map(|(len, c)| len as u64 * c)
         .sum();
     println!(
-        "profile {} seed {}: {} URLs",
+        "profile {} seed {}: {} keys",
         generator.profile().name,
         generator.seed(),
         n

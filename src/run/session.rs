@@ -6,7 +6,7 @@ use super::resume::{Completed, WorkId};
 use super::source::{KeySource, Members, NonMembers};
 use super::spec::RunSpec;
 use super::{out_dir, Progress, RunPlan, Runner, Suite, SweepPlan};
-use crate::keys::{Profile, UrlGenerator, NON_MEMBER_BASE};
+use crate::keys::{Profile, Shape, UrlGenerator, NON_MEMBER_BASE};
 use crate::measure::machine::MachineInfo;
 use crate::redis::{Conn, Endpoint};
 use crate::results::{read_results, Record, ResultsWriter, RunHeader};
@@ -184,6 +184,25 @@ fn plan(spec: &RunSpec) -> Result<(RunPlan, KeySource, String)> {
     }
     plan.fit_experiments_to_scales();
     let generator = UrlGenerator::new(profile.clone(), spec.seed);
+    let limit = generator.member_limit();
+    if let (Members::Generated, Some(bad)) = (&members, plan.scales.iter().find(|s| **s >= limit)) {
+        return Err(Error::invalid(
+            "--scales",
+            format!(
+                "{bad} is past the {} distinct members {} keys have (profile {}); give a smaller scale or --input FILE",
+                limit - 1,
+                profile.shape,
+                profile.name
+            ),
+        ));
+    }
+    // Generated IPv4 non-members are public addresses like any in a file: some would be members.
+    if profile.shape == Shape::Ipv4 && spec.input.is_some() && spec.non_members.is_none() {
+        return Err(Error::invalid(
+            "--profile",
+            "ipv4 draws its non-members from the public IPv4 addresses, where those of --input are too, so some would be members: give --non-members FILE (checked disjoint from --input) or another profile",
+        ));
+    }
     let mut source = KeySource {
         generator,
         members,
