@@ -281,6 +281,8 @@ fn bench_rejects_bad_input_before_writing_anything() {
         // Fewer than 6 rounds give no 95% interval of a median.
         vec!["--rounds", "5"],
         vec!["--rounds", "1001"],
+        // IPv4 keys have 1.85·10⁹ distinct members.
+        vec!["--profile", "ipv4", "--scales", "2e9"],
     ] {
         let output = dedupbench()
             .arg("bench")
@@ -417,6 +419,67 @@ fn real_url_files_plain_and_gzip_are_the_member_set() {
         let page = std::fs::read_to_string(out.join("index.html")).unwrap();
         assert!(page.contains("30 lines not UTF-8"), "{name}");
     }
+}
+
+/// A blocklist of e-mail and IP addresses, one per line, is a member set as it is: every line a key,
+/// repeats counted, an exact set finds each member and no generated non-member (here e-mail addresses,
+/// from `--profile email`). `--profile ipv4` with such a list and no `--non-members` is refused: its
+/// generated non-members could be addresses of the list.
+#[test]
+fn lists_of_email_and_ip_addresses_are_member_sets_as_they_are() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = String::new();
+    for i in 0..1500 {
+        let k = i % 1000;
+        let line = match k % 4 {
+            0 => format!("j.doe{k}@mail.example.org"),
+            1 => format!("81.{}.{}.7", k / 256, k % 256),
+            2 => format!("2a01:4f8:{k:x}::{:x}", k + 1),
+            _ => format!("list+{k}@example.com"),
+        };
+        text.push_str(&line);
+        text.push_str(if i % 3 == 0 { "\r\n" } else { "\n" });
+    }
+    let path = dir.path().join("blocklist.txt");
+    std::fs::write(&path, &text).unwrap();
+    let input = path.to_str().unwrap();
+    let results = bench_into(
+        &dir.path().join("run"),
+        &[
+            "--structures",
+            "hashset,bloom",
+            "--reps",
+            "1",
+            "--no-experiments",
+            "--quiet",
+            "--profile",
+            "email",
+            "--input",
+            input,
+        ],
+    );
+    let header = results.header.as_ref().unwrap();
+    assert_eq!(header.profile, "email");
+    assert_eq!(header.input_non_utf8_lines, Some(0));
+    let cell = |id: &str| results.cells.iter().find(|c| c.structure == id).unwrap();
+    let hashset = cell("hashset");
+    assert_eq!(
+        (hashset.n, hashset.n_distinct, hashset.n_reported_new),
+        (1500, 1000, 1000)
+    );
+    assert_eq!((hashset.false_negatives, hashset.n_false_positives), (0, 0));
+    assert_eq!(cell("bloom").false_negatives, 0);
+
+    let out = dir.path().join("refused");
+    let output = dedupbench()
+        .args(["bench", "--profile", "ipv4", "--input", input, "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("--non-members"), "{stderr}");
+    assert!(!out.exists());
 }
 
 /// Real non-members from a file: repeats and members of the run are dropped and counted, everything else

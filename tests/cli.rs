@@ -245,6 +245,59 @@ fn gen_writes_distinct_urls_and_its_stats() {
     assert!(stdout.contains("median"));
 }
 
+/// `gen --profile email|ipv4|ipv6`: distinct keys of the shape, none of them a non-member; IP addresses
+/// in their canonical text (the standard library's, RFC 5952 for IPv6). A count past the shape's space
+/// and a profile naming no shape are one-line errors naming what is allowed.
+#[test]
+fn gen_writes_each_shape_distinct_and_disjoint_from_its_non_members() {
+    for profile in ["email", "ipv4", "ipv6"] {
+        let (code, members, err) = run(&["gen", "--n", "3000", "--profile", profile]);
+        assert_eq!(code, Some(0), "{profile}: {err}");
+        let (code, non_members, _) =
+            run(&["gen", "--n", "3000", "--profile", profile, "--non-members"]);
+        assert_eq!(code, Some(0), "{profile}");
+        let seen: std::collections::HashSet<&str> = members.lines().collect();
+        assert_eq!(seen.len(), 3000, "{profile}");
+        assert!(non_members.lines().all(|l| !seen.contains(l)), "{profile}");
+        for line in members.lines().chain(non_members.lines()) {
+            match profile {
+                "email" => {
+                    let (local, domain) = line.split_once('@').unwrap();
+                    assert!(!local.is_empty() && domain.contains('.'), "{line}");
+                }
+                "ipv4" => {
+                    let ip: std::net::Ipv4Addr = line.parse().unwrap();
+                    assert!(
+                        !ip.is_private() && !ip.is_loopback() && !ip.is_multicast(),
+                        "{line}"
+                    );
+                    assert_eq!(ip.to_string(), line);
+                }
+                _ => {
+                    let ip: std::net::Ipv6Addr = line.parse().unwrap();
+                    assert_eq!(ip.segments()[0] >> 13, 1, "{line}: not 2000::/3");
+                    assert_eq!(ip.to_string(), line);
+                }
+            }
+        }
+    }
+    let (code, _, stderr) = run(&["gen", "--n", "2e9", "--profile", "ipv4"]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("--n") && stderr.contains("ipv4"),
+        "{stderr}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("p.profile");
+    std::fs::write(&path, "name = p\nshape = phone\n").unwrap();
+    let (code, _, stderr) = run(&["gen", "--n", "3", "--profile", path.to_str().unwrap()]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains(":2:") && stderr.contains("url, email, ipv4, ipv6"),
+        "{stderr}"
+    );
+}
+
 /// Runs the binary with `stdin` piped in; returns (status, stdout, stderr).
 fn run_with_input(args: &[&str], stdin: &[u8]) -> (Option<i32>, String, String) {
     let out = common::run_piped(args, stdin);

@@ -398,6 +398,148 @@ mod tests {
         }
     }
 
+    /// The inverse of [`spread`]: `value · STRIDE⁻¹ mod capacity`.
+    fn unspread(value: u64, capacity: u64) -> u64 {
+        // STRIDE's inverse modulo the capacity, by the extended Euclidean algorithm.
+        let (mut r0, mut r1, mut t0, mut t1) =
+            (capacity as i128, 1_000_003 % capacity as i128, 0i128, 1i128);
+        while r1 != 0 {
+            let q = r0 / r1;
+            (r0, r1, t0, t1) = (r1, r0 - q * r1, t1, t0 - q * t1);
+        }
+        assert_eq!(r0, 1, "the stride is prime to {capacity}");
+        let inverse = t0.rem_euclid(capacity as i128) as u128;
+        (value as u128 * inverse % capacity as u128) as u64
+    }
+
+    fn is_vowel(b: u8) -> bool {
+        b"aeiou".contains(&b)
+    }
+
+    /// The value of `name` among `kinds`' names: its runs give the syllables, the final consonants and
+    /// each choice, the choices the mixed-radix number that `spread` made.
+    fn name_value(kinds: &[NameKind], name: &[u8]) -> u64 {
+        let mut runs: Vec<&[u8]> = Vec::new();
+        let mut start = 0;
+        for i in 1..=name.len() {
+            if i == name.len() || is_vowel(name[i]) != is_vowel(name[start]) {
+                runs.push(&name[start..i]);
+                start = i;
+            }
+        }
+        let index = |list: &[&str], run: &[u8]| {
+            list.iter().position(|x| x.as_bytes() == run).unwrap() as u64
+        };
+        let (syllables, coda) = (runs.len() as u32 / 2, runs.len() % 2 == 1);
+        let (mut x, mut radix) = (0u64, 1u64);
+        for pair in runs.chunks(2).take(syllables as usize) {
+            x += radix * index(&ONSETS, pair[0]);
+            radix *= ONSETS.len() as u64;
+            x += radix * index(&NUCLEI, pair[1]);
+            radix *= NUCLEI.len() as u64;
+        }
+        if coda {
+            x += radix * index(&CODAS, runs.last().unwrap());
+        }
+        let mut before = 0;
+        for kind in kinds {
+            if (kind.syllables, kind.coda) == (syllables, coda) {
+                let w = unspread(x, kind.capacity());
+                assert!(w < kind.count, "{}", String::from_utf8_lossy(name));
+                return before + w;
+            }
+            before += kind.count;
+        }
+        panic!("no kind of name has {syllables} syllables (coda {coda})")
+    }
+
+    /// The token an address was written from, read back from its local part alone (the module's
+    /// invariants 2 and 3, as a decoder).
+    fn token_of(g: &EmailWriter, address: &str) -> u64 {
+        let local = address.split_once('@').unwrap().0.as_bytes();
+        let template = template_of(std::str::from_utf8(local).unwrap());
+        let at = TEMPLATES.iter().position(|t| t.0 == template).unwrap();
+        let range = g.starts[at + 1] - g.starts[at];
+        let letters = local.iter().take_while(|b| b.is_ascii_lowercase()).count();
+        let offset = match template {
+            Template::Separated | Template::Joined => {
+                let (first, names_end) = if template == Template::Separated {
+                    (
+                        &FIRST[..],
+                        local.iter().position(|b| b"._-".contains(b)).unwrap(),
+                    )
+                } else {
+                    // Two syllables: a consonant run, a vowel run, twice; the last name starts after.
+                    let mut runs = 0;
+                    let end = (1..letters)
+                        .find(|i| {
+                            runs += usize::from(is_vowel(local[*i]) != is_vowel(local[i - 1]));
+                            runs == 4
+                        })
+                        .unwrap();
+                    (&FIRST_JOINED[..], end)
+                };
+                let last_start = names_end + usize::from(template == Template::Separated);
+                let last_end = last_start
+                    + local[last_start..]
+                        .iter()
+                        .take_while(|b| b.is_ascii_lowercase())
+                        .count();
+                let (n_first, n_last) = (names(first), names(&LAST));
+                let pair = name_value(first, &local[..names_end])
+                    + n_first * name_value(&LAST, &local[last_start..last_end]);
+                let plain = range / 20 * PLAIN_TWENTIETHS;
+                unspread(pair, n_first * n_last) + if last_end < local.len() { plain } else { 0 }
+            }
+            Template::Initials => {
+                let mut l = local[..letters]
+                    .iter()
+                    .rev()
+                    .fold(0, |v, b| v * 26 + u64::from(b - b'a'));
+                if letters == 3 {
+                    l += 26 * 26;
+                }
+                let number: u64 = std::str::from_utf8(&local[letters..])
+                    .unwrap()
+                    .parse()
+                    .unwrap_or(0);
+                number * INITIALS + l
+            }
+            Template::Random => {
+                let digit = |b: u8| {
+                    b"0123456789abcdefghijklmnopqrstuvwxyz"
+                        .iter()
+                        .position(|c| *c == b)
+                        .unwrap() as u64
+                };
+                let mut x = 0;
+                for b in local[3..].iter().rev() {
+                    x = x * 36 + digit(*b);
+                }
+                x = ((x * 26 + u64::from(local[2] - b'a')) * 10 + u64::from(local[1] - b'0')) * 26
+                    + u64::from(local[0] - b'a');
+                unspread(x, 26 * 10 * 26 * 36u64.pow(local.len() as u32 - 3))
+            }
+        };
+        assert!(offset < range, "{address}");
+        g.starts[at] + offset
+    }
+
+    /// Every address gives back the token it was written from, from its local part alone: the map from
+    /// token to address is injective whatever was drawn, and tokens are a bijection of the index.
+    #[test]
+    fn local_parts_give_back_their_tokens() {
+        let g = writer(42);
+        let near_limit = MEMBER_LIMIT - 50_000..MEMBER_LIMIT + 50_000;
+        for k in (0..100_000)
+            .chain(near_limit)
+            .chain((1 << SPACE_BITS) - 1000..1 << SPACE_BITS)
+        {
+            let a = address(&g, k);
+            assert_eq!(token_of(&g, &a), g.permutation.apply(k), "{k}: {a}");
+        }
+    }
+
     #[test]
     fn every_kind_of_name_fits_its_strings_and_the_templates_fit_their_ranges() {
         assert_eq!(names(&FIRST), 1 << 17);

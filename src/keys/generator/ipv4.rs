@@ -153,6 +153,24 @@ mod tests {
         }
     }
 
+    /// An address gives back its rank, and the rank is the index's image under the permutation: the map
+    /// from index to address is injective (the permutation's bijection is tested in `permute`).
+    #[test]
+    fn addresses_give_back_their_ranks() {
+        let g = Ipv4Writer::new(42);
+        let rank_of = |address: u32| {
+            let at = g.ranges.partition_point(|(_, first)| *first <= address) - 1;
+            g.ranges[at].0 + u64::from(address - g.ranges[at].1)
+        };
+        for k in (0..100_000).chain(MEMBER_LIMIT - 50_000..MEMBER_LIMIT + 50_000) {
+            assert_eq!(
+                rank_of(g.address(k)),
+                g.permutation.apply_below(k, PUBLIC),
+                "{k}"
+            );
+        }
+    }
+
     #[test]
     fn addresses_are_public_and_written_as_dotted_quads() {
         let g = Ipv4Writer::new(42);
