@@ -9,6 +9,11 @@
 //!   Π_w E[(X_w/64)^c_w], word w taking c_w of a key's probes and X_w its set bits after c_w·i draws.
 //! - Scalable Bloom (Almeida, Baquero, Preguiça, Hutchison 2007): slice i holds n₀·sⁱ keys at rate p₀·rⁱ with
 //!   p₀ = p·(1 − r); compound rate 1 − ∏(1 − pᵢ) ≤ p.
+//! - Cuckoo filter (Fan, Andersen, Kaminsky, Mitzenmacher 2014): b-slot buckets of f-bit fingerprints drawn
+//!   from the 2^f − 1 non-zero values (ε = 1/(2^f − 1)), two candidate buckets per key; at load α a
+//!   non-member meets 2b·α fingerprints on average: 1 − (1 − ε)^(2b·α) ≤ 2b·α·ε. At the actual table:
+//!   the mean over pairs of distinct buckets (a, b) of 1 − (1 − ε)^(c_a + c_b), from the histogram of
+//!   bucket occupancies.
 //! - 64-bit fingerprints: a non-member collides with one of n uniform fingerprints: 1 − (1 − 2⁻⁶⁴)ⁿ ≈ n/2⁶⁴.
 //! - The exact set's bytes come from hashbrown's layout: buckets = the smallest power of two ≥ 4 whose
 //!   capacity (7/8 of the buckets from 8 on) holds n; one control byte per bucket plus a 16-byte group tail.
@@ -61,6 +66,52 @@ pub fn fingerprint_fpr(n: u64) -> f64 {
 /// The same for `bits`-bit fingerprints: 1 − (1 − 2^−bits)ⁿ.
 pub fn fingerprint_fpr_bits(n: u64, bits: i32) -> f64 {
     -(n as f64 * (-(2f64.powi(-bits))).ln_1p()).exp_m1()
+}
+
+/// 1 − (1 − ε)^draws: the chance that one of `draws` fingerprints, each uniform over 1/ε values, equals a
+/// given one.
+fn one_of_matches(epsilon: f64, draws: f64) -> f64 {
+    -(draws * (-epsilon).ln_1p()).exp_m1()
+}
+
+/// Expected false-positive rate of a cuckoo filter (Fan et al. 2014) of b = `slots_per_bucket` slots per
+/// bucket and f = `fingerprint_bits`-bit non-zero fingerprints at load α = `load` (share of slots held):
+/// a non-member's fingerprint is compared with the 2b·α fingerprints of its two buckets on average,
+/// each equal with ε = 1/(2^f − 1): 1 − (1 − ε)^(2b·α).
+pub fn cuckoo_fpr(fingerprint_bits: u32, slots_per_bucket: u32, load: f64) -> f64 {
+    let epsilon = cuckoo_epsilon(fingerprint_bits);
+    one_of_matches(epsilon, 2.0 * slots_per_bucket as f64 * load)
+}
+
+/// The chance that two uniform non-zero `fingerprint_bits`-bit fingerprints are equal: 1/(2^f − 1).
+pub fn cuckoo_epsilon(fingerprint_bits: u32) -> f64 {
+    1.0 / ((2f64).powi(fingerprint_bits as i32) - 1.0)
+}
+
+/// The rate of a cuckoo filter at its actual table: `occupancy[c]` buckets hold c fingerprints, and a
+/// non-member's two buckets are a uniform pair of distinct buckets (a, b), whose c_a + c_b fingerprints
+/// each equal its own with ε: the mean over those pairs of 1 − (1 − ε)^(c_a + c_b), from the histogram
+/// in O(b²) as [Σ_{c,d} H_c·H_d·r(c + d) − Σ_c H_c·r(2c)] / (m(m − 1)), r(j) = 1 − (1 − ε)^j. A
+/// fingerprint kept outside the table with its bucket (a cuckoo filter's victim slot) is met by a
+/// non-member whose pair holds that bucket, 2/m of them: each adds a chance 2ε/m, independently.
+pub fn cuckoo_fill_fpr(fingerprint_bits: u32, occupancy: &[u64], outside: u64) -> f64 {
+    let epsilon = cuckoo_epsilon(fingerprint_bits);
+    let m: u64 = occupancy.iter().sum();
+    if m < 2 {
+        return 0.0;
+    }
+    let r = |j: usize| one_of_matches(epsilon, j as f64);
+    let mut pairs = 0.0;
+    for (c, &hc) in occupancy.iter().enumerate() {
+        for (d, &hd) in occupancy.iter().enumerate() {
+            pairs += hc as f64 * hd as f64 * r(c + d);
+        }
+        pairs -= hc as f64 * r(2 * c);
+    }
+    let m = m as f64;
+    let in_table = pairs / (m * (m - 1.0));
+    let outside_hit = one_of_matches(2.0 * epsilon / m, outside as f64);
+    in_table + (1.0 - in_table) * outside_hit
 }
 
 /// Bits of the cache-line blocks of the `blocked` filter.

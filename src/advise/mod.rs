@@ -427,6 +427,8 @@ mod tests {
         assert!(a.notes.iter().any(|n| n.contains("no structure meets")));
     }
 
+    /// Deletions get the smallest deleting filter (ours or a peer's), or the exact set; never a Bloom
+    /// filter.
     #[test]
     fn deletions_get_a_filter_of_at_most_16_bits_per_key_or_the_exact_set_never_bloom() {
         // 50M keys at 1% in 256 MiB: the exact fingerprint set (576 MiB) does not fit.

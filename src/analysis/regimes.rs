@@ -572,6 +572,8 @@ mod tests {
         );
     }
 
+    /// A workload that deletes gets the deleting filter that holds the most keys, ours or a peer's; the
+    /// cuckoo filter's reach is its model's (10-bit slots at 1%), the counting filter's 4 × 9.6 bits.
     #[test]
     fn deletes_pick_the_smallest_filter_that_deletes() {
         let sizing = Sizing {
@@ -595,5 +597,20 @@ mod tests {
         );
         // Not the counting filter's 4× a Bloom filter: at most 16 bits per key.
         assert!(smallest.1 * 8.0 / n as f64 <= 16.0, "{}", smallest.1);
+        let thresholds = sizing.thresholds(n);
+        let max_n = |id: &str| thresholds.iter().find(|t| t.id == id).unwrap().max_n;
+        // 1 GiB holds 2²⁷ buckets of four 10-bit slots: 0.95 × 2²⁹ keys; counting filters 2.2·10⁸.
+        assert_eq!(max_n("cuckoo"), (0.95 * (1u64 << 29) as f64).floor());
+        assert!(max_n("counting") > 2.2e8 && max_n("counting") < 2.3e8);
+        let most = thresholds
+            .iter()
+            .filter(|t| w.served_by(find_kind(t.id), false) && !find_kind(t.id).exact())
+            .map(|t| t.max_n)
+            .fold(0.0, f64::max);
+        assert_eq!(ladder(&thresholds, &w).last().unwrap().from_n, most);
+    }
+
+    fn find_kind(id: &str) -> &'static dyn Kind {
+        crate::registry::find(id).unwrap()
     }
 }

@@ -24,6 +24,7 @@ pub const REGISTRY: &[&dyn Kind] = &[
     &structures::bloom::BloomKind,
     &structures::blocked::BlockedKind,
     &structures::counting::CountingKind,
+    &structures::cuckoo::CuckooKind,
     &structures::scalable::ScalableKind,
     &structures::windowed::WindowedKind,
     #[cfg(feature = "peers")]

@@ -89,7 +89,7 @@ mod tests {
     fn saved_filters_answer_exactly_as_before() {
         assert_eq!(
             savable_ids(),
-            ["bitmap", "bloom", "blocked", "counting", "scalable"],
+            ["bitmap", "bloom", "blocked", "counting", "cuckoo", "scalable"],
             "every kind with a loader, and only those"
         );
         let dir = tempfile::tempdir().unwrap();

@@ -6,6 +6,7 @@ pub mod bits;
 pub mod blocked;
 pub mod bloom;
 pub mod counting;
+pub mod cuckoo;
 pub mod fingerprint;
 pub mod hashset;
 pub mod scalable;
