@@ -32,10 +32,6 @@ pub trait PeerFilter: Send + Sync {
     /// stores every insert (as [`Membership::insert_hashed`] says), so that deleting one key never takes
     /// another's fingerprint with it.
     fn insert(&mut self, hash: u64) -> bool;
-    /// What left it incomplete (inserts a full filter refused), if anything.
-    fn failure(&self) -> Option<String> {
-        None
-    }
     /// Inserts only when the key is not (as far as it can tell) present; returns whether it was new.
     fn insert_if_new(&mut self, hash: u64) -> bool {
         self.insert(hash)
@@ -52,6 +48,11 @@ pub trait PeerFilter: Send + Sync {
     fn finish(&mut self) {}
     /// Removes a key, for peers that can.
     fn remove(&mut self, _hash: u64) -> Option<bool> {
+        None
+    }
+    /// For a peer that refuses inserts (or drops keys) when full: what it lost, once it has (see
+    /// [`Membership::failure`]).
+    fn failure(&self) -> Option<String> {
         None
     }
 }
@@ -78,9 +79,6 @@ impl<F: PeerFilter> Membership for Peer<F> {
         self.inserted = self.inserted.saturating_add(new as u64);
         new
     }
-    fn failure(&self) -> Option<String> {
-        self.filter.failure()
-    }
     fn insert_if_new(&mut self, _key: &[u8], hash: KeyHash) -> bool {
         let new = self.filter.insert_if_new(hash.h1);
         self.inserted = self.inserted.saturating_add(new as u64);
@@ -89,6 +87,9 @@ impl<F: PeerFilter> Membership for Peer<F> {
     #[inline]
     fn contains_hashed(&self, _key: &[u8], hash: KeyHash) -> bool {
         self.filter.contains(hash.h1)
+    }
+    fn failure(&self) -> Option<String> {
+        self.filter.failure()
     }
     fn bytes_held(&self) -> u64 {
         self.filter.bytes()
@@ -117,7 +118,7 @@ impl<F: PeerFilter> Membership for Peer<F> {
 impl<F: PeerFilter> Removable for Peer<F> {
     fn remove_hashed(&mut self, _key: &[u8], hash: KeyHash) -> bool {
         let removed = self.filter.remove(hash.h1).unwrap_or(false);
-        self.inserted -= removed as u64;
+        self.inserted = self.inserted.saturating_sub(removed as u64);
         removed
     }
 }

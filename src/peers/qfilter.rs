@@ -18,7 +18,10 @@ use crate::membership::{Geometry, Membership};
 pub struct QfilterKind;
 
 /// The crate's filter and the inserts it refused (full).
-struct Filter(::qfilter::Filter, u64);
+struct Filter {
+    filter: ::qfilter::Filter,
+    refused: u64,
+}
 
 impl PeerFilter for Filter {
     fn insert(&mut self, hash: u64) -> bool {
@@ -26,39 +29,44 @@ impl PeerFilter for Filter {
         // duplicate-skipping insert, a key whose fingerprint collided with an earlier one's was never
         // stored, and deleting the earlier key lost it (the churn experiment saw it). A full filter
         // cannot insert: the key is reported new rather than claimed, and the failure is counted.
-        let new = !self.0.contains_fingerprint(hash);
-        if self.0.insert_fingerprint(true, hash).is_err() {
-            self.1 += 1;
+        let new = !self.filter.contains_fingerprint(hash);
+        if self.filter.insert_fingerprint(true, hash).is_err() {
+            self.refused += 1;
         }
         new
     }
     fn insert_if_new(&mut self, hash: u64) -> bool {
-        if self.0.contains_fingerprint(hash) {
+        if self.filter.contains_fingerprint(hash) {
             return false;
         }
-        if self.0.insert_fingerprint(true, hash).is_err() {
-            self.1 += 1;
+        if self.filter.insert_fingerprint(true, hash).is_err() {
+            self.refused += 1;
         }
         true
     }
-    fn failure(&self) -> Option<String> {
-        (self.1 > 0).then(|| format!("{} inserts refused: the filter was full", self.1))
-    }
     fn contains(&self, hash: u64) -> bool {
-        self.0.contains_fingerprint(hash)
+        self.filter.contains_fingerprint(hash)
     }
     fn bytes(&self) -> u64 {
-        self.0.memory_usage() as u64
+        self.filter.memory_usage() as u64
     }
     fn expected_fpr(&self, n: u64) -> f64 {
         // The crate's `current_error_ratio` at n keys instead of at its own count.
-        -(-(n as f64) / f64::from(self.0.fingerprint_size()).exp2()).exp_m1()
+        -(-(n as f64) / f64::from(self.filter.fingerprint_size()).exp2()).exp_m1()
     }
     fn geometry(&self) -> Geometry {
         Geometry::default()
     }
     fn remove(&mut self, hash: u64) -> Option<bool> {
-        Some(self.0.remove_fingerprint(hash))
+        Some(self.filter.remove_fingerprint(hash))
+    }
+    fn failure(&self) -> Option<String> {
+        (self.refused > 0).then(|| {
+            format!(
+                "the quotient filter is full: {} inserts refused (not stored); size it for more keys",
+                self.refused
+            )
+        })
     }
 }
 
@@ -117,7 +125,7 @@ impl Kind for QfilterKind {
             .map_err(|e| crate::Error::invalid("qfilter", format!("{e:?}")))?;
         Ok(peer(
             DESCRIPTOR.id,
-            Filter(filter, 0),
+            Filter { filter, refused: 0 },
             config.hasher(),
             true,
         ))
