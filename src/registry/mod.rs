@@ -36,7 +36,9 @@ pub const REGISTRY: &[&dyn Kind] = &[
     #[cfg(feature = "peers")]
     &peers::sbbf::SbbfKind,
     #[cfg(feature = "peers")]
-    &peers::binary_fuse::BinaryFuseKind,
+    &peers::binary_fuse::BinaryFuse8Kind,
+    #[cfg(feature = "peers")]
+    &peers::binary_fuse::BinaryFuse16Kind,
     #[cfg(feature = "peers")]
     &peers::qfilter::QfilterKind,
     &remote::redis_bloom::RedisBloomKind,

@@ -63,8 +63,9 @@ fn insert_range(s: &mut dyn Membership, g: &UrlGenerator, from: u64, to: u64) ->
 fn assert_rate_matches_theory(s: &dyn Membership, g: &UrlGenerator, n_distinct: u64, label: &str) {
     let theory = s.expected_fpr(n_distinct);
     let queries = check_trials(theory, 200_000);
+    // binary-fuse16's 2⁻¹⁶ needs 8.3·10⁷ (a few seconds); a rate that needs more is a mistake.
     assert!(
-        queries <= 40_000_000,
+        queries <= 100_000_000,
         "{label}: theory {theory} needs {queries} queries"
     );
     let fp = count_present(s, g, 0, queries, true);
