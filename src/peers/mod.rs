@@ -2,15 +2,17 @@
 //! keys. They are benchmark rows only (the `peers` feature), never used inside our structures.
 //!
 //! Hashing: every peer receives h1 of our seeded hash (the run's, as our structures). Crates with a raw-hash entry point
-//! (fastbloom, sbbf-rs-safe, qfilter, xorf) use it directly; the others (bloomfilter, growable-bloom-filter)
-//! take it as their `Hash` item and hash those 8 bytes again with their own hasher, which is part of their
-//! measured cost. Theory: each peer's own formula from its visible geometry, or, where the geometry is
+//! (fastbloom, sbbf-rs-safe, qfilter, xorf) use it directly; the others (bloomfilter, growable-bloom-filter,
+//! cuckoofilter) take it as their `Hash` item and hash those 8 bytes again with their own hasher, which is
+//! part of their measured cost. Theory: each peer's own formula from its visible geometry, or, where the geometry is
 //! hidden, the target it was built for (reported as such); the report states plainly when a peer misses.
 
 #[cfg(feature = "peers")]
 pub mod binary_fuse;
 #[cfg(feature = "peers")]
 pub mod bloomfilter;
+#[cfg(feature = "peers")]
+pub mod cuckoofilter;
 pub mod fastbloom;
 #[cfg(feature = "peers")]
 pub mod growable;

@@ -41,6 +41,8 @@ pub const REGISTRY: &[&dyn Kind] = &[
     &peers::binary_fuse::BinaryFuse16Kind,
     #[cfg(feature = "peers")]
     &peers::qfilter::QfilterKind,
+    #[cfg(feature = "peers")]
+    &peers::cuckoofilter::CuckoofilterKind,
     &remote::redis_bloom::RedisBloomKind,
     &remote::redis_bloom::RedisBloomScalingKind,
     &remote::redis_bitmap::RedisBitmapKind,
