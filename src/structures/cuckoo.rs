@@ -145,7 +145,7 @@ impl CuckooSizing {
 pub fn fingerprint_bits_for(p: f64) -> u32 {
     let bound = 2.0 * SLOTS as f64 / p;
     let mut f = *FINGERPRINT_BITS.start();
-    while f < *FINGERPRINT_BITS.end() && !((2f64).powi(f as i32) >= bound) {
+    while f < *FINGERPRINT_BITS.end() && (2f64).powi(f as i32) < bound {
         f += 1;
     }
     f
