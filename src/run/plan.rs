@@ -28,8 +28,8 @@ pub fn saturation_fills(id: &str) -> &'static [f64] {
 /// The structures the saturation (overshoot) experiment fills past their planned n: every in-process
 /// filter of the run that takes keys one by one and keeps them past its capacity, and always `bloom` and
 /// `scalable` (the first article's claim). Left out: exact sets (nothing to overshoot), static filters
-/// (built once from their set), filters that refuse inserts when full (`qfilter`: it would lose keys),
-/// servers and other languages' tools. Registry order.
+/// (built once from their set), filters that refuse inserts when full (`cuckoo`, `qfilter`: they would
+/// lose keys), servers and other languages' tools. Registry order.
 pub fn overshoot_ids<'a>(run_ids: impl IntoIterator<Item = &'a str>) -> Vec<&'static str> {
     let run_ids: Vec<&str> = run_ids.into_iter().collect();
     crate::registry::local_kinds()
@@ -341,16 +341,23 @@ mod tests {
         for id in ["bitmap", "bloom", "blocked", "counting", "scalable"] {
             assert!(ids.contains(&id), "{id} missing from {ids:?}");
         }
-        for id in ["hashset", "fingerprint", "redis-bloom", "py-set", "guava"] {
+        // cuckoo refuses inserts past its capacity (it would lose keys).
+        for id in [
+            "hashset",
+            "fingerprint",
+            "cuckoo",
+            "redis-bloom",
+            "py-set",
+            "guava",
+        ] {
             assert!(!ids.contains(&id), "{id} in {ids:?}");
         }
         #[cfg(feature = "peers")]
         {
-            // qfilter refuses inserts when full (it would lose keys); binary fuse is built once.
-            assert!(
-                !ids.contains(&"qfilter") && !ids.contains(&"binary-fuse8"),
-                "{ids:?}"
-            );
+            // qfilter and cuckoofilter refuse or drop inserts when full; binary fuse is built once.
+            for id in ["qfilter", "cuckoofilter", "binary-fuse8", "binary-fuse16"] {
+                assert!(!ids.contains(&id), "{id} in {ids:?}");
+            }
             assert!(
                 ids.contains(&"fastbloom") && ids.contains(&"sbbf"),
                 "{ids:?}"
