@@ -84,6 +84,8 @@ pub fn colour(id: &str) -> RGBColor {
         RGBColor(0, 100, 0),
         RGBColor(200, 60, 120),
         RGBColor(70, 130, 70),
+        RGBColor(100, 100, 255),
+        RGBColor(90, 90, 40),
     ];
     // Each language's tools in one colour family: Python blues, Java oranges.
     const PYTHON: &[RGBColor] = &[
