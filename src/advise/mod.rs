@@ -187,8 +187,7 @@ pub fn current_tool(workload: &Demand, results: &Results, id: &str) -> Result<Cu
     })
 }
 
-/// Relative slack on the target rate: the standard sizing with k rounded to an integer lands within it.
-pub const RATE_TOLERANCE: f64 = 0.01;
+pub use crate::analysis::regimes::RATE_TOLERANCE;
 /// The most probes the advisor proposes (more costs a cache miss each for a vanishing gain).
 pub const MAX_HASHES: u32 = 32;
 

@@ -131,6 +131,15 @@ pub fn advice_config(kind: &dyn Kind, n: u64, p: f64) -> BuildConfig {
     config
 }
 
+/// Relative slack on the target rate: the standard sizing with k rounded to an integer lands within it.
+pub const RATE_TOLERANCE: f64 = 0.01;
+
+/// Whether `kind`, sized for `n` keys at `p`, reaches `p` (a peer whose fingerprints are fixed, a
+/// binary fuse filter's 2⁻⁸ or the cuckoofilter crate's 8 bits, cannot reach every rate).
+pub fn meets_rate(kind: &dyn Kind, n: u64, p: f64) -> bool {
+    kind.predicted_fpr(&advice_config(kind, n, p)) <= p * (1.0 + RATE_TOLERANCE)
+}
+
 /// The kinds the advisor weighs, in registry order: every kind in this process, ours and the peer
 /// crates' (a peer without advice of its own is pitched by its summary and sized by its models).
 pub fn advised_kinds() -> impl Iterator<Item = (&'static dyn Kind, Advisor)> {
@@ -200,12 +209,19 @@ impl Sizing<'_> {
         })
     }
 
-    /// The size of `kind` for `n` keys.
+    /// The size of `kind` for `n` keys; a kind that cannot reach the rate holds no keys at it.
     pub fn of(&self, kind: &dyn Kind, advisor: &Advisor, n: u64) -> KindSize {
         let model_bytes = |k: u64| {
             kind.predicted_memory(&advice_config(kind, k, self.fpr))
                 .footprint_bytes
         };
+        if !meets_rate(kind, n, self.fpr) {
+            return KindSize {
+                bytes_at_n: model_bytes(n),
+                max_n: 0.0,
+                key_cost: None,
+            };
+        }
         match self.key_cost(kind, advisor, n) {
             Some(cost) => KindSize {
                 bytes_at_n: cost.at(n as f64),
@@ -221,8 +237,11 @@ impl Sizing<'_> {
     }
 
     /// The bytes of `kind` for `n` keys alone (cheaper than [`Sizing::of`], which also searches the
-    /// largest n within the budget).
+    /// largest n within the budget); without limit for a kind that cannot reach the rate.
     pub fn bytes_of(&self, kind: &dyn Kind, advisor: &Advisor, n: u64) -> f64 {
+        if !meets_rate(kind, n, self.fpr) {
+            return f64::INFINITY;
+        }
         match self.key_cost(kind, advisor, n) {
             Some(cost) => cost.at(n as f64),
             None => {

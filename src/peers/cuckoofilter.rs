@@ -21,7 +21,7 @@
 
 use super::{peer, PeerFilter};
 use crate::kind::{
-    BuildConfig, Capabilities, Descriptor, Family, Kind, MemoryModel, Placement, RateModel,
+    BuildConfig, Capabilities, Crate, Descriptor, Family, Kind, MemoryModel, Placement, RateModel,
 };
 use crate::membership::{Geometry, Membership};
 use std::collections::hash_map::DefaultHasher;
@@ -110,7 +110,10 @@ pub static DESCRIPTOR: Descriptor = Descriptor::new(
     "cuckoofilter",
     "peer: cuckoofilter crate, cuckoo filter of 8-bit fingerprints with removal",
     Family::FingerprintTable,
-    Placement::PeerCrate,
+    Placement::PeerCrate(Crate {
+        name: "cuckoofilter",
+        version: "0.5.0",
+    }),
     Capabilities {
         removable: true,
         stores_past_capacity: false,
