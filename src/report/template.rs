@@ -31,6 +31,7 @@ const TEMPLATES: &[(&str, &str)] = templates![
     "figures/rates.html",
     "figures/points.html",
     "figures/churn.html",
+    "figures/shipping.html",
     "figures/saturation.html",
     "figures/expiry.html",
     "figures/throughput.html",

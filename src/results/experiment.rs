@@ -12,11 +12,12 @@ pub enum Experiment {
     BitmapClaim,
     Expiry,
     HashStudy,
+    Shipping,
 }
 
 impl Experiment {
     /// The experiments, in run order.
-    pub const ALL: [Experiment; 7] = [
+    pub const ALL: [Experiment; 8] = [
         Experiment::Saturation,
         Experiment::Deletion,
         Experiment::Churn,
@@ -24,6 +25,7 @@ impl Experiment {
         Experiment::BitmapClaim,
         Experiment::Expiry,
         Experiment::HashStudy,
+        Experiment::Shipping,
     ];
 
     /// The name in results and reports.
@@ -36,6 +38,7 @@ impl Experiment {
             Experiment::BitmapClaim => "bitmap_claim",
             Experiment::Expiry => "expiry",
             Experiment::HashStudy => "hash_study",
+            Experiment::Shipping => "shipping",
         }
     }
 
@@ -49,6 +52,7 @@ impl Experiment {
             Experiment::BitmapClaim => results.bitmap_claim.len(),
             Experiment::Expiry => results.expiry.len(),
             Experiment::HashStudy => results.hash_speed.len() + results.hash_quality.len(),
+            Experiment::Shipping => results.shipping.len(),
         }
     }
 
@@ -62,6 +66,7 @@ impl Experiment {
             Record::BitmapClaim(_) => Some(Experiment::BitmapClaim),
             Record::Expiry(_) => Some(Experiment::Expiry),
             Record::HashSpeed(_) | Record::HashQuality(_) => Some(Experiment::HashStudy),
+            Record::Shipping(_) => Some(Experiment::Shipping),
             _ => None,
         }
     }

@@ -26,6 +26,10 @@ impl ResultsWriter {
     }
 
     /// Writes one record as one line, in one `write` call, then syncs the data.
+    /// The folder the results file is in.
+    pub fn dir(&self) -> &Path {
+        self.path.parent().unwrap_or(Path::new("."))
+    }
     pub fn write(&mut self, record: Record) -> Result<()> {
         let mut line = serde_json::to_vec(&Line {
             schema_version: SCHEMA_VERSION,
@@ -56,6 +60,8 @@ pub struct Results {
     pub deletion: Vec<DeletionRecord>,
     /// The cache guard's churn: each removable structure after each round.
     pub churn: Vec<ChurnPoint>,
+    /// The shipping experiment: each savable structure saved and loaded.
+    pub shipping: Vec<ShippingRecord>,
     pub scenario: Vec<ScenarioRecord>,
     pub sweep: Vec<SweepRecord>,
     pub sweep_skipped: Vec<SkippedCell>,
@@ -171,6 +177,7 @@ pub fn read_results(path: &Path) -> Result<Results> {
             Record::BitmapClaim(p) => results.bitmap_claim.push(p),
             Record::Deletion(d) => results.deletion.push(d),
             Record::Churn(c) => results.churn.push(c),
+            Record::Shipping(x) => results.shipping.push(x),
             Record::Scenario(x) => results.scenario.push(x),
             Record::Sweep(x) => results.sweep.push(x),
             Record::SweepSkipped(x) => results.sweep_skipped.push(x),

@@ -38,6 +38,8 @@ pub enum Record {
     Deletion(DeletionRecord),
     /// One structure of the cache guard's churn after one round.
     Churn(ChurnPoint),
+    /// One structure built, saved to a file and loaded back.
+    Shipping(ShippingRecord),
     /// One contender of the expiry experiment at one window.
     Expiry(crate::expiry::ExpiryRecord),
     /// One hash of the hash study at one key length.
@@ -598,6 +600,26 @@ pub struct ChurnPoint {
     pub delete_ns_per_key: f64,
     pub insert_ns_per_key: f64,
     pub member_query_ns_per_key: f64,
+}
+
+/// A filter shipped: built from n keys, written to a file (what goes on the wire) and loaded back.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ShippingRecord {
+    pub structure: String,
+    pub n: u64,
+    /// The saved file's bytes (header, parts and checksums).
+    pub file_bytes: u64,
+    /// The heap the built structure holds.
+    pub bytes_held: u64,
+    /// One pass of inserts over hashed keys, per key.
+    pub build_ns_per_key: f64,
+    /// Writing the file (atomically: a temporary file, synced, renamed) and reading it back into a
+    /// structure that answers, in milliseconds.
+    pub save_ms: f64,
+    pub load_ms: f64,
+    /// Keys checked on both (every member, and non-members), and the answers that differed (must be 0).
+    pub keys_compared: u64,
+    pub answers_differing: u64,
 }
 
 /// The deletion experiment: a counting filter filled, half removed.

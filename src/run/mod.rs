@@ -126,6 +126,11 @@ impl<'a> Runner<'a> {
         })
     }
 
+    /// The run's folder.
+    pub fn out_dir(&self) -> &std::path::Path {
+        self.writer.dir()
+    }
+
     /// Writes a record now.
     pub fn record(&mut self, record: Record) -> Result<()> {
         self.writer.write(record)

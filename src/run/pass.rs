@@ -252,6 +252,26 @@ impl Runner<'_> {
         Ok(total)
     }
 
+    /// Runs `op` over the first `count` generated non-members a hashed batch at a time (for
+    /// experiments); returns the sum of what `op` returns.
+    pub(super) fn over_non_members(
+        &mut self,
+        hasher: KeyHasher,
+        count: u64,
+        mut op: impl FnMut(&KeyBatch) -> u64,
+    ) -> Result<u64> {
+        let mut keys =
+            KeyPipeline::non_members(&self.source.generator, 0..count).with_batch_keys(BATCH_KEYS);
+        let mut total = 0;
+        while keys.next_hashed(&mut self.batch, hasher)? > 0 {
+            if self.stop.load(Ordering::Relaxed) {
+                return Err(interrupted_error());
+            }
+            total += op(&self.batch);
+        }
+        Ok(total)
+    }
+
     /// Inserts generated members `[from, to)` (for experiments); returns how many were new.
     pub fn insert_members(&mut self, s: &mut dyn Membership, from: u64, to: u64) -> Result<u64> {
         let new = self.over_members(s.hasher(), from, to, |batch| s.insert_batch(batch))?;

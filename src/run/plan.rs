@@ -121,7 +121,7 @@ pub const BLOOM_MAX_BITS_PER_KEY: u64 = 32;
 /// The experiments a run of `workload` measures beyond the grid: the crawl keeps every one written
 /// for it (the cache guard's churn is not), a blocklist needs only the grid (build time, non-member
 /// lookups and the rate are in its cells), a cache guard the deletion and the churn, a window the expiry
-/// experiment, a shipped filter the grid of the kinds that save.
+/// experiment, a shipped filter the shipping experiment (its bytes, save and load).
 pub fn experiments_of(workload: Workload) -> &'static [Experiment] {
     match workload {
         Workload::Crawl => &[
@@ -132,7 +132,8 @@ pub fn experiments_of(workload: Workload) -> &'static [Experiment] {
             Experiment::Expiry,
             Experiment::HashStudy,
         ],
-        Workload::Blocklist | Workload::Shipped => &[],
+        Workload::Blocklist => &[],
+        Workload::Shipped => &[Experiment::Shipping],
         Workload::CacheGuard => &[Experiment::Deletion, Experiment::Churn],
         Workload::Window => &[Experiment::Expiry],
     }
@@ -149,6 +150,8 @@ pub struct ExperimentSizes {
     pub deletion_n: u64,
     /// Keys of the bitmap claim.
     pub bitmap_n: u64,
+    /// Keys of the filters the shipping experiment saves and loads.
+    pub shipping_n: u64,
     /// The largest window of the expiry experiment (its stream is 4 windows long).
     pub expiry_window_max_keys: u64,
     /// The largest filters of the hash study ([`hash_study_sizes`]).
@@ -261,6 +264,7 @@ impl RunPlan {
                 growth_n0: 10_000 * scale,
                 deletion_n: 200_000 * scale,
                 bitmap_n: 1_000_000 * scale,
+                shipping_n: 1_000_000 * scale,
                 expiry_window_max_keys: suite.expiry_window_max_keys(),
                 hash_study_max_keys: suite.hash_study_max_keys(),
             }),
@@ -292,6 +296,7 @@ impl RunPlan {
             e.growth_n0 = e.growth_n0.min((largest / 64).max(100));
             e.deletion_n = e.deletion_n.min(largest);
             e.bitmap_n = e.bitmap_n.min(largest);
+            e.shipping_n = e.shipping_n.min(largest);
             e.expiry_window_max_keys = e.expiry_window_max_keys.min(largest);
             e.hash_study_max_keys = e.hash_study_max_keys.min(largest);
         }

@@ -10,6 +10,7 @@ mod growth;
 mod memory;
 mod rates;
 mod saturation;
+mod shipping;
 mod throughput;
 
 use bitmap_claim::BitmapClaim;
@@ -21,6 +22,7 @@ use growth::Growth;
 use memory::BytesVsN;
 use rates::RateVsN;
 use saturation::Saturation;
+use shipping::Shipping;
 use throughput::Throughput;
 
 use super::chart::{axis_label, bytes_label, colour, empty, log_range, render, DrawResult, Figure};
@@ -86,6 +88,7 @@ pub fn render_all(
     figure!(Growth);
     figure!(BitmapClaim);
     figure!(Expiry);
+    figure!(Shipping);
     Ok(drawn)
 }
 

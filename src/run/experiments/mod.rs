@@ -13,6 +13,7 @@ mod expiry;
 mod growth;
 mod hash_study;
 mod saturation;
+mod shipping;
 
 use super::plan::{overshoot_ids, ExperimentSizes};
 use super::{Need, Runner};
@@ -38,7 +39,7 @@ pub(crate) trait ExperimentRun: Sync {
 }
 
 /// Every experiment, in run order (the order of [`Experiment::ALL`]).
-const EXPERIMENTS: [&dyn ExperimentRun; 7] = [
+const EXPERIMENTS: [&dyn ExperimentRun; 8] = [
     &saturation::Saturation,
     &deletion::Deletion,
     &churn::Churn,
@@ -46,6 +47,7 @@ const EXPERIMENTS: [&dyn ExperimentRun; 7] = [
     &bitmap_claim::BitmapClaim,
     &expiry::Expiry,
     &hash_study::HashStudy,
+    &shipping::Shipping,
 ];
 
 /// The experiment named `experiment`.
