@@ -10,7 +10,7 @@ impl Figure for Shipping {
         "shipping"
     }
     fn title(&self) -> &'static str {
-        "Shipped filter: bits per key on the wire, and the milliseconds to save and load it"
+        "Shipped filter: bits per key on the wire (labels: save / load milliseconds)"
     }
     fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>, r: &Results) -> DrawResult
     where
