@@ -46,14 +46,19 @@ impl Figure for Shipping {
                 [(x0, 0.0), (x0 + 0.7, bits(s))],
                 colour(&s.structure).filled(),
             )))?;
-            chart.draw_series(std::iter::once(Text::new(
-                format!(
-                    "{}: save {:.0} ms, load {:.0} ms",
-                    s.structure, s.save_ms, s.load_ms
-                ),
-                (x0, bits(s) + top * 0.03),
-                ("sans-serif", 13).into_font(),
-            )))?;
+            for (line, text) in [
+                s.structure.clone(),
+                format!("{:.1} / {:.1} ms", s.save_ms, s.load_ms),
+            ]
+            .into_iter()
+            .enumerate()
+            {
+                chart.draw_series(std::iter::once(Text::new(
+                    text,
+                    (x0, bits(s) + top * (0.08 - 0.04 * line as f64)),
+                    ("sans-serif", 12).into_font(),
+                )))?;
+            }
         }
         Ok(())
     }
