@@ -84,11 +84,16 @@ pub fn render_all(
     });
     figure!(Saturation);
     figure!(Deletion);
-    figure!(Churn);
+    // The workloads' own experiments are drawn only when they ran (a crawl's report has neither).
+    if !results.churn.is_empty() {
+        figure!(Churn);
+    }
     figure!(Growth);
     figure!(BitmapClaim);
     figure!(Expiry);
-    figure!(Shipping);
+    if !results.shipping.is_empty() {
+        figure!(Shipping);
+    }
     Ok(drawn)
 }
 
