@@ -11,8 +11,10 @@
 //!
 //! Lookup time at a size is read from a bench run: the median non-member lookup of the kind's cells,
 //! interpolated on log bytes between the two cells nearest in bytes (a larger array misses more cache),
-//! held at the end cells' figures outside them (such a size is flagged: a larger array is slower, so the
-//! figure flatters it). The run measured each kind at its own p; a non-member lookup stops at the first
+//! projected outside them: past the largest cell along the line through its two largest cells (on log
+//! bytes, never falling: a larger array is not faster), held at the smallest cell's figure below it, and
+//! held at the one cell's figure when the run measured one. Such a size is flagged as a projection (one
+//! cell's figure flatters a larger array). The run measured each kind at its own p; a non-member lookup stops at the first
 //! unset bit or empty slot, so its time depends little on the k or fingerprint width another p brings,
 //! and the run's figure is used for every size: an approximation, stated here. Without a run, or for a kind it did not measure, only the
 //! rate term is counted, and the answer says so: the largest size in the budget then always wins.
@@ -84,7 +86,18 @@ pub fn lookup_ns_at(results: &Results, id: &str, bytes: f64) -> Option<(f64, boo
         return Some((first.1, x < first.0 - margin));
     }
     if x >= last.0 {
-        return Some((last.1, x > last.0 + margin));
+        let slope = match points.len() {
+            0 | 1 => 0.0,
+            len => {
+                let before = points[len - 2];
+                if last.0 > before.0 {
+                    ((last.1 - before.1) / (last.0 - before.0)).max(0.0)
+                } else {
+                    0.0
+                }
+            }
+        };
+        return Some((last.1 + slope * (x - last.0), x > last.0 + margin));
     }
     let upper = points.iter().position(|p| p.0 >= x)?;
     let (a, b) = (points[upper - 1], points[upper]);
@@ -244,6 +257,41 @@ mod tests {
 #[cfg(test)]
 mod more_tests {
     use super::*;
+
+    /// Three bloom cells from a fixture, their bytes and lookup times set: between them the line on log
+    /// bytes, below the first its figure, past the last the line through the last two, never falling.
+    #[test]
+    fn lookup_time_follows_the_cells_and_is_projected_past_them() {
+        let fixture = include_str!("../../tests/fixtures/skips-and-scenario/results.jsonl");
+        let template = fixture
+            .lines()
+            .find_map(|line| match serde_json::from_str(line) {
+                Ok(crate::results::Line {
+                    record: crate::results::Record::Cell(c),
+                    ..
+                }) if c.structure == "bloom" => Some(c),
+                _ => None,
+            })
+            .expect("the fixture has a bloom cell");
+        let mut r = Results::default();
+        for (bytes, ns) in [(1e3, 10.0), (1e5, 20.0), (1e7, 40.0)] {
+            let mut c = template.clone();
+            c.heap_footprint_bytes = bytes as i64;
+            c.non_member_query_ns_per_key.median = ns;
+            r.cells.push(c);
+        }
+        let at = |r: &Results, bytes: f64| lookup_ns_at(r, "bloom", bytes).unwrap();
+        assert_eq!(at(&r, 1e3), (10.0, false));
+        assert!((at(&r, 1e4).0 - 15.0).abs() < 1e-9, "{:?}", at(&r, 1e4));
+        assert_eq!(at(&r, 10.0), (10.0, true));
+        // Past 10⁷: 20 ns per factor 100, so 10⁹ bytes costs 60 ns, flagged.
+        let (ns, projected) = at(&r, 1e9);
+        assert!((ns - 60.0).abs() < 1e-9 && projected, "{ns}");
+        // A last cell faster than the one before is held, not extended downwards.
+        r.cells[2].non_member_query_ns_per_key.median = 15.0;
+        assert_eq!(at(&r, 1e9).0, 15.0);
+        assert!(lookup_ns_at(&r, "blocked", 1e6).is_none());
+    }
 
     #[test]
     fn a_dear_false_positive_buys_a_lower_rate_and_without_a_run_the_budget_is_spent() {
