@@ -687,3 +687,108 @@ fn experiments_over_the_memory_budget_are_skipped_and_named() {
         "the report names the skipped experiment"
     );
 }
+
+/// The cache guard's run measures the kinds that delete (and only those), runs the deletion and the churn
+/// (no key of any population lost, every filter's rate inside its interval after the last round), and its
+/// report answers the cache guard.
+#[test]
+fn a_cache_guard_run_measures_the_kinds_that_delete_and_their_churn() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let results = bench_into(
+        &out,
+        &["--workload", "cache-guard", "--scales", "20000", "--quiet"],
+    );
+    let header = results.header.as_ref().unwrap();
+    assert_eq!(header.workload, dedupbench::workload::Workload::CacheGuard);
+    let deleting: Vec<&str> = dedupbench::registry::local_kinds()
+        .filter(|k| k.removable() && k.external().is_none())
+        .map(|k| k.id())
+        .collect();
+    assert_eq!(header.structures, deleting);
+    assert!(deleting.contains(&"cuckoo") && deleting.contains(&"qfilter"));
+    assert_eq!(results.cells.len(), deleting.len());
+    assert!(results.saturation.is_empty() && results.growth.is_empty());
+    assert_eq!(results.deletion.len(), 1);
+    assert_eq!(results.churn.len(), deleting.len() * 5);
+    for c in &results.churn {
+        assert_eq!(
+            c.point.false_negatives, 0,
+            "{} round {}",
+            c.point.structure, c.round
+        );
+        assert_eq!(c.point.n_inserted, 20000);
+        assert_eq!(c.failure, None, "{}", c.point.structure);
+    }
+    let html = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(
+        html.contains("The answer: Cache guard"),
+        "the first screen names the workload"
+    );
+    assert!(html.contains("churn.png"));
+    assert!(!html.contains("new URLs skipped in a crawl"));
+}
+
+/// A blocklist from files: the static filters are measured beside the others, the window's filter is
+/// not, and a structure that cannot serve a workload is refused before anything is written.
+#[test]
+fn a_blocklist_run_takes_static_filters_and_a_workload_refuses_what_cannot_serve_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let list = dir.path().join("list.txt");
+    let other = dir.path().join("other.txt");
+    let lines = |prefix: &str| -> String {
+        (0..3000)
+            .map(|i| format!("{prefix}{i}@example.org\n"))
+            .collect()
+    };
+    std::fs::write(&list, lines("blocked-")).unwrap();
+    std::fs::write(&other, lines("sender-")).unwrap();
+    let out = dir.path().join("run");
+    let results = bench_into(
+        &out,
+        &[
+            "--workload",
+            "blocklist",
+            "--input",
+            list.to_str().unwrap(),
+            "--non-members",
+            other.to_str().unwrap(),
+            "--scales",
+            "3000",
+            "--quiet",
+        ],
+    );
+    let structures = &results.header.as_ref().unwrap().structures;
+    for id in ["binary-fuse8", "binary-fuse16", "bloom", "hashset"] {
+        assert!(structures.iter().any(|s| s == id), "{id} in {structures:?}");
+    }
+    assert!(!structures.iter().any(|s| s == "windowed"));
+    assert!(results.deletion.is_empty() && results.churn.is_empty());
+    for c in &results.cells {
+        assert_eq!(c.false_negatives, 0, "{}", c.structure);
+    }
+    let html = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(html.contains("The answer: Blocklist"));
+
+    let refused = dir.path().join("refused");
+    let output = dedupbench()
+        .args([
+            "bench",
+            "--workload",
+            "cache-guard",
+            "--structures",
+            "bloom,cuckoo",
+            "--out",
+        ])
+        .arg(&refused)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("bloom cannot serve the cache-guard workload")
+            && stderr.contains("cannot delete"),
+        "{stderr}"
+    );
+    assert!(!refused.exists(), "nothing is written");
+}

@@ -382,3 +382,70 @@ fn files_saved_with_xxh3_128_load_and_answer_as_they_did() {
         );
     }
 }
+
+/// The workloads' advice: a blocklist gets a static filter named with its crate, a false positive's cost
+/// picks the size (without a run, only the rate term, and the answer says so), and the window workload
+/// without a window is a clear error.
+#[test]
+fn advise_answers_a_workload_and_prices_a_false_positive() {
+    let (code, stdout, stderr) = run(&[
+        "advise",
+        "--workload",
+        "blocklist",
+        "--n",
+        "50M",
+        "--fpr",
+        "0.01",
+        "--memory",
+        "256MiB",
+        "--json",
+    ]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let first = &v["recommended"][0];
+    assert!(
+        first["label"]
+            .as_str()
+            .unwrap()
+            .starts_with("binary-fuse8 (xorf "),
+        "{first}"
+    );
+    assert_eq!(v["workload"]["workload"], "blocklist");
+
+    let (code, stdout, _) = run(&[
+        "advise",
+        "--workload",
+        "cache-guard",
+        "--n",
+        "1M",
+        "--memory",
+        "4MiB",
+        "--fp-cost",
+        "1ms",
+        "--json",
+    ]);
+    assert_eq!(code, Some(0));
+    let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let cost = &v["cost"];
+    assert!(cost["lookup_source"]
+        .as_str()
+        .unwrap()
+        .contains("only the rate term"));
+    let ranked = cost["ranked"].as_array().unwrap();
+    assert!(!ranked.is_empty());
+    for c in ranked {
+        let kind = dedupbench::registry::find(c["id"].as_str().unwrap()).unwrap();
+        assert!(kind.removable(), "{c}");
+        assert!(c["bytes"].as_f64().unwrap() <= (4 << 20) as f64, "{c}");
+    }
+
+    let (code, _, stderr) = run(&["advise", "--workload", "window", "--n", "1M"]);
+    assert_eq!(code, Some(2));
+    assert!(
+        stderr.contains("--workload") && stderr.contains("--window"),
+        "{stderr}"
+    );
+    let (code, _, stderr) = run(&["advise", "--n", "1M", "--fp-cost", "soon"]);
+    assert_eq!(code, Some(2));
+    assert!(stderr.contains("such as 2ms"), "{stderr}");
+}
