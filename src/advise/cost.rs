@@ -198,16 +198,7 @@ mod tests {
     use crate::theory::BloomSizing;
 
     fn demand(n: u64, memory: u64) -> Demand {
-        Demand {
-            n_low: n,
-            n_high: n,
-            fpr: 0.01,
-            memory_bytes: memory,
-            deletes: false,
-            growth_unknown: false,
-            shared: false,
-            workload: Default::default(),
-        }
+        Demand::new(n, 0.01, memory, Default::default())
     }
 
     /// A lookup that slows as the array outgrows the cache: 3 ns per e-fold past 22 KB.
@@ -295,16 +286,12 @@ mod more_tests {
 
     #[test]
     fn a_dear_false_positive_buys_a_lower_rate_and_without_a_run_the_budget_is_spent() {
-        let d = Demand {
-            n_low: 1_000_000,
-            n_high: 1_000_000,
-            fpr: 0.01,
-            memory_bytes: 4 << 20,
-            deletes: false,
-            growth_unknown: false,
-            shared: false,
-            workload: crate::workload::Workload::Blocklist,
-        };
+        let d = Demand::new(
+            1_000_000,
+            0.01,
+            4 << 20,
+            crate::workload::Workload::Blocklist,
+        );
         let answer = costs(&d, 1e6, None);
         assert!(answer.lookup_source.contains("only the rate term"));
         for c in &answer.ranked {

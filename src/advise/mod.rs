@@ -346,16 +346,7 @@ mod tests {
     use super::*;
 
     fn workload(n: u64, memory: u64) -> Demand {
-        Demand {
-            n_low: n,
-            n_high: n,
-            fpr: 0.01,
-            memory_bytes: memory,
-            deletes: false,
-            growth_unknown: false,
-            shared: false,
-            workload: Default::default(),
-        }
+        Demand::new(n, 0.01, memory, Default::default())
     }
 
     #[test]

@@ -27,6 +27,21 @@ pub struct Demand {
 }
 
 impl Demand {
+    /// `n` keys of `workload` at rate `fpr` in `memory_bytes`: no deletes beyond the workload's, bounded
+    /// growth, not shared.
+    pub fn new(n: u64, fpr: f64, memory_bytes: u64, workload: Workload) -> Demand {
+        Demand {
+            n_low: n,
+            n_high: n,
+            fpr,
+            memory_bytes,
+            deletes: false,
+            growth_unknown: false,
+            shared: false,
+            workload,
+        }
+    }
+
     /// Whether `kind` can serve it: the workload's operations, deletion when it deletes, growth when
     /// `growth` is asked (the ladder falls back to fixed-size filters when none that grows deletes).
     pub fn served_by(&self, kind: &dyn Kind, growth: bool) -> bool {

@@ -95,16 +95,8 @@ fn workload_kinds(workload: Workload, kinds: Kinds, listed_all: bool) -> Result<
             .filter(|k| k.descriptor().in_process() && k.descriptor().serves(workload))
             .collect());
     }
-    let demand = crate::analysis::regimes::Demand {
-        n_low: 1,
-        n_high: 1,
-        fpr: 0.01,
-        memory_bytes: 1,
-        deletes: false,
-        growth_unknown: false,
-        shared: false,
-        workload,
-    };
+    // What a kind can do does not depend on n, p or memory.
+    let demand = crate::analysis::regimes::Demand::new(1, 0.01, 1, workload);
     for k in &kinds {
         let unmet = demand.unmet_by(*k);
         if !unmet.is_empty() {

@@ -8,10 +8,9 @@
 //! Times are one pass per round over hashed keys (key generation and hashing outside the clock), for
 //! the report's table; the grid's cells are where speeds are compared.
 
-use super::{peak_of, ExperimentRun};
+use super::{kinds_of_run, peak_of, ExperimentRun};
 use crate::kind::{BuildConfig, Kind};
 use crate::membership::Membership;
-use crate::registry::parse_list;
 use crate::results::{ChurnPoint, Experiment, Record, Results};
 use crate::run::plan::ExperimentSizes;
 use crate::run::Runner;
@@ -49,12 +48,7 @@ impl ExperimentRun for Churn {
         )
     }
     fn expected_records(&self, results: &Results) -> usize {
-        let kinds = results
-            .header
-            .as_ref()
-            .and_then(|h| parse_list(&h.structures.join(",")).ok())
-            .unwrap_or_default();
-        churned(&kinds).len() * (ROUNDS as usize + 1)
+        churned(&kinds_of_run(results)).len() * (ROUNDS as usize + 1)
     }
     fn run(&self, runner: &mut Runner<'_>, n: u64) -> Result<()> {
         let quarter = (n / 4).max(1);

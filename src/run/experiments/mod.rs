@@ -58,6 +58,16 @@ pub(crate) fn of(experiment: Experiment) -> &'static dyn ExperimentRun {
         .expect("every experiment is in EXPERIMENTS (tested)")
 }
 
+/// The kinds the run in `results` measures (its header's structures), for experiments that run over
+/// some of them.
+fn kinds_of_run(results: &Results) -> Vec<&'static dyn crate::kind::Kind> {
+    results
+        .header
+        .as_ref()
+        .and_then(|h| crate::registry::parse_list(&h.structures.join(",")).ok())
+        .unwrap_or_default()
+}
+
 /// The largest peak of `configs` by each kind's model, with 5% for the allocator.
 fn peak_of<'a>(configs: impl IntoIterator<Item = (&'a str, BuildConfig)>) -> Result<f64> {
     let mut peak = 0.0f64;

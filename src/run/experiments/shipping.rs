@@ -5,10 +5,9 @@
 //! The file is written where the run writes its results, atomically (a temporary file, synced, then
 //! renamed), and removed after the load; save and load times include that disk, as a shipped filter's do.
 
-use super::{peak_of, ExperimentRun};
+use super::{kinds_of_run, peak_of, ExperimentRun};
 use crate::kind::{BuildConfig, Kind};
 use crate::membership::Membership;
-use crate::registry::parse_list;
 use crate::results::{Experiment, Record, Results, ShippingRecord};
 use crate::run::plan::ExperimentSizes;
 use crate::run::Runner;
@@ -47,12 +46,7 @@ impl ExperimentRun for Shipping {
         )? * 3.0)
     }
     fn expected_records(&self, results: &Results) -> usize {
-        let kinds = results
-            .header
-            .as_ref()
-            .and_then(|h| parse_list(&h.structures.join(",")).ok())
-            .unwrap_or_default();
-        shipped(&kinds).len()
+        shipped(&kinds_of_run(results)).len()
     }
     fn run(&self, runner: &mut Runner<'_>, n: u64) -> Result<()> {
         let out = runner.out_dir().to_path_buf();
