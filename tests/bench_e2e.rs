@@ -689,7 +689,7 @@ fn experiments_over_the_memory_budget_are_skipped_and_named() {
 }
 
 /// The cache guard's run measures the kinds that delete (and only those), runs the deletion and the churn
-/// (no key of any population lost, every filter's rate inside its interval after the last round), and its
+/// (no key of any population lost, no insert or deletion refused, the rate measured each round), and its
 /// report answers the cache guard.
 #[test]
 fn a_cache_guard_run_measures_the_kinds_that_delete_and_their_churn() {

@@ -59,6 +59,8 @@ pub struct CostAnswer {
     pub fp_cost_ns: f64,
     /// Best first.
     pub ranked: Vec<Costed>,
+    /// With a run: the contenders it did not measure (their rate term alone, not ranked with the others).
+    pub unmeasured: Vec<Costed>,
     /// Where the lookup times come from, or that only the rate term was used.
     pub lookup_source: String,
 }
@@ -165,29 +167,25 @@ pub fn costs(demand: &Demand, fp_cost_ns: f64, run: Option<(&Results, &str)>) ->
         .filter_map(|(k, advisor)| cheapest(k, &advisor, demand, fp_cost_ns, &lookup, run))
         .collect();
     ranked.sort_by(|a, b| a.cost_ns.total_cmp(&b.cost_ns));
+    // With a run, a contender it did not measure would pay no lookup time: it is set apart, not ranked.
+    let unmeasured: Vec<Costed> = if run.is_some() {
+        let (measured, unmeasured): (Vec<Costed>, Vec<Costed>) =
+            ranked.into_iter().partition(|c| c.lookup_ns.is_some());
+        ranked = measured;
+        unmeasured
+    } else {
+        Vec::new()
+    };
     let lookup_source = match run {
-        Some((_, label)) => {
-            let unmeasured: Vec<&str> = ranked
-                .iter()
-                .filter(|c| c.lookup_ns.is_none())
-                .map(|c| c.id)
-                .collect();
-            let mut source = format!(
-                "lookup times: median non-member lookups measured in {label}, interpolated on log bytes between the cells nearest in size"
-            );
-            if !unmeasured.is_empty() {
-                source.push_str(&format!(
-                    "; {} not measured there: only their rate term is counted",
-                    unmeasured.join(", ")
-                ));
-            }
-            source
-        }
+        Some((_, label)) => format!(
+            "lookup times: median non-member lookups measured in {label}, interpolated on log bytes between the cells nearest in size"
+        ),
         None => "no --results given: only the rate term (rate × fp-cost) is counted, so every contender takes the largest size in the budget; give a bench run to weigh lookup time".into(),
     };
     CostAnswer {
         fp_cost_ns,
         ranked,
+        unmeasured,
         lookup_source,
     }
 }
@@ -243,11 +241,6 @@ mod tests {
             );
         }
     }
-}
-
-#[cfg(test)]
-mod more_tests {
-    use super::*;
 
     /// Three bloom cells from a fixture, their bytes and lookup times set: between them the line on log
     /// bytes, below the first its figure, past the last the line through the last two, never falling.
@@ -282,6 +275,17 @@ mod more_tests {
         r.cells[2].non_member_query_ns_per_key.median = 15.0;
         assert_eq!(at(&r, 1e9).0, 15.0);
         assert!(lookup_ns_at(&r, "blocked", 1e6).is_none());
+        // A run that measured bloom alone ranks bloom alone: the others would pay no lookup time.
+        let d = Demand::new(
+            1_000_000,
+            0.01,
+            4 << 20,
+            crate::workload::Workload::Blocklist,
+        );
+        let answer = costs(&d, 1e4, Some((&r, "a run")));
+        let ranked: Vec<&str> = answer.ranked.iter().map(|c| c.id).collect();
+        assert_eq!(ranked, ["bloom"]);
+        assert!(answer.unmeasured.iter().any(|c| c.id == "binary-fuse8"));
     }
 
     #[test]

@@ -19,6 +19,7 @@ pub use crate::analysis::regimes::{ladder, Demand, KeyCost, Rung, Threshold};
 use crate::registry::REGISTRY;
 use crate::results::Results;
 use crate::theory::BloomSizing;
+use crate::workload::Operation;
 use crate::Result;
 use serde::Serialize;
 
@@ -308,6 +309,16 @@ pub fn advise(workload: &Demand, run: Option<(&Results, String)>) -> Result<Advi
 capacity and rate) holds on the server; `bench --redis` measures the backends"
                 .into(),
         );
+    }
+    if workload.workload == crate::workload::Workload::Shipped {
+        let unsaved: Vec<String> = advised_kinds()
+            .filter(|(k, _)| k.descriptor().peer() && !k.descriptor().supports(Operation::Save))
+            .map(|(k, _)| k.id().to_string())
+            .collect();
+        notes.push(format!(
+            "shipped: only structures this workbench can save and load are weighed; the peers {} (some of whose crates serialize by their own means, xorf's and qfilter's through serde) are not",
+            unsaved.join(", ")
+        ));
     }
     if recommended.is_empty() {
         notes.push(format!(

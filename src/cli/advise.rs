@@ -203,6 +203,13 @@ fn print_cost(cost: &dedupbench::advise::CostAnswer, n: u64) {
             duration(c.fpr * cost.fp_cost_ns),
         );
     }
+    if !cost.unmeasured.is_empty() {
+        let ids: Vec<&str> = cost.unmeasured.iter().map(|c| c.id).collect();
+        println!(
+            "  Not ranked: {} (the run did not measure them, so their lookup time is unknown; `bench --structures` measures them).",
+            ids.join(", ")
+        );
+    }
     if cost.ranked.iter().take(6).any(|c| c.lookup_beyond_measured) {
         println!("  * outside the sizes the run measured: the lookup time of the nearest measured size, a projection (a larger array is slower)");
     }

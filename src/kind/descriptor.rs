@@ -88,7 +88,7 @@ impl Descriptor {
     pub fn supports(&self, op: Operation) -> bool {
         let c = self.capabilities;
         match op {
-            Operation::InsertIfNew => c.dynamic,
+            Operation::InsertIfNew | Operation::Insert => c.dynamic,
             Operation::Delete => c.removable,
             // Anything can be built from a whole list; a static filter can only be built so.
             Operation::BuildOnce => true,

@@ -76,6 +76,9 @@ pub fn fuse_slots(keys: u64) -> u64 {
 struct Filter<W: Width> {
     pending: Vec<u64>,
     built: Option<W::Built>,
+    /// Why the build failed, if it did (the filter then answers from the pending hashes, exactly but
+    /// slowly, and the cell fails rather than time that).
+    build_failed: Option<String>,
 }
 
 impl<W: Width> PeerFilter for Filter<W> {
@@ -101,6 +104,9 @@ impl<W: Width> PeerFilter for Filter<W> {
     fn expected_fpr(&self, _n: u64) -> f64 {
         rate::<W>()
     }
+    fn failure(&self) -> Option<String> {
+        self.build_failed.clone()
+    }
     fn geometry(&self) -> Geometry {
         Geometry {
             bits: self
@@ -116,9 +122,17 @@ impl<W: Width> PeerFilter for Filter<W> {
             self.pending.sort_unstable();
             self.pending.dedup();
             let built = W::Built::try_from(&self.pending[..]).ok();
-            if built.is_some() {
-                self.built = built;
-                self.pending = Vec::new();
+            match built {
+                Some(built) => {
+                    self.built = Some(built);
+                    self.pending = Vec::new();
+                }
+                None => {
+                    self.build_failed = Some(format!(
+                        "the binary fuse build from {} keys failed (xorf found no mapping)",
+                        self.pending.len()
+                    ))
+                }
             }
         }
     }
@@ -144,6 +158,7 @@ fn build<W: Width>(id: &'static str, config: &BuildConfig) -> Box<dyn Membership
             // Reserved at once: growing by doubling would hold up to twice the hashes at the peak.
             pending: Vec::with_capacity(config.expected_keys.min(1 << 32) as usize),
             built: None,
+            build_failed: None,
         },
         config.hasher(),
         false,

@@ -27,7 +27,7 @@ impl PeerFilter for Filter {
     fn insert(&mut self, hash: u64) -> bool {
         // Every insert is stored, a repeated fingerprint as a second copy: with the crate's
         // duplicate-skipping insert, a key whose fingerprint collided with an earlier one's was never
-        // stored, and deleting the earlier key lost it (the churn experiment saw it). A full filter
+        // stored, and deleting the earlier key lost it. A full filter
         // cannot insert: the key is reported new rather than claimed, and the failure is counted.
         let new = !self.filter.contains_fingerprint(hash);
         if self.filter.insert_fingerprint(true, hash).is_err() {

@@ -25,11 +25,11 @@ impl ResultsWriter {
         Ok(ResultsWriter { path, file })
     }
 
-    /// Writes one record as one line, in one `write` call, then syncs the data.
     /// The folder the results file is in.
     pub fn dir(&self) -> &Path {
         self.path.parent().unwrap_or(Path::new("."))
     }
+    /// Writes one record as one line, in one `write` call, then syncs the data.
     pub fn write(&mut self, record: Record) -> Result<()> {
         let mut line = serde_json::to_vec(&Line {
             schema_version: SCHEMA_VERSION,

@@ -98,6 +98,15 @@ fn workload_kinds(workload: Workload, kinds: Kinds, listed_all: bool) -> Result<
     // What a kind can do does not depend on n, p or memory.
     let demand = crate::analysis::regimes::Demand::new(1, 0.01, 1, workload);
     for k in &kinds {
+        if !k.descriptor().in_process() {
+            return Err(Error::invalid(
+                "--structures",
+                format!(
+                    "{} does not run in this process; the {workload} workload measures the structures that do (the servers' are measured by the shared-filter sweep, --redis)",
+                    k.id()
+                ),
+            ));
+        }
         let unmet = demand.unmet_by(*k);
         if !unmet.is_empty() {
             return Err(Error::invalid(

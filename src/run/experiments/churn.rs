@@ -2,8 +2,9 @@
 //! while [`ROUNDS`] rounds each delete the oldest quarter and insert as many new keys. After each round
 //! (and once before the first) the population is looked up whole (no false negative may appear: a
 //! deletion must never take another key's fingerprint or counters with it) and a burst of non-members
-//! measures the rate, which must stay at the structure's theory for n keys: deletion returns the rate to
-//! where a structure freshly filled with the same population would be.
+//! measures the rate beside the structure's theory for n keys (a structure freshly filled with the same
+//! population). A lost key or a refused insert fails the run; the rate is reported with its interval
+//! (the conformance suite holds each filter to its theory through the same churn, at 10⁻⁹).
 //!
 //! Times are one pass per round over hashed keys (key generation and hashing outside the clock), for
 //! the report's table; the grid's cells are where speeds are compared.
@@ -154,6 +155,11 @@ fn record(
             s.id(),
             point.false_negatives
         ));
+    }
+    if let Some(failure) = s.failure() {
+        runner
+            .failures
+            .push(format!("churn: {} after round {round}: {failure}", s.id()));
     }
     runner.record(Record::Churn(ChurnPoint {
         point,

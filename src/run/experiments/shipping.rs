@@ -3,7 +3,8 @@
 //! answer every member and a sample of non-members exactly as the one that was saved.
 //!
 //! The file is written where the run writes its results, atomically (a temporary file, synced, then
-//! renamed), and removed after the load; save and load times include that disk, as a shipped filter's do.
+//! renamed), and removed after the load: the save time includes the sync to disk; the load reads the file
+//! just written, from the page cache. A folder left by an interrupted run is removed before the next.
 
 use super::{kinds_of_run, peak_of, ExperimentRun};
 use crate::kind::{BuildConfig, Kind};
@@ -50,11 +51,15 @@ impl ExperimentRun for Shipping {
     }
     fn run(&self, runner: &mut Runner<'_>, n: u64) -> Result<()> {
         let out = runner.out_dir().to_path_buf();
+        remove_leftovers(&out)?;
         let dir = tempfile::Builder::new()
-            .prefix(".shipping-")
+            .prefix(FOLDER_PREFIX)
             .tempdir_in(&out)
             .map_err(|e| crate::Error::io(&out, e))?;
         for kind in shipped(&runner.plan.kinds) {
+            if runner.stopped() {
+                return Err(crate::run::interrupted_error());
+            }
             let config = BuildConfig::new(n, runner.plan.fpr, runner.plan.seed);
             let mut s = kind.build(&config)?;
             let mut build_ns = 0.0;
@@ -78,6 +83,11 @@ impl ExperimentRun for Shipping {
             std::fs::remove_file(&path).map_err(|e| crate::Error::io(&path, e))?;
             let (keys_compared, answers_differing) =
                 compare(runner, s.as_ref(), loaded.as_ref(), n)?;
+            if let Some(failure) = s.failure() {
+                runner
+                    .failures
+                    .push(format!("shipping: {}: {failure}", kind.id()));
+            }
             if answers_differing > 0 {
                 runner.failures.push(format!(
                     "shipping: {} answered {answers_differing} of {keys_compared} keys differently once loaded",
@@ -98,6 +108,27 @@ impl ExperimentRun for Shipping {
         }
         Ok(())
     }
+}
+
+/// The prefix of the folder the files are written in.
+const FOLDER_PREFIX: &str = ".shipping-";
+
+/// Removes the folders of an interrupted shipping experiment in the run folder `out` (a second Ctrl-C
+/// exits at once, before the folder's own cleanup).
+fn remove_leftovers(out: &std::path::Path) -> Result<()> {
+    let entries = std::fs::read_dir(out).map_err(|e| crate::Error::io(out, e))?;
+    for entry in entries.flatten() {
+        if entry
+            .file_name()
+            .to_string_lossy()
+            .starts_with(FOLDER_PREFIX)
+            && entry.path().is_dir()
+        {
+            std::fs::remove_dir_all(entry.path())
+                .map_err(|e| crate::Error::io(entry.path(), e))?;
+        }
+    }
+    Ok(())
 }
 
 /// Every member and [`NON_MEMBERS_COMPARED`] non-members asked of both: (keys, answers differing).
