@@ -124,8 +124,7 @@ fn remove_leftovers(out: &std::path::Path) -> Result<()> {
             .starts_with(FOLDER_PREFIX)
             && entry.path().is_dir()
         {
-            std::fs::remove_dir_all(entry.path())
-                .map_err(|e| crate::Error::io(entry.path(), e))?;
+            std::fs::remove_dir_all(entry.path()).map_err(|e| crate::Error::io(entry.path(), e))?;
         }
     }
     Ok(())
