@@ -7,6 +7,11 @@
 //! non-member matches one of the n stored (q + r)-bit fingerprints with probability 1 − e^(−n/2^(q+r))
 //! (the crate's own `current_error_ratio`), which the conformance suite checks. The power of two makes
 //! its bits per key step between ≈ 12 and ≈ 19 at p = 1% as n crosses 95% of a power of two.
+//!
+//! `qfilter-resizable` is the crate's resizable filter: it starts with [`GROWTH_BITS`] more remainder
+//! bits and gives one up at each doubling (a quotient bit more), up to 64× its initial keys; the
+//! fingerprint keeps its q + r bits, so the same rate formula holds at every size, and at full growth the
+//! rate is the one asked. Past that it refuses inserts, reported like the fixed filter's.
 
 use super::{peer, PeerFilter};
 use crate::kind::{
@@ -102,33 +107,119 @@ fn rate_after(q: u32, r: u32, n: u64) -> f64 {
     -(-(n as f64) / f64::from(q + r).exp2()).exp_m1()
 }
 
+/// How far a resizable filter may grow: 2⁶ = 64 times its initial capacity (the growth experiment's
+/// span), each doubling taking one remainder bit, so that at full growth the rate is the one asked.
+pub const GROWTH_BITS: u32 = 6;
+
+/// The models of a filter of `growth_bits` doublings (0: fixed), shared by both rows.
+struct Models {
+    descriptor: &'static Descriptor,
+    growth_bits: u32,
+}
+
+impl Models {
+    /// (q, r) at the start: the fixed filter's slots, and its remainder bits plus one per doubling.
+    fn geometry(&self, config: &BuildConfig) -> (u32, u32) {
+        let (q, r) = quotient_and_remainder_bits(config.expected_keys, config.fpr);
+        (q, r + self.growth_bits)
+    }
+    /// The most keys it holds: 95% of its slots after every doubling.
+    fn max_keys(&self, config: &BuildConfig) -> u64 {
+        let (q, _) = self.geometry(config);
+        ((1u64 << (q + self.growth_bits)) * 19).div_ceil(20)
+    }
+    fn memory(&self, config: &BuildConfig) -> MemoryModel {
+        let (q, r) = self.geometry(config);
+        MemoryModel::flat(((1u64 << q) / 64 * (17 + 8 * r as u64) + 8) as f64)
+    }
+    /// A doubling adds a quotient bit and takes a remainder bit: the fingerprint keeps its q + r bits,
+    /// so the rate after n keys is the one formula, whatever the growth.
+    fn rate_after(&self, config: &BuildConfig, n_inserted: u64) -> f64 {
+        let (q, r) = self.geometry(config);
+        rate_after(q, r, n_inserted.min(self.max_keys(config)))
+    }
+    fn build(&self, config: &BuildConfig) -> crate::Result<Box<dyn Membership>> {
+        let n = config.expected_keys.max(1);
+        let filter = ::qfilter::Filter::new_resizeable(n, n << self.growth_bits, config.fpr)
+            .map_err(|e| crate::Error::invalid(self.descriptor.id, format!("{e:?}")))?;
+        Ok(peer(
+            self.descriptor.id,
+            Filter { filter, refused: 0 },
+            config.hasher(),
+            true,
+        ))
+    }
+}
+
+const FIXED: Models = Models {
+    descriptor: &DESCRIPTOR,
+    growth_bits: 0,
+};
+
 impl Kind for QfilterKind {
     fn descriptor(&self) -> &Descriptor {
         &DESCRIPTOR
     }
     fn predicted_memory(&self, config: &BuildConfig) -> MemoryModel {
-        let (q, r) = quotient_and_remainder_bits(config.expected_keys, config.fpr);
-        MemoryModel::flat(((1u64 << q) / 64 * (17 + 8 * r as u64) + 8) as f64)
+        FIXED.memory(config)
     }
     fn predicted_fpr(&self, config: &BuildConfig) -> f64 {
-        let (q, r) = quotient_and_remainder_bits(config.expected_keys, config.fpr);
-        rate_after(q, r, config.expected_keys)
+        FIXED.rate_after(config, config.expected_keys)
     }
     fn predicted_fpr_after(&self, config: &BuildConfig, n_inserted: u64) -> Option<f64> {
-        let (q, r) = quotient_and_remainder_bits(config.expected_keys, config.fpr);
         // Past 95% of its slots it refuses inserts: the rate stops where the keys stop.
-        let stored = n_inserted.min(((1u64 << q) * 19).div_ceil(20));
-        Some(rate_after(q, r, stored))
+        Some(FIXED.rate_after(config, n_inserted))
     }
     fn build(&self, config: &BuildConfig) -> crate::Result<Box<dyn Membership>> {
-        let filter = ::qfilter::Filter::new(config.expected_keys.max(1), config.fpr)
-            .map_err(|e| crate::Error::invalid("qfilter", format!("{e:?}")))?;
-        Ok(peer(
-            DESCRIPTOR.id,
-            Filter { filter, refused: 0 },
-            config.hasher(),
-            true,
-        ))
+        FIXED.build(config)
+    }
+}
+
+/// Registry entry of the resizable quotient filter.
+pub struct QfilterResizableKind;
+
+/// What the registry knows about it.
+pub static RESIZABLE_DESCRIPTOR: Descriptor = Descriptor::new(
+    "qfilter-resizable",
+    "peer: qfilter crate, resizable quotient filter with removal (grows to 64× its initial keys, at the rate asked there)",
+    Family::FingerprintTable,
+    Placement::PeerCrate(Crate {
+        name: "qfilter",
+        version: "0.3.1",
+    }),
+    Capabilities {
+        removable: true,
+        growable: true,
+        stores_past_capacity: false,
+        ..Capabilities::FILTER
+    },
+    RateModel::Fill,
+);
+
+const RESIZABLE: Models = Models {
+    descriptor: &RESIZABLE_DESCRIPTOR,
+    growth_bits: GROWTH_BITS,
+};
+
+impl Kind for QfilterResizableKind {
+    fn descriptor(&self) -> &Descriptor {
+        &RESIZABLE_DESCRIPTOR
+    }
+    fn predicted_memory(&self, config: &BuildConfig) -> MemoryModel {
+        RESIZABLE.memory(config)
+    }
+    fn predicted_peak_bytes(&self, config: &BuildConfig) -> f64 {
+        // A doubling rebuilds into a table twice the size while the old one is held.
+        RESIZABLE.memory(config).footprint_bytes * 3.0
+    }
+    fn predicted_fpr(&self, config: &BuildConfig) -> f64 {
+        RESIZABLE.rate_after(config, config.expected_keys)
+    }
+    fn predicted_fpr_after(&self, config: &BuildConfig, n_inserted: u64) -> Option<f64> {
+        Some(RESIZABLE.rate_after(config, n_inserted))
+    }
+    fn build(&self, config: &BuildConfig) -> crate::Result<Box<dyn Membership>> {
+        RESIZABLE.build(config)
     }
 }
 
@@ -157,5 +248,21 @@ mod tests {
         assert!((bits - 12.25).abs() < 0.01, "{bits}");
         let rate = QfilterKind.predicted_fpr(&config);
         assert!((rate - 0.00581).abs() < 1e-5, "{rate}");
+    }
+
+    #[test]
+    fn the_resizable_filter_starts_with_its_growths_bits_and_ends_at_the_rate_asked() {
+        for (n, p) in [(1000u64, 0.01), (1_000_000, 0.01), (300_000, 1e-3)] {
+            let config = BuildConfig::new(n, p, 1);
+            let built = ::qfilter::Filter::new_resizeable(n, n << GROWTH_BITS, p).unwrap();
+            let model = QfilterResizableKind
+                .predicted_memory(&config)
+                .footprint_bytes;
+            assert_eq!(model, built.memory_usage() as f64, "n = {n}, p = {p}");
+            assert_eq!(RESIZABLE.max_keys(&config), built.max_capacity(), "n = {n}");
+            // Grown all the way: about the fixed filter's rate at those keys, within the target.
+            let full = RESIZABLE.rate_after(&config, built.max_capacity());
+            assert!(full <= p && full > p / 4.0, "n = {n}: {full}");
+        }
     }
 }

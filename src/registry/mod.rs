@@ -42,6 +42,8 @@ pub const REGISTRY: &[&dyn Kind] = &[
     #[cfg(feature = "peers")]
     &peers::qfilter::QfilterKind,
     #[cfg(feature = "peers")]
+    &peers::qfilter::QfilterResizableKind,
+    #[cfg(feature = "peers")]
     &peers::cuckoofilter::CuckoofilterKind,
     &remote::redis_bloom::RedisBloomKind,
     &remote::redis_bloom::RedisBloomScalingKind,
