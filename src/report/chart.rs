@@ -86,6 +86,7 @@ pub fn colour(id: &str) -> RGBColor {
         RGBColor(70, 130, 70),
         RGBColor(100, 100, 255),
         RGBColor(90, 90, 40),
+        RGBColor(160, 40, 200),
     ];
     // Each language's tools in one colour family: Python blues, Java oranges.
     const PYTHON: &[RGBColor] = &[
