@@ -199,7 +199,8 @@ mod tests {
         Demand::new(n, 0.01, memory, Default::default())
     }
 
-    /// A lookup that slows as the array outgrows the cache: 3 ns per e-fold past 22 KB.
+    /// A made-up lookup time for the test (not a measurement): a constant, plus a rise per e-fold of
+    /// the array's bytes past e¹⁰, so that a larger filter costs more to look up.
     fn lookup_ns(bytes: f64) -> f64 {
         48.0 + 3.0 * (bytes.ln() - 10.0).max(0.0)
     }
