@@ -33,18 +33,6 @@ pub enum Operation {
 }
 
 impl Operation {
-    /// Every operation, in the order tables list them.
-    pub const ALL: [Operation; 8] = [
-        Operation::InsertIfNew,
-        Operation::Insert,
-        Operation::Delete,
-        Operation::BuildOnce,
-        Operation::Grow,
-        Operation::Window,
-        Operation::Save,
-        Operation::Share,
-    ];
-
     /// The words a table or message uses.
     pub fn words(self) -> &'static str {
         match self {
@@ -135,17 +123,6 @@ impl Workload {
             Workload::Blocklist => Lookups::NonMembers,
             Workload::CacheGuard => Lookups::Members,
             Workload::Crawl | Workload::Window | Workload::Shipped => Lookups::Mixed,
-        }
-    }
-
-    /// How the workbench measures it.
-    pub fn measured_by(self) -> &'static str {
-        match self {
-            Workload::Crawl => "the grid: insert-if-new of n keys, member and non-member lookups, the observed rate",
-            Workload::Blocklist => "the grid over the kinds that can be built once: build time, non-member lookups, the observed rate",
-            Workload::CacheGuard => "the grid over the kinds that delete, and the churn experiment: a steady population replaced in rounds, the rate after each round against theory",
-            Workload::Window => "the expiry experiment: a stream with a window, the rate and the keys wrongly forgotten",
-            Workload::Shipped => "the grid over the kinds that save, and the shipping experiment: bytes on the wire, build, save and load time",
         }
     }
 

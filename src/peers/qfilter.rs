@@ -19,9 +19,6 @@ use crate::kind::{
 };
 use crate::membership::{Geometry, Membership};
 
-/// Registry entry.
-pub struct QfilterKind;
-
 /// The crate's filter and the inserts it refused (full).
 struct Filter {
     filter: ::qfilter::Filter,
@@ -111,13 +108,13 @@ fn rate_after(q: u32, r: u32, n: u64) -> f64 {
 /// span), each doubling taking one remainder bit, so that at full growth the rate is the one asked.
 pub const GROWTH_BITS: u32 = 6;
 
-/// The models of a filter of `growth_bits` doublings (0: fixed), shared by both rows.
-struct Models {
+/// Registry entry: a filter of `growth_bits` doublings (0: fixed); both rows are one of these.
+pub struct QfilterKind {
     descriptor: &'static Descriptor,
     growth_bits: u32,
 }
 
-impl Models {
+impl QfilterKind {
     /// (q, r) at the start: the fixed filter's slots, and its remainder bits plus one per doubling.
     fn geometry(&self, config: &BuildConfig) -> (u32, u32) {
         let (q, r) = quotient_and_remainder_bits(config.expected_keys, config.fpr);
@@ -138,7 +135,7 @@ impl Models {
         let (q, r) = self.geometry(config);
         rate_after(q, r, n_inserted.min(self.max_keys(config)))
     }
-    fn build(&self, config: &BuildConfig) -> crate::Result<Box<dyn Membership>> {
+    fn build_filter(&self, config: &BuildConfig) -> crate::Result<Box<dyn Membership>> {
         let n = config.expected_keys.max(1);
         let filter = ::qfilter::Filter::new_resizeable(n, n << self.growth_bits, config.fpr)
             .map_err(|e| crate::Error::invalid(self.descriptor.id, format!("{e:?}")))?;
@@ -151,34 +148,19 @@ impl Models {
     }
 }
 
-const FIXED: Models = Models {
+/// The fixed filter's registry entry.
+pub static QFILTER: QfilterKind = QfilterKind {
     descriptor: &DESCRIPTOR,
     growth_bits: 0,
 };
 
-impl Kind for QfilterKind {
-    fn descriptor(&self) -> &Descriptor {
-        &DESCRIPTOR
-    }
-    fn predicted_memory(&self, config: &BuildConfig) -> MemoryModel {
-        FIXED.memory(config)
-    }
-    fn predicted_fpr(&self, config: &BuildConfig) -> f64 {
-        FIXED.rate_after(config, config.expected_keys)
-    }
-    fn predicted_fpr_after(&self, config: &BuildConfig, n_inserted: u64) -> Option<f64> {
-        // Past 95% of its slots it refuses inserts: the rate stops where the keys stop.
-        Some(FIXED.rate_after(config, n_inserted))
-    }
-    fn build(&self, config: &BuildConfig) -> crate::Result<Box<dyn Membership>> {
-        FIXED.build(config)
-    }
-}
+/// The resizable filter's registry entry.
+pub static QFILTER_RESIZABLE: QfilterKind = QfilterKind {
+    descriptor: &RESIZABLE_DESCRIPTOR,
+    growth_bits: GROWTH_BITS,
+};
 
-/// Registry entry of the resizable quotient filter.
-pub struct QfilterResizableKind;
-
-/// What the registry knows about it.
+/// What the registry knows about the resizable filter.
 pub static RESIZABLE_DESCRIPTOR: Descriptor = Descriptor::new(
     "qfilter-resizable",
     "peer: qfilter crate, resizable quotient filter with removal (grows to 64× its initial keys, at the rate asked there)",
@@ -196,30 +178,28 @@ pub static RESIZABLE_DESCRIPTOR: Descriptor = Descriptor::new(
     RateModel::Fill,
 );
 
-const RESIZABLE: Models = Models {
-    descriptor: &RESIZABLE_DESCRIPTOR,
-    growth_bits: GROWTH_BITS,
-};
-
-impl Kind for QfilterResizableKind {
+impl Kind for QfilterKind {
     fn descriptor(&self) -> &Descriptor {
-        &RESIZABLE_DESCRIPTOR
+        self.descriptor
     }
     fn predicted_memory(&self, config: &BuildConfig) -> MemoryModel {
-        RESIZABLE.memory(config)
+        self.memory(config)
     }
     fn predicted_peak_bytes(&self, config: &BuildConfig) -> f64 {
         // A doubling rebuilds into a table twice the size while the old one is held.
-        RESIZABLE.memory(config).footprint_bytes * 3.0
+        let rebuild = if self.growth_bits > 0 { 3.0 } else { 1.0 };
+        self.memory(config).footprint_bytes * rebuild
     }
     fn predicted_fpr(&self, config: &BuildConfig) -> f64 {
-        RESIZABLE.rate_after(config, config.expected_keys)
+        self.rate_after(config, config.expected_keys)
     }
     fn predicted_fpr_after(&self, config: &BuildConfig, n_inserted: u64) -> Option<f64> {
-        Some(RESIZABLE.rate_after(config, n_inserted))
+        // Past 95% of its slots after every doubling it refuses inserts: the rate stops where the
+        // keys stop.
+        Some(self.rate_after(config, n_inserted))
     }
     fn build(&self, config: &BuildConfig) -> crate::Result<Box<dyn Membership>> {
-        RESIZABLE.build(config)
+        self.build_filter(config)
     }
 }
 
@@ -237,16 +217,16 @@ mod tests {
         ] {
             let config = BuildConfig::new(n, p, 1);
             let built = ::qfilter::Filter::new(n, p).unwrap();
-            let model = QfilterKind.predicted_memory(&config).footprint_bytes;
+            let model = QFILTER.predicted_memory(&config).footprint_bytes;
             assert_eq!(model, built.memory_usage() as f64, "n = {n}, p = {p}");
             let q = quotient_and_remainder_bits(n, p).0;
             assert_eq!(((1u64 << q) * 19).div_ceil(20), built.capacity(), "n = {n}");
         }
         // 50M keys at 1%: 2^26 slots of 7 remainder bits, 12.2 bits per key, 0.58%.
         let config = BuildConfig::new(50_000_000, 0.01, 1);
-        let bits = QfilterKind.predicted_memory(&config).footprint_bytes * 8.0 / 50e6;
+        let bits = QFILTER.predicted_memory(&config).footprint_bytes * 8.0 / 50e6;
         assert!((bits - 12.25).abs() < 0.01, "{bits}");
-        let rate = QfilterKind.predicted_fpr(&config);
+        let rate = QFILTER.predicted_fpr(&config);
         assert!((rate - 0.00581).abs() < 1e-5, "{rate}");
     }
 
@@ -255,13 +235,15 @@ mod tests {
         for (n, p) in [(1000u64, 0.01), (1_000_000, 0.01), (300_000, 1e-3)] {
             let config = BuildConfig::new(n, p, 1);
             let built = ::qfilter::Filter::new_resizeable(n, n << GROWTH_BITS, p).unwrap();
-            let model = QfilterResizableKind
-                .predicted_memory(&config)
-                .footprint_bytes;
+            let model = QFILTER_RESIZABLE.predicted_memory(&config).footprint_bytes;
             assert_eq!(model, built.memory_usage() as f64, "n = {n}, p = {p}");
-            assert_eq!(RESIZABLE.max_keys(&config), built.max_capacity(), "n = {n}");
+            assert_eq!(
+                QFILTER_RESIZABLE.max_keys(&config),
+                built.max_capacity(),
+                "n = {n}"
+            );
             // Grown all the way: about the fixed filter's rate at those keys, within the target.
-            let full = RESIZABLE.rate_after(&config, built.max_capacity());
+            let full = QFILTER_RESIZABLE.rate_after(&config, built.max_capacity());
             assert!(full <= p && full > p / 4.0, "n = {n}: {full}");
         }
     }

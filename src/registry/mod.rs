@@ -40,9 +40,9 @@ pub const REGISTRY: &[&dyn Kind] = &[
     #[cfg(feature = "peers")]
     &peers::binary_fuse::BinaryFuse16Kind,
     #[cfg(feature = "peers")]
-    &peers::qfilter::QfilterKind,
+    &peers::qfilter::QFILTER,
     #[cfg(feature = "peers")]
-    &peers::qfilter::QfilterResizableKind,
+    &peers::qfilter::QFILTER_RESIZABLE,
     #[cfg(feature = "peers")]
     &peers::cuckoofilter::CuckoofilterKind,
     &remote::redis_bloom::RedisBloomKind,
