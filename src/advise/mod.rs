@@ -8,6 +8,7 @@
 //! quoted from a measured run.
 
 mod cost;
+pub mod rates;
 mod request;
 
 pub use cost::{costs, lookup_ns_at, CostAnswer, Costed};
@@ -16,7 +17,6 @@ pub use request::{answer, Answer, Request};
 
 use crate::analysis::regimes::{advice_config, advised_kinds, Sizing};
 pub use crate::analysis::regimes::{ladder, Demand, KeyCost, Rung, Threshold};
-use crate::registry::REGISTRY;
 use crate::results::Results;
 use crate::theory::BloomSizing;
 use crate::workload::Operation;
@@ -75,6 +75,9 @@ pub struct Advice {
     /// With `--fp-cost`: every contender at the size that minimises lookup time + rate × fp-cost.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cost: Option<CostAnswer>,
+    /// The price of each rate and the rate picked (`advise` always; absent from a bare [`advise`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rates: Option<rates::RatePrices>,
 }
 
 /// A filter sized for the workload's n, filled past it: its theoretical rate at each overshoot.
@@ -226,8 +229,13 @@ pub fn advise(workload: &Demand, run: Option<(&Results, String)>) -> Result<Advi
         }
     };
     let human = crate::units::human_bytes;
+    let bloom_id = crate::registry::role_id(crate::kind::Role::ReferenceBloom);
+    let bloom_bytes = advised_kinds()
+        .find(|(k, _)| k.id() == bloom_id)
+        .map(|(k, a)| sizing.bytes_of(k, &a, n))
+        .unwrap_or(0.0);
     let mut key_costs = Vec::new();
-    let mut all: Vec<(Candidate, f64)> = Vec::new();
+    let mut all: Vec<(Candidate, (u8, f64))> = Vec::new();
     let mut thresholds = Vec::new();
     for (order, (kind, advisor)) in advised_kinds().enumerate() {
         let config = advice_config(kind, n, p);
@@ -252,18 +260,47 @@ pub fn advise(workload: &Demand, run: Option<(&Results, String)>) -> Result<Advi
         // The standard sizing rounds k, which can leave the rate a fraction of a percent above p.
         if fpr > p * (1.0 + RATE_TOLERANCE) {
             fails.push(format!(
-                "its rate at this size is {fpr:.3e}, above the target {p}"
+                "its rate at this size is {}, above the target {}",
+                crate::units::human_rate(fpr),
+                crate::units::human_rate(p)
             ));
         }
         fails.extend(workload.unmet_by(kind));
         let fits = fails.is_empty();
         let (insert, query, measured_at) = measured_speed(kind.id());
-        // Exact sets first, in registry order, while they fit; then the filters by bytes.
+        // Exact sets first, in registry order, while they fit; then the filters the run measured, by
+        // their lookup time at this size; then the others by bytes.
+        let lookup = run
+            .as_ref()
+            .and_then(|(r, _)| lookup_ns_at(r, kind.id(), at_n));
         let rank = if kind.exact() {
-            order as f64
+            (0, order as f64)
+        } else if let Some((ns, _)) = lookup {
+            (1, ns)
         } else {
-            REGISTRY.len() as f64 + at_n / budget.max(1.0)
+            (2, at_n)
         };
+        let mut pitch = advisor.pitch.to_string();
+        if !kind.exact() && kind.id() != bloom_id && bloom_bytes > 0.0 {
+            let more = at_n / bloom_bytes - 1.0;
+            if more.abs() >= 0.005 {
+                pitch.push_str(&format!(
+                    "; {:.0}% {} bytes than bloom at this rate",
+                    100.0 * more.abs(),
+                    if more > 0.0 { "more" } else { "fewer" }
+                ));
+            }
+        }
+        if let Some((ns, projected)) = lookup {
+            pitch.push_str(&format!(
+                "; ranked by its measured non-member lookup, {ns:.0} ns at this size{}",
+                if projected {
+                    " (a projection past the cells measured)"
+                } else {
+                    ""
+                }
+            ));
+        }
         all.push((
             Candidate {
                 id: kind.id(),
@@ -275,17 +312,13 @@ pub fn advise(workload: &Demand, run: Option<(&Results, String)>) -> Result<Advi
                 insert_ns_per_key: insert,
                 query_ns_per_key: query,
                 measured_at_n: measured_at,
-                reason: if fits {
-                    advisor.pitch.to_string()
-                } else {
-                    fails.join("; ")
-                },
+                reason: if fits { pitch } else { fails.join("; ") },
                 fits,
             },
             rank,
         ));
     }
-    all.sort_by(|a, b| a.1.total_cmp(&b.1));
+    all.sort_by(|a, b| a.1 .0.cmp(&b.1 .0).then(a.1 .1.total_cmp(&b.1 .1)));
     let (recommended, rejected): (Vec<Candidate>, Vec<Candidate>) =
         all.into_iter().map(|(c, _)| c).partition(|c| c.fits);
 
@@ -349,6 +382,7 @@ capacity and rate) holds on the server; `bench --redis` measures the backends"
         nodes: None,
         speed_ratios: Vec::new(),
         cost: None,
+        rates: None,
     })
 }
 

@@ -3,6 +3,7 @@
 //! and the standing of the tool in use. The command line only parses into a [`Request`] and prints the
 //! [`Answer`].
 
+use super::rates::{price_rates, RateAsk, DEFAULT_FPR};
 use super::{advise, Advice, Demand};
 use crate::expiry::{advise_window, WindowAdvice};
 use crate::results::Results;
@@ -17,7 +18,8 @@ pub struct Request {
     pub n: Option<KeyRange>,
     pub window: Option<WindowArg>,
     pub arrivals_per_sec: Option<f64>,
-    pub fpr: f64,
+    /// The rate asked (`--fpr`): one, a range the table spans, or none.
+    pub rate: RateAsk,
     /// The workload: what the structure is asked to do.
     pub workload: Workload,
     /// What one false positive costs, in nanoseconds: the cost model picks the size and so the rate.
@@ -48,10 +50,21 @@ pub struct Answer {
 
 /// Answers `request`.
 pub fn answer(request: &Request) -> Result<Answer> {
+    let window_fpr = match request.rate {
+        RateAsk::Fixed { fpr } => fpr,
+        RateAsk::Default => DEFAULT_FPR,
+        RateAsk::Range { .. } if request.window.is_some() => {
+            return Err(Error::invalid(
+                "--fpr",
+                "a window is advised at one rate: give --fpr P, not a range",
+            ))
+        }
+        RateAsk::Range { high, .. } => high,
+    };
     let window = match &request.window {
         Some(arg) => Some(advise_window(
             arg.urls(request.arrivals_per_sec)?,
-            request.fpr,
+            window_fpr,
             request.memory_bytes as f64,
         )),
         None => None,
@@ -82,10 +95,10 @@ pub fn answer(request: &Request) -> Result<Answer> {
             )),
         };
     };
-    let workload = Demand {
+    let mut workload = Demand {
         n_low: low,
         n_high: high,
-        fpr: request.fpr,
+        fpr: DEFAULT_FPR,
         memory_bytes: request.memory_bytes,
         deletes: request.deletes,
         growth_unknown: request.growth_unknown,
@@ -99,7 +112,16 @@ pub fn answer(request: &Request) -> Result<Answer> {
         )),
         None => None,
     };
+    let run_ref = || run.as_ref().map(|(r, label)| (r, label.as_str()));
+    let cost = request
+        .fp_cost_ns
+        .map(|fp_cost_ns| super::costs(&workload, fp_cost_ns, run_ref()));
+    workload.validate()?;
+    let prices = price_rates(&workload, request.rate, cost.as_ref(), run_ref())?;
+    workload.fpr = prices.picked_fpr;
     let mut advice = advise(&workload, run.as_ref().map(|(r, label)| (r, label.clone())))?;
+    advice.rates = Some(prices);
+    advice.cost = cost;
     if request
         .inserts_per_sec
         .is_some_and(|r| !(r.is_finite() && r > 0.0))
@@ -119,13 +141,6 @@ pub fn answer(request: &Request) -> Result<Answer> {
         request.inserts_per_sec,
         run.as_ref().map(|(r, label)| (r, label.as_str())),
     ));
-    if let Some(fp_cost_ns) = request.fp_cost_ns {
-        advice.cost = Some(super::costs(
-            &workload,
-            fp_cost_ns,
-            run.as_ref().map(|(r, label)| (r, label.as_str())),
-        ));
-    }
     if let Some(dir) = &request.results {
         advice.speed_ratios = speed_of_recommended(dir, &mut advice)?;
     }

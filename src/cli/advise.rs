@@ -3,9 +3,10 @@
 
 use anyhow::Result;
 use clap::{Args, ValueEnum};
+use dedupbench::advise::rates::RateAsk;
 use dedupbench::advise::{answer, Advice, Request};
 use dedupbench::units::{
-    duration_ns_arg, fpr_arg, human_bytes, human_count, size_arg, KeyRange, WindowArg,
+    duration_ns_arg, human_bytes, human_count, human_rate, size_arg, KeyRange, WindowArg,
 };
 use dedupbench::workload::Workload;
 use std::path::PathBuf;
@@ -40,9 +41,11 @@ pub struct AdviseArgs {
     /// this cost per non-member lookup, within the memory budget (lookup times from --results).
     #[arg(long, value_parser = duration_ns_arg)]
     fp_cost: Option<f64>,
-    /// Acceptable false-positive rate, in (0, 1).
-    #[arg(long, default_value = "0.01", value_parser = fpr_arg)]
-    fpr: f64,
+    /// The false-positive rate: one (0.001, 1e-3, 0.1%), or a range LOW..HIGH the rate table spans and
+    /// the pick stays within. Without it the table spans 1% down to 1 per million and the pick spends
+    /// the budget's headroom on the lowest rate that fits.
+    #[arg(long, value_parser = RateAsk::parse)]
+    fpr: Option<RateAsk>,
     /// Memory budget for the dedup structure (default: memory available now).
     #[arg(long, value_parser = size_arg)]
     memory: Option<u64>,
@@ -108,7 +111,7 @@ pub fn run(args: AdviseArgs) -> Result<i32> {
         n: args.n,
         window: args.window.clone(),
         arrivals_per_sec: args.arrivals_per_sec,
-        fpr: args.fpr,
+        rate: args.fpr.unwrap_or(RateAsk::Default),
         workload: args.workload,
         fp_cost_ns: args.fp_cost,
         memory_bytes: args
@@ -163,7 +166,7 @@ pub fn run(args: AdviseArgs) -> Result<i32> {
 
 /// The cost model's answer: the best contender first, the next ones with what each costs more.
 fn print_cost(cost: &dedupbench::advise::CostAnswer, n: u64) {
-    let duration = |ns: f64| human_duration_ns(ns);
+    let duration = |ns: f64| super::advise_tables::human_ns(ns);
     println!();
     println!(
         "Cost per non-member lookup = lookup time + rate × {} (the false positive's cost), at the size that minimises it within the budget:",
@@ -194,11 +197,11 @@ fn print_cost(cost: &dedupbench::advise::CostAnswer, n: u64) {
             )
         };
         println!(
-            "  {}. {:<42} {:>6.1} bits per key, rate {:.2e}: {} per lookup ({lookup}rate term {}){versus}",
+            "  {}. {:<42} {:>6.1} bits per key, rate {}: {} per lookup ({lookup}rate term {}){versus}",
             i + 1,
             c.label,
             c.bits_per_key,
-            c.fpr,
+            human_rate(c.fpr),
             duration(c.cost_ns),
             duration(c.fpr * cost.fp_cost_ns),
         );
@@ -212,17 +215,6 @@ fn print_cost(cost: &dedupbench::advise::CostAnswer, n: u64) {
     }
     if cost.ranked.iter().take(6).any(|c| c.lookup_beyond_measured) {
         println!("  * outside the sizes the run measured: the lookup time of the nearest measured size, a projection (a larger array is slower)");
-    }
-}
-
-/// A duration in nanoseconds with the unit that keeps it readable.
-fn human_duration_ns(ns: f64) -> String {
-    if ns >= 1e6 {
-        format!("{:.2} ms", ns / 1e6)
-    } else if ns >= 1e3 {
-        format!("{:.2} µs", ns / 1e3)
-    } else {
-        format!("{ns:.2} ns")
     }
 }
 
@@ -240,7 +232,7 @@ fn print_human(a: &Advice) {
     println!(
         "Workload {}: n = {n}, p = {}, memory {}, deletes {}, growth {}, shared {}",
         w.workload,
-        w.fpr,
+        human_rate(w.fpr),
         human_bytes(w.memory_bytes as f64),
         if w.deletes { "yes" } else { "no" },
         if w.growth_unknown {
@@ -250,6 +242,11 @@ fn print_human(a: &Advice) {
         },
         if w.shared { "yes" } else { "no" }
     );
+    if let Some(rates) = &a.rates {
+        println!();
+        super::advise_tables::print_rates(rates, w.memory_bytes);
+    }
+    println!();
     for note in &a.notes {
         println!("Note: {note}");
     }
@@ -262,33 +259,46 @@ fn print_human(a: &Advice) {
     } else {
         println!("Recommended, best first:");
     }
-    let row = |c: &dedupbench::advise::Candidate| {
+    let cells = |mark: String, c: &dedupbench::advise::Candidate| {
         let geometry = match (c.bits, c.hashes) {
             (Some(m), Some(k)) => format!("m = {m} bits, k = {k}"),
             _ => String::from("-"),
         };
         let speed = match (c.insert_ns_per_key, c.query_ns_per_key, c.measured_at_n) {
             (Some(i), Some(q), Some(at)) => format!(
-                "; measured at n = {}: insert {i:.1} ns, query {q:.1} ns per key",
+                "measured at n = {}: insert {i:.1} ns, query {q:.1} ns per key",
                 human_count(at as f64)
             ),
             _ => String::new(),
         };
-        format!(
-            "{:<12} {:>10} ({:.1} bits per key)  rate {:.2e}  {geometry}{speed}\n      {}",
-            c.label,
+        vec![
+            mark,
+            c.label.clone(),
             human_bytes(c.bytes),
-            c.bytes * 8.0 / w.n_high as f64,
-            c.expected_fpr,
-            c.reason
-        )
+            format!("{:.1} bits per key", c.bytes * 8.0 / w.n_high as f64),
+            format!("rate {}", human_rate(c.expected_fpr)),
+            geometry,
+            speed,
+        ]
     };
-    for (i, c) in a.recommended.iter().enumerate() {
-        println!("  {}. {}", i + 1, row(c));
+    let ranked: Vec<(String, &dedupbench::advise::Candidate)> = a
+        .recommended
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (format!("{}.", i + 1), c))
+        .chain(a.rejected.iter().map(|c| ("-".to_string(), c)))
+        .collect();
+    let rows: Vec<Vec<String>> = ranked.iter().map(|(m, c)| cells(m.clone(), c)).collect();
+    let lines = super::advise_tables::aligned(&rows, &[2, 3], "  ");
+    for (i, (line, (_, c))) in lines.iter().zip(&ranked).enumerate() {
+        if i == a.recommended.len() {
+            println!("Rejected:");
+        }
+        println!("{line}");
+        println!("        {}", c.reason);
     }
-    println!("Rejected:");
-    for c in &a.rejected {
-        println!("  -  {}", row(c));
+    if a.rejected.is_empty() {
+        println!("Rejected: none.");
     }
     if !a.speed_ratios.is_empty() {
         println!();
@@ -303,20 +313,21 @@ fn print_human(a: &Advice) {
         println!();
         let first = a.recommended.first();
         println!(
-            "Your current tool, {}: measured at n = {}: {:.1} bytes per key, insert {:.1} ns, query {:.1} ns per key, rate {:.2e} (95% {:.2e}–{:.2e}).",
+            "Your current tool, {}: measured at n = {}: {:.1} bytes per key, insert {:.1} ns, query {:.1} ns per key, rate {} (95% {}–{}).",
             c.id,
             human_count(c.measured_at_n as f64),
             c.bytes_per_key,
             c.insert_ns_per_key,
             c.query_ns_per_key,
-            c.observed_fpr,
-            c.observed_fpr_wilson95.low,
-            c.observed_fpr_wilson95.high
+            human_rate(c.observed_fpr),
+            human_rate(c.observed_fpr_wilson95.low),
+            human_rate(c.observed_fpr_wilson95.high)
         );
         if let Some(p) = c.measured_at_fpr {
             println!(
-                "  (measured with filters built for p = {p}; this advice is for p = {}: its rate and a filter's bytes differ)",
-                w.fpr
+                "  (measured with filters built for p = {}; this advice is for p = {}: its rate and a filter's bytes differ)",
+                human_rate(p),
+                human_rate(w.fpr)
             );
         }
         println!(
@@ -340,16 +351,16 @@ fn print_human(a: &Advice) {
     println!(
         "Thresholds for {} at p = {} (largest n that fits):",
         human_bytes(w.memory_bytes as f64),
-        w.fpr
+        human_rate(w.fpr)
     );
     for t in &a.thresholds {
         println!("  {:<12} {} keys", t.id, human_count(t.max_n));
     }
     println!(
-        "Smallest rate reachable at n = {} in {}: {:.3e} (Bloom filter of the whole budget, k = {}).",
+        "Smallest rate reachable at n = {} in {}: {} (Bloom filter of the whole budget, k = {}).",
         human_count(w.n_high as f64),
         human_bytes(w.memory_bytes as f64),
-        a.best_fpr_in_budget,
+        human_rate(a.best_fpr_in_budget),
         a.best_hashes_in_budget
     );
     let needs: Vec<String> = a
@@ -368,12 +379,7 @@ fn print_human(a: &Advice) {
         let rates: Vec<String> = o
             .rates
             .iter()
-            .map(|(f, r)| {
-                format!(
-                    "{f}× n: {r:.2e} ({:.1} per million new URLs skipped)",
-                    r * 1e6
-                )
-            })
+            .map(|(f, r)| format!("{f}× n: {} of new URLs skipped", human_rate(*r)))
             .collect();
         println!(
             "Overshoot: {} sized for n = {}, if n turns out larger (theory): {}.",
@@ -407,7 +413,7 @@ fn print_human(a: &Advice) {
         println!(
             "Past one process (a model): a shared filter for n = {} at p = {} holds {}; on nodes of {} ({:.0}% of it for data) that is {place}.",
             human_count(p.n as f64),
-            p.fpr,
+            human_rate(p.fpr),
             human_bytes(p.filter_bytes),
             human_bytes(p.node_memory_bytes as f64),
             100.0 * dedupbench::analysis::nodes::USABLE_SHARE,

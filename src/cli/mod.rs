@@ -1,6 +1,7 @@
 //! The command line: clap types and one file per command. The only place that uses `anyhow`.
 
 mod advise;
+mod advise_tables;
 mod bench;
 mod dedup;
 mod gen;

@@ -132,7 +132,7 @@ pub static DESCRIPTOR: Descriptor = Descriptor {
         },
     ],
     advisor: Some(Advisor {
-        pitch: "one cache miss per lookup for a few % more bits than bloom",
+        pitch: "one cache miss per lookup",
         rung: "even fingerprints no longer fit: a cache-blocked filter meets the rate with one cache miss per lookup",
         prefers_measured_bytes: false,
         size_for_advice: None,

@@ -1,0 +1,203 @@
+//! `advise`'s tables as text: the price of each rate with the pick and its reasons, and the fleet.
+
+use dedupbench::advise::rates::{Loss, PickReason, RateAsk, RatePrices, OVERSHOOT};
+use dedupbench::units::{human_bytes, human_count, human_rate};
+use dedupbench::workload::Workload;
+
+/// Pads every column of `rows` to its widest cell (the columns in `right` to the right, the others to
+/// the left), two spaces apart, each line indented by `indent`.
+pub fn aligned(rows: &[Vec<String>], right: &[usize], indent: &str) -> Vec<String> {
+    let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let widths: Vec<usize> = (0..columns)
+        .map(|c| {
+            rows.iter()
+                .filter_map(|r| r.get(c))
+                .map(|cell| cell.chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    rows.iter()
+        .map(|r| {
+            let cells: Vec<String> = r
+                .iter()
+                .enumerate()
+                .map(|(c, cell)| {
+                    let pad = widths[c] - cell.chars().count();
+                    if right.contains(&c) {
+                        format!("{}{cell}", " ".repeat(pad))
+                    } else {
+                        format!("{cell}{}", " ".repeat(pad))
+                    }
+                })
+                .collect();
+            format!("{indent}{}", cells.join("  ").trim_end())
+        })
+        .collect()
+}
+
+fn lost_count(x: f64) -> String {
+    if x >= 1.0 {
+        human_count(x.round())
+    } else if x > 0.0 {
+        format!("{x:.2}")
+    } else {
+        "0".into()
+    }
+}
+
+/// The rate the advice uses, in one line, and the rate table.
+pub fn print_rates(p: &RatePrices, budget_bytes: u64) {
+    let n = human_count(p.n as f64);
+    let over = human_count((p.n as f64 * OVERSHOOT).round());
+    let why = match &p.reason {
+        PickReason::Asked => "as asked (--fpr)".to_string(),
+        PickReason::CostOptimum { id, fp_cost_ns } => format!(
+            "the cost model's optimum: {id} at the size that minimises lookup time + rate × {} (--fp-cost)",
+            human_ns(*fp_cost_ns)
+        ),
+        PickReason::Headroom { id, bytes, budget_bytes } => format!(
+            "the lowest rate of the table at which a filter still fits the budget ({id}, {}, in {}): memory the budget leaves over buys a lower rate",
+            human_bytes(*bytes as f64),
+            human_bytes(*budget_bytes as f64)
+        ),
+        PickReason::ExactFits { id, bytes } => format!(
+            "for the filters below; but the exact {id} ({}) fits the budget and makes no false positive, so it comes first",
+            human_bytes(*bytes as f64)
+        ),
+        PickReason::NothingFits => format!(
+            "nothing fits the {} budget even at the table's highest rate; the advice below says what fails",
+            human_bytes(budget_bytes as f64)
+        ),
+    };
+    println!("Rate: p = {} — {why}.", human_rate(p.picked_fpr));
+    match p.ask {
+        RateAsk::Default => println!(
+            "  (no --fpr given: the default is to spend the budget's headroom on the lowest rate from 1% down to 1 per million; --fpr P fixes it, --fpr LOW..HIGH bounds it)"
+        ),
+        RateAsk::Range { low, high } => println!(
+            "  (--fpr {}..{}: the headroom is spent within that range)",
+            human_rate(low),
+            human_rate(high)
+        ),
+        RateAsk::Fixed { .. } => {}
+    }
+    println!();
+    let loss_heads: Vec<String> = match p.workload {
+        Workload::Crawl | Workload::Window => vec![
+            format!("never crawled in {n} URLs"),
+            format!("in {over} (1.5× n)"),
+        ],
+        Workload::Blocklist => vec!["legitimate entries blocked per million checks".into()],
+        Workload::CacheGuard => vec!["needless backend reads per million absent keys".into()],
+        Workload::Shipped => vec!["wrong answers per million absent keys".into()],
+    };
+    println!(
+        "The price of each rate ({}, {n} keys, {}; {}):",
+        p.workload,
+        human_bytes(budget_bytes as f64),
+        p.lookup_source
+    );
+    let mut rows = vec![[
+        vec![
+            "rate".to_string(),
+            "structure".into(),
+            "memory".into(),
+            "bits/key".into(),
+            "lookup".into(),
+        ],
+        loss_heads,
+    ]
+    .concat()];
+    let mut bounded = false;
+    for rate in &p.rates {
+        for (i, r) in rate.rows.iter().enumerate() {
+            let lookup = match r.lookup_ns {
+                Some(ns) => format!("{ns:.0} ns{}", if r.lookup_projected { "*" } else { "" }),
+                None => "-".into(),
+            };
+            let losses = match r.loss {
+                Loss::Crawl {
+                    pages_lost_at_n,
+                    pages_lost_at_overshoot,
+                    bound,
+                } => {
+                    bounded |= bound;
+                    vec![
+                        format!(
+                            "{}{}",
+                            if bound { "≤ " } else { "" },
+                            lost_count(pages_lost_at_n)
+                        ),
+                        pages_lost_at_overshoot
+                            .map(lost_count)
+                            .unwrap_or_else(|| "no model past n".into()),
+                    ]
+                }
+                Loss::PerMillionChecks { wrong_per_million } => {
+                    vec![format!("{wrong_per_million:.3}")]
+                }
+            };
+            rows.push(
+                [
+                    vec![
+                        if i == 0 {
+                            human_rate(rate.fpr)
+                        } else {
+                            String::new()
+                        },
+                        r.label.clone(),
+                        format!(
+                            "{}{}",
+                            human_bytes(r.bytes as f64),
+                            if r.fits { "" } else { " (over)" }
+                        ),
+                        format!("{:.1}", r.bits_per_key),
+                        lookup,
+                    ],
+                    losses,
+                ]
+                .concat(),
+            );
+        }
+    }
+    let right: Vec<usize> = (2..rows[0].len()).collect();
+    for line in aligned(&rows, &right, "  ") {
+        println!("{line}");
+    }
+    if bounded {
+        println!("  ≤: no model of its rate while it fills; its rate at n charged throughout (an upper bound)");
+    }
+    if matches!(p.workload, Workload::Crawl | Workload::Window) {
+        println!(
+            "  (a filter sized for n and filling from empty: each new URL is lost with the rate at that fill; past n the rate climbs)"
+        );
+    }
+}
+
+/// A duration in nanoseconds with the unit that keeps it readable.
+pub fn human_ns(ns: f64) -> String {
+    if ns >= 1e6 {
+        format!("{:.2} ms", ns / 1e6)
+    } else if ns >= 1e3 {
+        format!("{:.2} µs", ns / 1e3)
+    } else {
+        format!("{ns:.2} ns")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn columns_line_up_whatever_the_name_lengths() {
+        let rows = vec![
+            vec!["a".to_string(), "1".into()],
+            vec!["qfilter-resizable".to_string(), "12345".into()],
+        ];
+        let lines = aligned(&rows, &[1], "");
+        assert_eq!(lines[0], "a                      1");
+        assert_eq!(lines[1], "qfilter-resizable  12345");
+    }
+}
