@@ -101,12 +101,16 @@ pub fn human_bytes(bytes: f64) -> String {
 }
 
 /// Formats a rate: as a percent from 0.1% up (`1%`, `0.25%`), per million below (`10 per million`,
-/// `0.05 per million`, however small), three significant digits, trailing zeros dropped.
+/// `0.05 per million`; below 10⁻¹² `< 0.000001 per million`), three significant digits, trailing zeros
+/// dropped.
 pub fn human_rate(rate: f64) -> String {
     if rate >= 1e-3 {
         format!("{}%", trim_zeros(three_digits(rate * 100.0)))
     } else {
         let per_million = rate * 1e6;
+        if per_million > 0.0 && per_million < 1e-6 {
+            return "< 0.000001 per million".into();
+        }
         let text = if per_million >= 1.0 || per_million <= 0.0 {
             three_digits(per_million)
         } else {
@@ -354,6 +358,8 @@ mod tests {
         assert_eq!(human_rate(1.5e-5), "15 per million");
         assert_eq!(human_rate(1e-6), "1 per million");
         assert_eq!(human_rate(2.34e-9), "0.00234 per million");
+        assert_eq!(human_rate(5.9e-30), "< 0.000001 per million");
+        assert_eq!(human_rate(0.0), "0 per million");
     }
 
     #[test]

@@ -8,6 +8,7 @@
 //! quoted from a measured run.
 
 mod cost;
+pub mod fleet;
 pub mod rates;
 mod request;
 
@@ -15,7 +16,7 @@ pub use cost::{costs, lookup_ns_at, CostAnswer, Costed};
 
 pub use request::{answer, Answer, Request};
 
-use crate::analysis::regimes::{advice_config, advised_kinds, Sizing};
+use crate::analysis::regimes::{advice_config, advised_kinds, server_needs, shared_kinds, Sizing};
 pub use crate::analysis::regimes::{ladder, Demand, KeyCost, Rung, Threshold};
 use crate::results::Results;
 use crate::theory::BloomSizing;
@@ -78,6 +79,9 @@ pub struct Advice {
     /// The price of each rate and the rate picked (`advise` always; absent from a bare [`advise`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rates: Option<rates::RatePrices>,
+    /// With `--machines`: every fleet design priced.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fleet: Option<fleet::FleetPlan>,
 }
 
 /// A filter sized for the workload's n, filled past it: its theoretical rate at each overshoot.
@@ -237,7 +241,13 @@ pub fn advise(workload: &Demand, run: Option<(&Results, String)>) -> Result<Advi
     let mut key_costs = Vec::new();
     let mut all: Vec<(Candidate, (u8, f64))> = Vec::new();
     let mut thresholds = Vec::new();
-    for (order, (kind, advisor)) in advised_kinds().enumerate() {
+    // Shared across processes: the filters that live on a Redis server; else those in this process.
+    let weighed: Vec<_> = if workload.shared {
+        shared_kinds().collect()
+    } else {
+        advised_kinds().collect()
+    };
+    for (order, (kind, advisor)) in weighed.into_iter().enumerate() {
         let config = advice_config(kind, n, p);
         let size = sizing.of(kind, &advisor, n);
         let at_n = size.bytes_at_n;
@@ -281,6 +291,9 @@ pub fn advise(workload: &Demand, run: Option<(&Results, String)>) -> Result<Advi
             (2, at_n)
         };
         let mut pitch = advisor.pitch.to_string();
+        if let Some(needs) = server_needs(kind) {
+            pitch.push_str(&format!("; {needs}"));
+        }
         if !kind.exact() && kind.id() != bloom_id && bloom_bytes > 0.0 {
             let more = at_n / bloom_bytes - 1.0;
             if more.abs() >= 0.005 {
@@ -338,8 +351,8 @@ pub fn advise(workload: &Demand, run: Option<(&Results, String)>) -> Result<Advi
     }
     if workload.shared {
         notes.push(
-            "shared across processes: the sizes above are what the shared filter (e.g. RedisBloom BF.RESERVE with this \
-capacity and rate) holds on the server; `bench --redis` measures the backends"
+            "shared across processes: the structures weighed are those on a Redis server, and the sizes are what each \
+holds on the server (redis-bloom: BF.RESERVE with this capacity and rate); `bench --suite redis --redis URL` measures them"
                 .into(),
         );
     }
@@ -383,6 +396,7 @@ capacity and rate) holds on the server; `bench --redis` measures the backends"
         speed_ratios: Vec::new(),
         cost: None,
         rates: None,
+        fleet: None,
     })
 }
 

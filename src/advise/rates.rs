@@ -16,7 +16,7 @@
 //! of the table whose first contender still fits the budget: memory left over buys a lower rate.
 
 use super::Demand;
-use crate::analysis::regimes::{advice_config, advised_kinds, meets_rate, Sizing};
+use crate::analysis::regimes::{advice_config, advised_kinds, meets_rate, shared_kinds, Sizing};
 use crate::kind::Kind;
 use crate::results::Results;
 use crate::workload::Workload;
@@ -193,6 +193,15 @@ fn loss(kind: &dyn Kind, workload: Workload, n: u64, p: f64, rate_at_n: f64) -> 
     }
 }
 
+/// The kinds `demand` weighs: those on a Redis server when it is shared, else those in this process.
+fn weighed(demand: &Demand) -> Vec<(&'static dyn Kind, crate::kind::Advisor)> {
+    if demand.shared {
+        shared_kinds().collect()
+    } else {
+        advised_kinds().collect()
+    }
+}
+
 /// Every contender serving `demand` at rate `p`, those that fit first, smallest first.
 fn priced_at(demand: &Demand, p: f64, run: Option<(&Results, &str)>) -> Vec<PricedRow> {
     let n = demand.n_high;
@@ -201,7 +210,8 @@ fn priced_at(demand: &Demand, p: f64, run: Option<(&Results, &str)>) -> Vec<Pric
         fpr: p,
         budget_bytes: demand.memory_bytes as f64,
     };
-    let mut rows: Vec<PricedRow> = advised_kinds()
+    let mut rows: Vec<PricedRow> = weighed(demand)
+        .into_iter()
         .filter(|(kind, _)| !kind.exact() && demand.unmet_by(*kind).is_empty())
         .filter(|(kind, _)| meets_rate(*kind, n, p))
         .map(|(kind, advisor)| {
@@ -271,7 +281,8 @@ pub fn price_rates(
             ),
         },
     };
-    let exact = advised_kinds()
+    let exact = weighed(demand)
+        .into_iter()
         .filter(|(kind, _)| kind.exact() && demand.unmet_by(*kind).is_empty())
         .map(|(kind, advisor)| {
             let sizing = Sizing {

@@ -34,6 +34,8 @@ pub struct Request {
     pub current: Option<String>,
     pub node_memory_bytes: u64,
     pub inserts_per_sec: Option<f64>,
+    /// The machines that crawl, when more than this one (`--machines`).
+    pub fleet: Option<super::fleet::Fleet>,
 }
 
 /// The answer: the window's advice when a window was given, the structures' when keys were.
@@ -141,6 +143,23 @@ pub fn answer(request: &Request) -> Result<Answer> {
         request.inserts_per_sec,
         run.as_ref().map(|(r, label)| (r, label.as_str())),
     ));
+    if let Some(fleet) = &request.fleet {
+        if workload.workload != Workload::Crawl {
+            return Err(Error::invalid(
+                "--machines",
+                format!(
+                    "the fleet is priced for a crawl (URLs split between machines); not for --workload {}",
+                    workload.workload
+                ),
+            ));
+        }
+        advice.fleet = Some(super::fleet::plan(
+            &workload,
+            fleet,
+            request.node_memory_bytes,
+            run_ref(),
+        )?);
+    }
     if let Some(dir) = &request.results {
         advice.speed_ratios = speed_of_recommended(dir, &mut advice)?;
     }

@@ -172,6 +172,43 @@ pub fn advised_kinds() -> impl Iterator<Item = (&'static dyn Kind, Advisor)> {
         })
 }
 
+/// The kinds a shared filter can be, in registry order: ours on a Redis server, each pitched by its
+/// summary ([`server_needs`] says what the server needs).
+pub fn shared_kinds() -> impl Iterator<Item = (&'static dyn Kind, Advisor)> {
+    REGISTRY
+        .iter()
+        .filter(|k| {
+            matches!(
+                k.descriptor().placement,
+                crate::kind::Placement::OurServer(_)
+            )
+        })
+        .map(|k| {
+            (
+                *k,
+                Advisor {
+                    pitch: k.summary(),
+                    rung: k.summary(),
+                    prefers_measured_bytes: false,
+                    size_for_advice: None,
+                },
+            )
+        })
+}
+
+/// What the Redis server must have loaded for a kind that lives on one (None for any other kind).
+pub fn server_needs(kind: &dyn Kind) -> Option<String> {
+    match kind.descriptor().placement {
+        crate::kind::Placement::OurServer(server) => Some(match server.module {
+            Some(module) => {
+                format!("needs the RedisBloom module on every node (`{module}` in MODULE LIST)")
+            }
+            None => "plain Redis, no module".into(),
+        }),
+        _ => None,
+    }
+}
+
 /// How big each advised kind is at any n, for one rate and budget.
 pub struct Sizing<'a> {
     /// A bench run's results and its label, whose measurements replace models that depend on keys.

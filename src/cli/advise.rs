@@ -3,6 +3,7 @@
 
 use anyhow::Result;
 use clap::{Args, ValueEnum};
+use dedupbench::advise::fleet::{Fleet, Partition};
 use dedupbench::advise::rates::RateAsk;
 use dedupbench::advise::{answer, Advice, Request};
 use dedupbench::units::{
@@ -77,6 +78,17 @@ pub struct AdviseArgs {
     /// cluster is also sized by the measured per-node insert rate.
     #[arg(long)]
     inserts_per_sec: Option<f64>,
+    /// Machines that crawl (with --machine-memory): prices exact fingerprints or a filter on each machine,
+    /// the URLs partitioned between them, against one filter shared on Redis.
+    #[arg(long, requires = "machine_memory", value_parser = dedupbench::units::count_arg)]
+    machines: Option<u64>,
+    /// Memory of each crawling machine that the dedup structure may take (e.g. 16GiB).
+    #[arg(long, requires = "machines", value_parser = size_arg)]
+    machine_memory: Option<u64>,
+    /// How URLs are split between the machines: host (each host to one machine, as a polite crawler
+    /// does), url (by URL hash), none (any machine may meet any URL).
+    #[arg(long, value_enum, default_value = "host", requires = "machines")]
+    partition: Partition,
     /// Print JSON instead of tables.
     #[arg(long)]
     json: bool,
@@ -124,6 +136,14 @@ pub fn run(args: AdviseArgs) -> Result<i32> {
         current: args.current.clone(),
         node_memory_bytes: args.node_memory_bytes,
         inserts_per_sec: args.inserts_per_sec,
+        fleet: args
+            .machines
+            .zip(args.machine_memory)
+            .map(|(machines, memory)| Fleet {
+                machines,
+                machine_memory_bytes: memory,
+                partition: args.partition,
+            }),
     };
     let answer = answer(&request)?;
     if let (Some(path), Some(workload)) = (&args.map, &answer.workload) {
@@ -353,8 +373,13 @@ fn print_human(a: &Advice) {
         human_bytes(w.memory_bytes as f64),
         human_rate(w.fpr)
     );
-    for t in &a.thresholds {
-        println!("  {:<12} {} keys", t.id, human_count(t.max_n));
+    let rows: Vec<Vec<String>> = a
+        .thresholds
+        .iter()
+        .map(|t| vec![t.id.to_string(), format!("{} keys", human_count(t.max_n))])
+        .collect();
+    for line in super::advise_tables::aligned(&rows, &[1], "  ") {
+        println!("{line}");
     }
     println!(
         "Smallest rate reachable at n = {} in {}: {} (Bloom filter of the whole budget, k = {}).",
@@ -399,6 +424,10 @@ fn print_human(a: &Advice) {
             r.id,
             r.why
         );
+    }
+    if let Some(f) = &a.fleet {
+        println!();
+        super::advise_tables::print_fleet(f);
     }
     if let Some(p) = &a.nodes {
         println!();

@@ -1,5 +1,6 @@
 //! `advise`'s tables as text: the price of each rate with the pick and its reasons, and the fleet.
 
+use dedupbench::advise::fleet::{FleetPlan, Partition, Place};
 use dedupbench::advise::rates::{Loss, PickReason, RateAsk, RatePrices, OVERSHOOT};
 use dedupbench::units::{human_bytes, human_count, human_rate};
 use dedupbench::workload::Workload;
@@ -171,6 +172,93 @@ pub fn print_rates(p: &RatePrices, budget_bytes: u64) {
     if matches!(p.workload, Workload::Crawl | Workload::Window) {
         println!(
             "  (a filter sized for n and filling from empty: each new URL is lost with the rate at that fill; past n the rate climbs)"
+        );
+    }
+}
+
+/// The fleet's designs, best first.
+pub fn print_fleet(f: &FleetPlan) {
+    let partition = match f.fleet.partition {
+        Partition::Host => "partitioned by host",
+        Partition::Url => "partitioned by URL hash",
+        Partition::None => "not partitioned",
+    };
+    println!(
+        "The fleet: {} machines of {} each, {partition}, {} URLs at p = {}.",
+        f.fleet.machines,
+        human_bytes(f.fleet.machine_memory_bytes as f64),
+        human_count(f.n as f64),
+        human_rate(f.fpr)
+    );
+    println!(
+        "  Skew: the fullest machine sees {:.2}× n/M ({}).",
+        f.skew.fullest_over_mean, f.skew.source
+    );
+    let mut rows = vec![vec![
+        String::new(),
+        "design".to_string(),
+        "keys each".into(),
+        "per machine".into(),
+        "per Redis node".into(),
+        "round trips/URL".into(),
+        "never crawled".into(),
+    ]];
+    for (i, o) in f.options.iter().enumerate() {
+        let usable = o.fits && o.deduplicates_across_machines;
+        rows.push(vec![
+            if usable {
+                format!("{}.", i + 1)
+            } else {
+                "-".into()
+            },
+            match o.place {
+                Place::EachMachine => format!("{} on each machine", o.label),
+                Place::SharedRedis => format!(
+                    "{} shared ({} node{})",
+                    o.label,
+                    o.nodes,
+                    if o.nodes == 1 { "" } else { "s" }
+                ),
+            },
+            human_count(o.keys as f64),
+            if o.bytes_per_machine > 0 {
+                human_bytes(o.bytes_per_machine as f64)
+            } else {
+                "0".into()
+            },
+            if o.bytes_per_node > 0 {
+                human_bytes(o.bytes_per_node as f64)
+            } else {
+                "-".into()
+            },
+            if o.round_trips_per_url > 0.0 {
+                format!("1/{:.0}", 1.0 / o.round_trips_per_url)
+            } else {
+                "0".into()
+            },
+            if o.deduplicates_across_machines {
+                format!(
+                    "{}{}",
+                    if o.pages_lost_bound { "≤ " } else { "" },
+                    lost_count(o.pages_lost)
+                )
+            } else {
+                "every repeat across machines".into()
+            },
+        ]);
+    }
+    for (i, line) in aligned(&rows, &[2, 3, 4, 5, 6], "  ").iter().enumerate() {
+        println!("{line}");
+        if let Some(o) = i.checked_sub(1).and_then(|i| f.options.get(i)) {
+            println!("        {}", o.note);
+        }
+    }
+    if let Some(o) = f.options.iter().find(|o| o.node_inserts_per_sec.is_some()) {
+        println!(
+            "  One Redis node takes {} inserts/s ({}): the {} machines together, on one node.",
+            human_count(o.node_inserts_per_sec.unwrap_or_default()),
+            o.node_rate_source.as_deref().unwrap_or_default(),
+            f.fleet.machines
         );
     }
 }
