@@ -146,7 +146,7 @@ fn build(options: &DedupOptions) -> Result<Box<dyn Membership>> {
     if options.window.is_some() && options.remote.is_some() {
         return Err(Error::invalid(
             "--window",
-            "forgets URLs in this process's windowed filter; a shared filter on Redis keeps them for ever",
+            "windows are per process: this worker's windowed filter forgets on its own count of admissions, and no filter shared on Redis forgets (partition the URLs between workers, one window each, or share without a window)",
         ));
     }
     if let (Some(_), Some(id)) = (options.window, options.structure.as_deref()) {

@@ -202,8 +202,8 @@ fn without_flag_and_text(e: crate::Error, text: &str) -> String {
     message.replacen(&format!("'{text}' is "), "", 1)
 }
 
-/// An expiry window (`advise --window`): a count of new URLs, or a duration that an arrival rate turns
-/// into one.
+/// An expiry window (`advise --window`, `dedup --window`): a count of admissions (URLs let through, new ones
+/// and re-crawls alike), or a duration that an admission rate turns into one.
 #[derive(Clone, Debug, PartialEq)]
 pub enum WindowArg {
     Urls(u64),
@@ -245,20 +245,28 @@ impl WindowArg {
     pub fn from_arg(text: &str) -> std::result::Result<WindowArg, String> {
         WindowArg::parse(text).map_err(|e| without_flag_and_text(e, text))
     }
-    /// The window in URLs, at `arrivals_per_sec` for a duration; in [1, 2⁴⁷).
-    pub fn urls(&self, arrivals_per_sec: Option<f64>) -> Result<u64> {
+    /// The window's length in seconds, when it was given as a duration.
+    pub fn seconds(&self) -> Option<f64> {
+        match self {
+            WindowArg::Urls(_) => None,
+            WindowArg::Duration { seconds, .. } => Some(*seconds),
+        }
+    }
+    /// The window in admissions (URLs let through, re-crawls included), at `admissions_per_sec` for a
+    /// duration; in [1, 2⁴⁷).
+    pub fn urls(&self, admissions_per_sec: Option<f64>) -> Result<u64> {
         let window = match self {
             WindowArg::Urls(n) => *n,
             WindowArg::Duration { text, seconds } => {
-                let rate = arrivals_per_sec.ok_or_else(|| {
+                let rate = admissions_per_sec.ok_or_else(|| {
                     crate::Error::invalid(
                         "--window",
-                        format!("'{text}' is a duration: give --arrivals-per-sec too"),
+                        format!("'{text}' is a duration: give --admissions-per-sec too (URLs let through per second, re-crawls included)"),
                     )
                 })?;
                 if !(rate > 0.0 && rate.is_finite() && *seconds > 0.0 && seconds.is_finite()) {
                     return Err(crate::Error::invalid(
-                        "--arrivals-per-sec",
+                        "--admissions-per-sec",
                         format!("{rate} with a window of {text}: both must be > 0"),
                     ));
                 }

@@ -188,17 +188,151 @@ fn advise_weighs_the_expiry_contenders_for_a_week_of_urls() {
         "advise",
         "--window",
         "7d",
-        "--arrivals-per-sec",
+        "--admissions-per-sec",
         "115.74",
         "--memory",
         "1GiB",
     ]);
     assert_eq!(code, Some(0), "{stderr}");
-    assert!(stdout.contains("Expiry window: 70M URLs"), "{stdout}");
+    assert!(
+        stdout.contains(
+            "Expiry window: 70M admissions (URLs let through, re-crawls included) = 7.0 days"
+        ),
+        "{stdout}"
+    );
     assert!(stdout.contains("Pick: windowed filter."), "{stdout}");
+    // The lag as a time: one generation of the windowed filter.
+    assert!(
+        stdout.contains("Lateness: the windowed filter lets a due re-crawl through up to"),
+        "{stdout}"
+    );
     let (code, _, stderr) = run(&["advise", "--window", "7d", "--memory", "1GiB"]);
     assert_eq!(code, Some(2), "{stderr}");
-    assert!(stderr.contains("--arrivals-per-sec"), "{stderr}");
+    assert!(stderr.contains("--admissions-per-sec"), "{stderr}");
+}
+
+/// The lead's re-crawl: 2·10⁹ live URLs, each re-crawled every 7 days, is 2·10⁹ admissions a window
+/// (≈ 3300/s), not the 38.4M that the rate of new URLs alone gives; and a window is per process.
+#[test]
+fn a_recrawl_window_counts_admissions_and_refuses_what_it_would_ignore() {
+    let (code, stdout, stderr) = run(&[
+        "advise", "--window", "7d", "--n", "2G", "--memory", "16GiB", "--fpr", "0.01",
+    ]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        stdout.contains("Expiry window: 2G admissions")
+            && stdout.contains("at 3306.88 admissions/s"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("up to 2.3 days"), "{stdout}");
+    let (code, stdout, stderr) = run(&[
+        "advise",
+        "--window",
+        "7d",
+        "--n",
+        "2G",
+        "--admissions-per-sec",
+        "63.42",
+        "--memory",
+        "16GiB",
+        "--fpr",
+        "0.01",
+    ]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        stdout.contains("at least 3307 admissions/s") && stdout.contains("would pass in 3.2 hours"),
+        "{stdout}"
+    );
+    for flag in [&["--shared"][..], &["--deletes"], &["--growth", "unknown"]] {
+        let mut args = vec!["advise", "--window", "70M", "--memory", "1GiB"];
+        args.extend_from_slice(flag);
+        let (code, stdout, stderr) = run(&args);
+        assert_eq!(code, Some(2), "{flag:?}: {stdout}");
+        assert!(
+            stderr.contains(flag[0]) && stderr.contains("not taken with --window"),
+            "{flag:?}: {stderr}"
+        );
+    }
+    let (_, _, stderr) = run(&["advise", "--window", "70M", "--memory", "1GiB", "--shared"]);
+    assert!(stderr.contains("windows are per process"), "{stderr}");
+}
+
+/// The price of each rate: without --fpr the table spans 1% to 1 per million and the pick spends the
+/// headroom; a range bounds it; the fleet and the shared backends answer the lead's other questions.
+#[test]
+fn advise_prices_each_rate_and_the_fleet() {
+    let (code, stdout, stderr) = run(&["advise", "--n", "2G", "--memory", "16GiB"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stdout.contains("The price of each rate"), "{stdout}");
+    assert!(
+        stdout.contains(
+            "Rate: p = 1 per million — the lowest rate of the table at which a filter still fits"
+        ),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("never crawled in 2G URLs") && stdout.contains("3.33M"),
+        "{stdout}"
+    );
+    let (code, stdout, _) = run(&[
+        "advise",
+        "--n",
+        "2G",
+        "--memory",
+        "16GiB",
+        "--fpr",
+        "1e-4..1e-2",
+    ]);
+    assert_eq!(code, Some(0));
+    assert!(stdout.contains("Rate: p = 100 per million"), "{stdout}");
+    let (code, stdout, stderr) = run(&[
+        "advise",
+        "--n",
+        "2G",
+        "--memory",
+        "16GiB",
+        "--fpr",
+        "0.01",
+        "--machines",
+        "20",
+        "--machine-memory",
+        "16GiB",
+    ]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        stdout.contains("The fleet: 20 machines of 16.0 GiB each, partitioned by host"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("  1.  fingerprint on each machine"),
+        "{stdout}"
+    );
+    let (code, stdout, _) = run(&[
+        "advise", "--n", "2G", "--memory", "16GiB", "--fpr", "0.01", "--shared",
+    ]);
+    assert_eq!(code, Some(0));
+    assert!(
+        stdout.contains("  1.  redis-bloom ") && stdout.contains("needs the RedisBloom module"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("redis-bitmap") && stdout.contains("plain Redis, no module"),
+        "{stdout}"
+    );
+    let (code, stdout, _) = run(&[
+        "advise",
+        "--n",
+        "5M",
+        "--memory",
+        "16GiB",
+        "--workload",
+        "blocklist",
+    ]);
+    assert_eq!(code, Some(0));
+    assert!(
+        stdout.contains("legitimate entries blocked per million checks"),
+        "{stdout}"
+    );
 }
 
 #[test]

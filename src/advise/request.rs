@@ -5,7 +5,7 @@
 
 use super::rates::{price_rates, RateAsk, DEFAULT_FPR};
 use super::{advise, Advice, Demand};
-use crate::expiry::{advise_window, WindowAdvice};
+use crate::expiry::{advise_window, measured_skips, WindowAdvice, WindowTiming};
 use crate::results::Results;
 use crate::units::{KeyRange, WindowArg};
 use crate::workload::Workload;
@@ -17,7 +17,8 @@ use std::path::{Path, PathBuf};
 pub struct Request {
     pub n: Option<KeyRange>,
     pub window: Option<WindowArg>,
-    pub arrivals_per_sec: Option<f64>,
+    /// URLs let through per second, re-crawls included (turns a duration window into admissions).
+    pub admissions_per_sec: Option<f64>,
     /// The rate asked (`--fpr`): one, a range the table spans, or none.
     pub rate: RateAsk,
     /// The workload: what the structure is asked to do.
@@ -63,18 +64,13 @@ pub fn answer(request: &Request) -> Result<Answer> {
         }
         RateAsk::Range { high, .. } => high,
     };
-    let window = match &request.window {
-        Some(arg) => Some(advise_window(
-            arg.urls(request.arrivals_per_sec)?,
-            window_fpr,
-            request.memory_bytes as f64,
-        )),
-        None => None,
-    };
+    if let Some(arg) = &request.window {
+        return window_answer(request, arg, window_fpr);
+    }
     if request.workload == Workload::Window && request.window.is_none() {
         return Err(Error::invalid(
             "--workload",
-            "the window workload needs --window (a count of URLs or a duration with --arrivals-per-sec)",
+            "the window workload needs --window (a count of URLs or a duration with --admissions-per-sec)",
         ));
     }
     if request.fp_cost_ns.is_some() && request.n.is_none() {
@@ -84,18 +80,10 @@ pub fn answer(request: &Request) -> Result<Answer> {
         ));
     }
     let Some(KeyRange { low, high }) = request.n else {
-        return match window {
-            Some(_) => Ok(Answer {
-                window,
-                advice: None,
-                run: None,
-                workload: None,
-            }),
-            None => Err(Error::invalid(
-                "--n",
-                "give N or LOW..HIGH (or --window alone)",
-            )),
-        };
+        return Err(Error::invalid(
+            "--n",
+            "give N or LOW..HIGH (or --window alone)",
+        ));
     };
     let mut workload = Demand {
         n_low: low,
@@ -167,11 +155,88 @@ pub fn answer(request: &Request) -> Result<Answer> {
         advice.current = Some(super::current_tool(&workload, results, id)?);
     }
     Ok(Answer {
-        window,
+        window: None,
         advice: Some(advice),
         run,
         workload: Some(workload),
     })
+}
+
+/// The window's answer: a window is advised alone, per process; flags it would ignore are refused.
+fn window_answer(request: &Request, arg: &WindowArg, fpr: f64) -> Result<Answer> {
+    let refused = [
+        (request.shared, "--shared", "windows are per process: each worker's windowed filter forgets on its own count of admissions, and no filter shared on Redis forgets (partition the URLs between workers, one window each)"),
+        (request.deletes, "--deletes", "a window forgets by itself; --deletes is for the structures advised with --n alone"),
+        (request.growth_unknown, "--growth", "a window holds W admissions whatever the crawl's size"),
+        (request.fleet.is_some(), "--machines", "the fleet is priced for a crawl without a window"),
+        (request.fp_cost_ns.is_some(), "--fp-cost", "the cost model prices structures advised with --n alone"),
+        (request.current.is_some(), "--current", "the tool in use is set beside the structures advised with --n alone"),
+        (!matches!(request.workload, Workload::Window | Workload::Crawl), "--workload", "a window is the window workload"),
+    ];
+    if let Some((_, flag, why)) = refused.iter().find(|(given, _, _)| *given) {
+        return Err(Error::invalid(
+            *flag,
+            format!("is not taken with --window: {why}"),
+        ));
+    }
+    let live = request.n.map(|r| r.high);
+    // A duration without a rate: with --n, every live URL comes back once per window.
+    let rate = match (request.admissions_per_sec, arg.seconds(), live) {
+        (Some(rate), _, _) => Some(rate),
+        (None, Some(seconds), Some(n)) => Some(n as f64 / seconds),
+        _ => None,
+    };
+    let mut advice = advise_window(arg.urls(rate)?, fpr, request.memory_bytes as f64);
+    if let Some(rate) = rate {
+        let seconds = advice.window_keys as f64 / rate;
+        advice.timing = Some(WindowTiming {
+            admissions_per_sec: rate,
+            window_seconds: seconds,
+            lag_seconds: advice.lag_admissions as f64 / rate,
+        });
+    }
+    if let (Some(n), Some(seconds)) = (live, arg.seconds()) {
+        let floor = n as f64 / seconds;
+        if rate.is_some_and(|r| r < floor * 0.999) {
+            advice.notes.push(format!(
+                "{} live URLs each re-crawled once per window are at least {:.0} admissions/s; at the {:.2}/s given (new URLs only?) the window of {} admissions would pass in {}",
+                crate::units::human_count(n as f64),
+                floor,
+                rate.unwrap_or_default(),
+                crate::units::human_count(advice.window_keys as f64),
+                human_seconds(advice.window_keys as f64 / floor)
+            ));
+        }
+    }
+    let run = match &request.results {
+        Some(dir) => Some((
+            crate::results::read_results(dir)?,
+            dir.display().to_string(),
+        )),
+        None => None,
+    };
+    if let Some((results, _)) = &run {
+        advice.measured = measured_skips(results);
+    }
+    Ok(Answer {
+        window: Some(advice),
+        advice: None,
+        run,
+        workload: None,
+    })
+}
+
+/// Seconds in the largest unit that keeps them readable (days, hours, minutes, seconds).
+pub fn human_seconds(seconds: f64) -> String {
+    if seconds >= 86_400.0 {
+        format!("{:.1} days", seconds / 86_400.0)
+    } else if seconds >= 3_600.0 {
+        format!("{:.1} hours", seconds / 3_600.0)
+    } else if seconds >= 60.0 {
+        format!("{:.1} minutes", seconds / 60.0)
+    } else {
+        format!("{seconds:.1} s")
+    }
 }
 
 /// The paired speed ratios of the recommended structures, read from `dir`'s `analysis.json` (written by

@@ -23,14 +23,15 @@ pub struct AdviseArgs {
     /// Expected distinct keys, or a range low..high (e.g. 50M, 10M..2G).
     #[arg(long, required_unless_present = "window", value_parser = KeyRange::from_arg)]
     n: Option<KeyRange>,
-    /// Expiry: URLs become eligible again after this window, as a count of new URLs (70M) or a duration
-    /// (7d, 12h, 30m, 90s) with --arrivals-per-sec. Advises between a windowed filter, a counting filter
-    /// with a delete log and an exact map.
+    /// Expiry: a URL becomes eligible again after this window, counted in admissions (URLs let through,
+    /// new ones and re-crawls alike: 70M), or a duration (7d, 12h, 30m, 90s) with --admissions-per-sec,
+    /// or with --n (every live URL is then admitted once per window). Advises between a windowed
+    /// filter, a counting filter with a delete log and an exact map; windows are per process.
     #[arg(long, value_parser = WindowArg::from_arg)]
     window: Option<WindowArg>,
-    /// New URLs per second, turning a --window duration into a count.
+    /// URLs let through per second, re-crawls included, turning a --window duration into admissions.
     #[arg(long)]
-    arrivals_per_sec: Option<f64>,
+    admissions_per_sec: Option<f64>,
     /// The workload: crawl (insert-if-new over a stream), blocklist (built once, then queried),
     /// cache-guard (inserts and deletes), window (keys expire; with --window), shipped (built here,
     /// loaded elsewhere). Every structure, ours and the peer crates', that supports what it needs is
@@ -95,15 +96,30 @@ pub struct AdviseArgs {
 }
 
 fn print_window(a: &dedupbench::expiry::WindowAdvice) {
+    use dedupbench::advise::human_seconds;
+    let time = a
+        .timing
+        .as_ref()
+        .map(|t| {
+            format!(
+                " = {} at {:.2} admissions/s",
+                human_seconds(t.window_seconds),
+                t.admissions_per_sec
+            )
+        })
+        .unwrap_or_default();
     println!(
-        "Expiry window: {} URLs at p = {}, memory {}",
+        "Expiry window: {} admissions (URLs let through, re-crawls included){time}, at p = {}, memory {}; windows are per process",
         human_count(a.window_keys as f64),
-        a.fpr,
+        human_rate(a.fpr),
         human_bytes(a.budget_bytes)
     );
+    for note in &a.notes {
+        println!("Note: {note}");
+    }
     for o in &a.options {
         println!(
-            "  {:<32} {:>10} ({:.2} bytes per window URL){}; holds a window of up to {} URLs in the budget; errors: {}",
+            "  {:<32} {:>10} ({:.2} bytes per window URL){}; holds a window of up to {} admissions in the budget; errors: {}",
             o.contender.name(),
             human_bytes(o.bytes),
             o.bytes_per_window_key,
@@ -112,9 +128,30 @@ fn print_window(a: &dedupbench::expiry::WindowAdvice) {
             o.errors
         );
     }
+    match &a.timing {
+        Some(t) => println!(
+            "  Lateness: the windowed filter lets a due re-crawl through up to {} ({} admissions) after its window ends.",
+            human_seconds(t.lag_seconds),
+            human_count(a.lag_admissions as f64)
+        ),
+        None => println!(
+            "  Lateness: the windowed filter lets a due re-crawl through up to {} admissions after its window ends (give --admissions-per-sec for a time).",
+            human_count(a.lag_admissions as f64)
+        ),
+    }
+    for m in &a.measured {
+        println!(
+            "  Measured ({} at a window of {} admissions, p = {}): {} of new arrivals wrongly skipped ({} points of it URLs held past their window).",
+            m.contender.name(),
+            human_count(m.window_keys as f64),
+            human_rate(m.target_fpr),
+            human_rate(m.skipped_share),
+            human_rate(m.skipped_expired_share)
+        );
+    }
     match a.pick {
         Some(c) => println!("Pick: {}.", c.name()),
-        None => println!("Pick: none fits; shorten the window, raise the rate, or share a server."),
+        None => println!("Pick: none fits; shorten the window, raise the rate, or partition the URLs between machines."),
     }
 }
 
@@ -122,7 +159,7 @@ pub fn run(args: AdviseArgs) -> Result<i32> {
     let request = Request {
         n: args.n,
         window: args.window.clone(),
-        arrivals_per_sec: args.arrivals_per_sec,
+        admissions_per_sec: args.admissions_per_sec,
         rate: args.fpr.unwrap_or(RateAsk::Default),
         workload: args.workload,
         fp_cost_ns: args.fp_cost,

@@ -8,7 +8,7 @@ use dedupbench::dedup::{self, DedupOptions};
 use dedupbench::hash::HashFn;
 use dedupbench::keys::file::UrlFile;
 use dedupbench::registry;
-use dedupbench::units::{count_arg, expected_arg, fpr_arg, hash_arg};
+use dedupbench::units::{expected_arg, fpr_arg, hash_arg, WindowArg};
 use dedupbench::Error;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -38,10 +38,15 @@ pub struct DedupArgs {
     /// Save the filter when the input ends (atomically).
     #[arg(long)]
     save: Option<PathBuf>,
-    /// Forget URLs after this many new ones (e.g. 70M: a week at 10M a day): a URL seen again inside the
-    /// window is skipped, and passes again once the window has moved past it (the `windowed` filter).
-    #[arg(long, value_parser = count_arg, conflicts_with = "load")]
-    window: Option<u64>,
+    /// Forget URLs after this many admissions (URLs let through, re-crawls included: 70M is a week at
+    /// 10M a day), or a duration (7d, 12h) with --admissions-per-sec: a URL seen again inside the window
+    /// is skipped, and passes again once the window has moved past it (the `windowed` filter, in this
+    /// process: windows are per process).
+    #[arg(long, value_parser = WindowArg::from_arg, conflicts_with = "load")]
+    window: Option<WindowArg>,
+    /// URLs let through per second, re-crawls included, turning a --window duration into admissions.
+    #[arg(long, requires = "window")]
+    admissions_per_sec: Option<f64>,
     /// A filter shared with other workers through Redis: the server or cluster.
     #[command(flatten)]
     target: RedisTarget,
@@ -96,7 +101,11 @@ pub fn run(args: DedupArgs) -> Result<i32> {
         hash: args.hash,
         load: args.load.clone(),
         save: args.save.clone(),
-        window: args.window,
+        window: args
+            .window
+            .as_ref()
+            .map(|w| w.urls(args.admissions_per_sec))
+            .transpose()?,
         remote,
     };
     // A file that cannot be read or decoded is named with the flag that gave it.

@@ -24,11 +24,68 @@ pub struct WindowOption {
 /// log, which fits only where the windowed filter does too.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct WindowAdvice {
+    /// The window, in admissions: URLs let through (new ones and re-crawls alike).
     pub window_keys: u64,
     pub fpr: f64,
     pub budget_bytes: f64,
     pub options: Vec<WindowOption>,
     pub pick: Option<Contender>,
+    /// How many admissions past its window the windowed filter may still hold a URL (one generation).
+    pub lag_admissions: u64,
+    /// With an admission rate: the window and the lag as times.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timing: Option<WindowTiming>,
+    /// With `--results`: what the run's expiry experiment measured, each contender at each window.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub measured: Vec<MeasuredSkips>,
+    /// What the admission rate given implies, when it is suspicious.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+/// A window at an admission rate.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct WindowTiming {
+    pub admissions_per_sec: f64,
+    pub window_seconds: f64,
+    /// The windowed filter's lag: a URL may come back this much later than the window.
+    pub lag_seconds: f64,
+}
+
+/// One contender's measured skips at one window of a run.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct MeasuredSkips {
+    pub contender: Contender,
+    pub window_keys: u64,
+    pub target_fpr: f64,
+    /// Of the arrivals that were new (never admitted, or admitted more than W admissions ago), the
+    /// share called seen; and the part of it from URLs still held past their window.
+    pub skipped_share: f64,
+    pub skipped_expired_share: f64,
+}
+
+/// What a run's expiry experiment measured: each contender at the largest window it ran.
+pub fn measured_skips(results: &crate::results::Results) -> Vec<MeasuredSkips> {
+    results
+        .expiry
+        .iter()
+        .filter(|r| {
+            !results
+                .expiry
+                .iter()
+                .any(|o| o.contender == r.contender && o.window_keys > r.window_keys)
+        })
+        .map(|r| {
+            let new = r.truly_new.max(1) as f64;
+            MeasuredSkips {
+                contender: r.contender,
+                window_keys: r.window_keys,
+                target_fpr: r.target_fpr,
+                skipped_share: r.wrongly_skipped as f64 / new,
+                skipped_expired_share: r.skipped_expired as f64 / new,
+            }
+        })
+        .collect()
 }
 
 /// Advises between the contenders for a window of `window_keys` at `fpr` within `budget_bytes`.
@@ -53,12 +110,14 @@ pub fn advise_window(window_keys: u64, fpr: f64, budget_bytes: f64) -> WindowAdv
                 }),
                 errors: match c {
                     Contender::Windowed => format!(
-                        "skips ≤ {fpr} of never-seen URLs, and re-crawls up to {} URLs past the window (one generation)",
+                        "skips about {} of never-seen URLs (theory), and holds a URL up to {} admissions past its window (one generation): a due re-crawl comes back that much late",
+                        crate::units::human_rate(fpr),
                         crate::units::human_count(lag as f64)
                     ),
-                    Contender::CountingWithLog => {
-                        format!("skips ≤ {fpr} of new URLs; the log is most of its bytes")
-                    }
+                    Contender::CountingWithLog => format!(
+                        "skips about {} of new URLs (theory); the log is most of its bytes",
+                        crate::units::human_rate(fpr)
+                    ),
                     Contender::ExactMap => "none (64-bit fingerprints)".into(),
                 },
             }
@@ -78,6 +137,10 @@ pub fn advise_window(window_keys: u64, fpr: f64, budget_bytes: f64) -> WindowAdv
         budget_bytes,
         options,
         pick,
+        lag_admissions: lag,
+        timing: None,
+        measured: Vec::new(),
+        notes: Vec::new(),
     }
 }
 

@@ -34,7 +34,9 @@ pub mod contenders;
 pub mod experiment;
 pub mod stream;
 
-pub use advice::{advise_window, WindowAdvice, WindowOption};
+pub use advice::{
+    advise_window, measured_skips, MeasuredSkips, WindowAdvice, WindowOption, WindowTiming,
+};
 pub use contenders::model_bytes;
 pub use experiment::{run, ExpiryRecord};
 pub use stream::{RecrawlStream, ARRIVALS_PER_WINDOW, RECRAWL_FRACTION, RECRAWL_SPAN_WINDOWS};
