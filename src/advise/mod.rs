@@ -377,7 +377,12 @@ holds on the server (redis-bloom: BF.RESERVE with this capacity and rate); `benc
             human(target.bytes() as f64)
         ));
     }
-    let ladder = ladder(&thresholds, workload);
+    // The ladder climbs the structures in this process before the last rung; shared, that rung is Redis.
+    let ladder = if workload.shared {
+        ladder(&sizing.thresholds(n), workload)
+    } else {
+        ladder(&thresholds, workload)
+    };
     let overshoot = overshoot(&recommended, n, p);
     Ok(Advice {
         overshoot,

@@ -363,7 +363,7 @@ pub fn ladder(thresholds: &[Threshold], workload: &Demand) -> Vec<Rung> {
         id: if workload.shared { "shared store (Redis) or sharding".into() } else { "beyond one budget".into() },
         from_n: from,
         to_n: None,
-        why: format!("no in-memory structure meets p = {} in the budget: shard, share a server-side filter, or accept a higher rate", workload.fpr),
+        why: format!("no in-memory structure meets p = {} in the budget: shard, share a server-side filter, or accept a higher rate", crate::units::human_rate(workload.fpr)),
     });
     rungs
 }
