@@ -238,12 +238,20 @@ fn a_recrawl_window_counts_admissions_and_refuses_what_it_would_ignore() {
         "--fpr",
         "0.01",
     ]);
-    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(code, Some(2), "{stdout}");
     assert!(
-        stdout.contains("at least 3307 admissions/s") && stdout.contains("would pass in 3.2 hours"),
-        "{stdout}"
+        stderr.contains("--admissions-per-sec")
+            && stderr.contains("below the 3307/s")
+            && stderr.contains("passes in 3.2 hours"),
+        "{stderr}"
     );
-    for flag in [&["--shared"][..], &["--deletes"], &["--growth", "unknown"]] {
+    for flag in [
+        &["--shared"][..],
+        &["--deletes"],
+        &["--growth", "unknown"],
+        &["--inserts-per-sec", "1000"],
+        &["--map", "m.svg"],
+    ] {
         let mut args = vec!["advise", "--window", "70M", "--memory", "1GiB"];
         args.extend_from_slice(flag);
         let (code, stdout, stderr) = run(&args);
@@ -253,6 +261,15 @@ fn a_recrawl_window_counts_admissions_and_refuses_what_it_would_ignore() {
             "{flag:?}: {stderr}"
         );
     }
+    // Re-crawled once a window, a URL comes back just as its window ends: the lag is said in days.
+    let (_, stdout, _) = run(&["advise", "--window", "7d", "--n", "2G", "--memory", "16GiB"]);
+    assert!(
+        stdout.contains("may still hold it for up to 2.3 days more")
+            && stdout.contains("p = 1%: the default for a window"),
+        "{stdout}"
+    );
+    let (code, _, stderr) = run(&["advise", "--n", "1M", "--admissions-per-sec", "10"]);
+    assert_eq!(code, Some(2), "{stderr}");
     let (_, _, stderr) = run(&["advise", "--window", "70M", "--memory", "1GiB", "--shared"]);
     assert!(stderr.contains("windows are per process"), "{stderr}");
 }

@@ -2,8 +2,12 @@
 //! - exact 64-bit fingerprints on each machine, the URLs partitioned so that each machine sees its own
 //!   share (by host, as a polite crawler assigns hosts, or by URL hash);
 //! - the in-process filter the advice picks for that share, on each machine;
-//! - one shared filter on Redis (one node or a cluster, [`crate::analysis::nodes`]), and the exact
-//!   fingerprints shared the same way.
+//! - one shared filter on Redis (one node or a cluster, [`crate::analysis::nodes`]), and exact
+//!   fingerprints shared the same way (`redis-set-fp`'s 128-bit ones).
+//!
+//! Pages lost are summed machine by machine: each filter, sized for the fullest share, fills from empty
+//! to its own share at its model's rate after each fill (RedisBloom's fixed filter, sized by the same
+//! formula, at `bloom`'s model).
 //!
 //! A partition by host is as even as the hosts are: the machine that holds the largest hosts sees more
 //! than n/M. Its skew is measured on the key profile's host population (a sample of
@@ -16,7 +20,7 @@
 //! URLs sent together (`dedup --batch`). The per-node insert rate is the run's measured one
 //! (`bench --suite redis`), else the figure docs/shared-filters.md states, labelled as stated.
 
-use super::rates::lost_over_fill;
+use super::rates::{lost_over_fill, price_rates, PickReason, RateAsk};
 use super::Demand;
 use crate::analysis::nodes::{node_plan, USABLE_SHARE};
 use crate::analysis::regimes::{advice_config, advised_kinds, Sizing};
@@ -31,11 +35,6 @@ use serde::Serialize;
 pub const SKEW_SAMPLE_URLS: u64 = 200_000;
 /// URLs per round trip the shared designs are priced at (`dedup --batch`'s default).
 pub const BATCH_URLS: u64 = 1024;
-/// One Redis node's `redis-bloom` inserts per second at 1024 keys per round trip, as
-/// docs/shared-filters.md states it (where it is dated and its machine described): used, labelled, when
-/// no run's sweep is given.
-pub const STATED_NODE_INSERTS_PER_SEC: f64 = 2.01e6;
-
 /// How the URLs are split between machines.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, clap::ValueEnum)]
 #[serde(rename_all = "kebab-case")]
@@ -61,6 +60,9 @@ pub struct Fleet {
 pub struct Skew {
     /// URLs the fullest machine sees over n/M.
     pub fullest_over_mean: f64,
+    /// Each machine's share of the n URLs (summing to 1).
+    #[serde(skip)]
+    pub shares: Vec<f64>,
     /// Where that comes from.
     pub source: String,
 }
@@ -108,6 +110,8 @@ pub struct FleetPlan {
     pub fleet: Fleet,
     pub n: u64,
     pub fpr: f64,
+    /// Why that rate: asked, or the pick for one machine's share in its memory.
+    pub rate_reason: PickReason,
     pub skew: Skew,
     pub options: Vec<FleetOption>,
 }
@@ -130,8 +134,12 @@ pub fn host_skew(machines: u64, profile: &Profile) -> Skew {
     let fullest = load.iter().copied().max().unwrap_or(0) as f64;
     Skew {
         fullest_over_mean: fullest * machines as f64 / SKEW_SAMPLE_URLS as f64,
+        shares: load
+            .iter()
+            .map(|l| *l as f64 / SKEW_SAMPLE_URLS as f64)
+            .collect(),
         source: format!(
-            "measured: {} URLs of the '{}' key profile ({} hosts, Zipf {}) hashed by host to {machines} machines; your own host mix decides yours",
+            "measured: {} URLs of the '{}' key profile ({} hosts, Zipf {}) hashed by host to {machines} machines, one assignment (the machine that gets the largest hosts decides it); your own host mix decides yours",
             crate::units::human_count(SKEW_SAMPLE_URLS as f64),
             profile.name,
             crate::units::human_count(profile.hosts as f64),
@@ -145,6 +153,7 @@ pub fn host_skew(machines: u64, profile: &Profile) -> Skew {
 pub fn plan(
     demand: &Demand,
     fleet: &Fleet,
+    ask: RateAsk,
     node_memory_bytes: u64,
     run: Option<(&Results, &str)>,
 ) -> Result<FleetPlan> {
@@ -158,7 +167,6 @@ pub fn plan(
         ));
     }
     let n = demand.n_high;
-    let p = demand.fpr;
     let m = fleet.machines;
     let skew = match fleet.partition {
         Partition::Host => host_skew(m, &Profile::default_profile()),
@@ -166,11 +174,13 @@ pub fn plan(
             let per = n as f64 / m as f64;
             Skew {
                 fullest_over_mean: 1.0 + (2.0 * (m as f64).ln() / per.max(1.0)).sqrt(),
+                shares: vec![1.0 / m as f64; m as usize],
                 source: "binomial: n/M each, the fullest about √(2 ln M · M/n) above".into(),
             }
         }
         Partition::None => Skew {
             fullest_over_mean: m as f64,
+            shares: vec![1.0 / m as f64; m as usize],
             source: "no partition: any machine may meet any of the n URLs".into(),
         },
     };
@@ -178,12 +188,24 @@ pub fn plan(
     let per_machine = ((n as f64 / m as f64) * skew.fullest_over_mean)
         .ceil()
         .min(n as f64) as u64;
-    // Each machine is sized for the fullest share and receives the mean one on average.
-    let mean_share = if partitioned {
-        n as f64 / m as f64
-    } else {
-        n as f64
+    // Every machine is sized for the fullest share; each fills with its own. Σ over the machines of
+    // what each loses filling from empty to its share, at `rate_after(x)` after x keys.
+    let fleet_lost = |rate_after: &dyn Fn(u64) -> Option<f64>| -> Option<f64> {
+        skew.shares
+            .iter()
+            .map(|share| lost_over_fill(n as f64 * share, rate_after))
+            .sum()
     };
+    // The fleet's rate: the one asked, else the pick for one machine's share in its own memory.
+    let share_demand = Demand {
+        n_low: per_machine,
+        n_high: per_machine,
+        memory_bytes: fleet.machine_memory_bytes,
+        shared: false,
+        ..demand.clone()
+    };
+    let prices = price_rates(&share_demand, ask, None, run)?;
+    let p = prices.picked_fpr;
     let sizing = Sizing {
         run,
         fpr: p,
@@ -195,8 +217,9 @@ pub fn plan(
     let exact_id = role_id(Role::ExactFingerprints);
     if let Some((kind, advisor)) = advised_kinds().find(|(k, _)| k.id() == exact_id) {
         let bytes = sizing.bytes_of(kind, &advisor, per_machine);
-        // Two of N fingerprints collide with probability 2⁻⁶⁴: over a fill to N, ≈ N²/2⁶⁵ per machine.
-        let lost = m as f64 * mean_share.powi(2) / 2f64.powi(65);
+        // Its rate after x keys is its model's for a set of x fingerprints.
+        let lost = fleet_lost(&|x| Some(kind.predicted_fpr(&advice_config(kind, x.max(1), p))))
+            .unwrap_or_default();
         options.push(local(
             kind.id(),
             kind.descriptor().label(),
@@ -214,11 +237,8 @@ pub fn plan(
     }
     // The advised filter for one machine's share.
     let share = Demand {
-        n_low: per_machine,
-        n_high: per_machine,
-        memory_bytes: fleet.machine_memory_bytes,
-        shared: false,
-        ..demand.clone()
+        fpr: p,
+        ..share_demand
     };
     let advice = super::advise(&share, run.map(|(r, l)| (r, l.to_string())))?;
     if let Some(c) = advice.recommended.iter().chain(&advice.rejected).find(|c| {
@@ -228,8 +248,8 @@ pub fn plan(
     }) {
         let kind = find(c.id)?;
         let config = advice_config(kind, per_machine, p);
-        let modelled = lost_over_fill(mean_share, |x| kind.predicted_fpr_after(&config, x));
-        let lost = m as f64 * modelled.unwrap_or(c.expected_fpr * mean_share);
+        let modelled = fleet_lost(&|x| kind.predicted_fpr_after(&config, x));
+        let lost = modelled.unwrap_or(c.expected_fpr * n as f64);
         options.push(local(
             kind.id(),
             c.label.clone(),
@@ -246,25 +266,26 @@ pub fn plan(
     }
     // Shared designs on Redis.
     let nodes = node_plan(n, p, node_memory_bytes, None, run);
-    let (node_rate, node_rate_source) = match (nodes.node_inserts_per_sec, &nodes.node_throughput_source) {
-        (Some(rate), Some(source)) => (rate, format!("measured: {source}")),
-        _ => (
-            STATED_NODE_INSERTS_PER_SEC,
-            "stated, not measured by a run given here: docs/shared-filters.md, one node, 1024 keys per round trip, client and server sharing 2 cores".into(),
-        ),
-    };
+    let node_rate = nodes.node_inserts_per_sec;
+    let node_rate_source = nodes.node_throughput_source.clone();
     for id in [role_id(Role::SharedBloom), "redis-set-fp"] {
         let Ok(kind) = find(id) else { continue };
         let config = advice_config(kind, n, p);
         let bytes = kind.predicted_memory(&config).footprint_bytes;
         let usable = node_memory_bytes as f64 * USABLE_SHARE;
         let node_count = (bytes / usable.max(1.0)).ceil().max(1.0) as u64;
-        // 64-bit fingerprints: exact up to their collisions.
+        // Fingerprints: exact up to their collisions, the model's rate for a set of x of them.
         let fingerprints = kind.predicted_fpr(&config) < 1e-12;
+        // RedisBloom sizes a fixed filter by the same formula as `bloom`: its fill model stands in.
+        let bloom = find(role_id(Role::ReferenceBloom))?;
+        let bloom_config = advice_config(bloom, n, p);
         let (lost, bound) = if kind.exact() || fingerprints {
-            ((n as f64).powi(2) / 2f64.powi(65), false)
+            let rate = |x: u64| Some(kind.predicted_fpr(&advice_config(kind, x.max(1), p)));
+            (lost_over_fill(n as f64, rate).unwrap_or_default(), false)
         } else {
-            match lost_over_fill(n as f64, |x| kind.predicted_fpr_after(&config, x)) {
+            match lost_over_fill(n as f64, |x| kind.predicted_fpr_after(&config, x)).or_else(|| {
+                lost_over_fill(n as f64, |x| bloom.predicted_fpr_after(&bloom_config, x))
+            }) {
                 Some(lost) => (lost, false),
                 None => (kind.predicted_fpr(&config) * n as f64, true),
             }
@@ -278,13 +299,14 @@ pub fn plan(
             bytes_per_machine: 0,
             bytes_per_node: (bytes / node_count as f64).round() as u64,
             nodes: node_count,
-            round_trips_per_url: 1.0 / BATCH_URLS as f64,
+            // A batch is split by shard: one round trip to each master it touches.
+            round_trips_per_url: node_count.min(BATCH_URLS) as f64 / BATCH_URLS as f64,
             pages_lost: lost,
             pages_lost_bound: bound,
             deduplicates_across_machines: true,
             fits: true,
-            node_inserts_per_sec: Some(node_rate),
-            node_rate_source: Some(node_rate_source.clone()),
+            node_inserts_per_sec: node_rate,
+            node_rate_source: node_rate_source.clone(),
             note: format!(
                 "{} of {} on {}; {needs}",
                 crate::units::human_bytes(bytes),
@@ -315,6 +337,7 @@ pub fn plan(
         fleet: fleet.clone(),
         n,
         fpr: p,
+        rate_reason: prices.reason,
         skew,
         options,
     })
@@ -375,7 +398,14 @@ mod tests {
             machine_memory_bytes: 16 << 30,
             partition,
         };
-        plan(&demand, &fleet, 64 << 30, None).unwrap()
+        plan(
+            &demand,
+            &fleet,
+            RateAsk::Fixed { fpr: 0.01 },
+            64 << 30,
+            None,
+        )
+        .unwrap()
     }
 
     #[test]
@@ -412,7 +442,48 @@ mod tests {
             .iter()
             .filter(|o| o.place == Place::EachMachine)
             .all(|o| !o.deduplicates_across_machines));
+    }
+
+    /// Each machine fills to its own share: a Bloom filter's loss grows faster than its keys, so the
+    /// skewed host partition loses more than the even URL partition of the same filters, and more than
+    /// M filters each filled to n/M.
+    #[test]
+    fn pages_lost_are_summed_over_each_machines_own_share() {
+        let by_host = lead(Partition::Host);
         let by_url = lead(Partition::Url);
         assert!(by_url.skew.fullest_over_mean < 1.01, "{:?}", by_url.skew);
+        let shares: f64 = by_host.skew.shares.iter().sum();
+        assert!((shares - 1.0).abs() < 1e-9, "{shares}");
+        let bloom = |plan: &FleetPlan| {
+            plan.options
+                .iter()
+                .find(|o| o.place == Place::EachMachine && o.id != "fingerprint")
+                .cloned()
+                .unwrap()
+        };
+        let (host, url) = (bloom(&by_host), bloom(&by_url));
+        assert!(!host.pages_lost_bound, "{host:?}");
+        // Sized for the fullest share (host: ≈ 1.95× n/M, url: ≈ n/M), both at 1%.
+        let kind = find(host.id).unwrap();
+        let config = advice_config(kind, host.keys, 0.01);
+        let even: f64 =
+            20.0 * lost_over_fill(1e8, |x| kind.predicted_fpr_after(&config, x)).unwrap();
+        assert!(
+            host.pages_lost > 1.2 * even,
+            "{} vs {even}",
+            host.pages_lost
+        );
+        let fullest = by_host.skew.shares.iter().cloned().fold(0.0, f64::max);
+        let alone =
+            lost_over_fill(2e9 * fullest, |x| kind.predicted_fpr_after(&config, x)).unwrap();
+        assert!(host.pages_lost > alone, "{} vs {alone}", host.pages_lost);
+        assert!(url.pages_lost > 1e6, "{url:?}");
+        // 128-bit fingerprints shared on Redis lose nothing worth a page.
+        let shared_exact = by_host
+            .options
+            .iter()
+            .find(|o| o.id == "redis-set-fp")
+            .unwrap();
+        assert!(shared_exact.pages_lost < 1e-9, "{shared_exact:?}");
     }
 }

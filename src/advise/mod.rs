@@ -283,12 +283,12 @@ pub fn advise(workload: &Demand, run: Option<(&Results, String)>) -> Result<Advi
         let lookup = run
             .as_ref()
             .and_then(|(r, _)| lookup_ns_at(r, kind.id(), at_n));
-        let rank = if kind.exact() {
-            (0, order as f64)
-        } else if let Some((ns, _)) = lookup {
-            (1, ns)
-        } else {
-            (2, at_n)
+        // A lookup time projected past the cells measured is not a ranking (a larger array leaves the
+        // caches the cells fitted in).
+        let rank = match lookup {
+            _ if kind.exact() => (0, order as f64),
+            Some((ns, false)) => (1, ns),
+            _ => (2, at_n),
         };
         let mut pitch = advisor.pitch.to_string();
         if let Some(needs) = server_needs(kind) {

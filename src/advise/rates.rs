@@ -32,7 +32,7 @@ pub const OVERSHOOT: f64 = 1.5;
 /// Slices of the fill the crawl's losses are summed over.
 pub const FILL_STEPS: u64 = 200;
 /// Contenders the table shows per rate (those that fit first, smallest first).
-pub const SHOWN_PER_RATE: usize = 4;
+pub const SHOWN_PER_RATE: usize = 8;
 
 /// What `--fpr` asked.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
@@ -176,13 +176,25 @@ pub fn lost_over_fill(keys: f64, rate_after: impl Fn(u64) -> Option<f64>) -> Opt
 fn loss(kind: &dyn Kind, workload: Workload, n: u64, p: f64, rate_at_n: f64) -> Loss {
     match workload {
         Workload::Crawl | Workload::Window => {
-            let config = advice_config(kind, n, p);
-            let modelled = lost_over_fill(n as f64, |x| kind.predicted_fpr_after(&config, x));
+            // A filter on a Redis server is sized by the same formula as `bloom` (RedisBloom's fixed
+            // filter, our bitmap's strings): `bloom`'s fill model stands in for its own (not for one that grows).
+            let on_server = matches!(
+                kind.descriptor().placement,
+                crate::kind::Placement::OurServer(_)
+            );
+            let model: &dyn Kind = match crate::registry::find(crate::registry::role_id(
+                crate::kind::Role::ReferenceBloom,
+            )) {
+                Ok(bloom) if on_server && !kind.growable() => bloom,
+                _ => kind,
+            };
+            let config = advice_config(model, n, p);
+            let modelled = lost_over_fill(n as f64, |x| model.predicted_fpr_after(&config, x));
             let overshoot = (n as f64 * OVERSHOOT).round();
             Loss::Crawl {
                 pages_lost_at_n: modelled.unwrap_or(rate_at_n * n as f64),
                 pages_lost_at_overshoot: lost_over_fill(overshoot, |x| {
-                    kind.predicted_fpr_after(&config, x)
+                    model.predicted_fpr_after(&config, x)
                 }),
                 bound: modelled.is_none(),
             }
@@ -253,33 +265,46 @@ pub fn price_rates(
             rows: priced_at(demand, fpr, run),
         })
         .collect();
-    let (picked_fpr, reason) = match (ask, cost.and_then(|c| c.ranked.first().map(|b| (b, c)))) {
-        (_, Some((best, c))) => (
-            best.fpr,
-            PickReason::CostOptimum {
-                id: best.id,
-                fp_cost_ns: c.fp_cost_ns,
+    let headroom = |rates: &[RateRow]| match rates
+        .iter()
+        .rev()
+        .find_map(|r| r.rows.first().filter(|c| c.fits).map(|c| (r.fpr, c)))
+    {
+        Some((fpr, first)) => (
+            fpr,
+            PickReason::Headroom {
+                id: first.id,
+                bytes: first.bytes,
+                budget_bytes: demand.memory_bytes,
             },
         ),
-        (RateAsk::Fixed { fpr }, None) => (fpr, PickReason::Asked),
-        _ => match rates
-            .iter()
-            .rev()
-            .find_map(|r| r.rows.first().filter(|c| c.fits).map(|c| (r.fpr, c)))
-        {
-            Some((fpr, first)) => (
+        None => (
+            rates.first().map(|r| r.fpr).unwrap_or(DEFAULT_FPR),
+            PickReason::NothingFits,
+        ),
+    };
+    // The cost model picks only from measured lookup times, within a range asked, and never an exact
+    // set's rate (the exact set comes first anyway).
+    let cost_pick = match (cost, run) {
+        (Some(c), Some(_)) => c.ranked.iter().find(|b| b.fpr > 0.0).map(|best| {
+            let fpr = match ask {
+                RateAsk::Range { low, high } => best.fpr.clamp(low, high),
+                _ => best.fpr,
+            };
+            (
                 fpr,
-                PickReason::Headroom {
-                    id: first.id,
-                    bytes: first.bytes,
-                    budget_bytes: demand.memory_bytes,
+                PickReason::CostOptimum {
+                    id: best.id,
+                    fp_cost_ns: c.fp_cost_ns,
                 },
-            ),
-            None => (
-                rates.first().map(|r| r.fpr).unwrap_or(DEFAULT_FPR),
-                PickReason::NothingFits,
-            ),
-        },
+            )
+        }),
+        _ => None,
+    };
+    let (picked_fpr, reason) = match (ask, cost_pick) {
+        (RateAsk::Fixed { fpr }, _) => (fpr, PickReason::Asked),
+        (_, Some(pick)) => pick,
+        _ => headroom(&rates),
     };
     let exact = weighed(demand)
         .into_iter()
@@ -466,6 +491,12 @@ mod tests {
     fn a_blocklist_counts_wrong_blocks_per_million_checks() {
         let d = Demand::new(5_000_000, DEFAULT_FPR, 16 << 30, Workload::Blocklist);
         let prices = price_rates(&d, RateAsk::Default, None, None).unwrap();
+        // binary-fuse8's 2⁻⁸ (3906 per million) serves 1% but no lower rate.
+        let fuse8 = |row: &RateRow| row.rows.iter().any(|r| r.id == "binary-fuse8");
+        assert!(
+            fuse8(&prices.rates[0]) && !prices.rates[1..].iter().any(fuse8),
+            "{prices:?}"
+        );
         for rate in &prices.rates {
             for row in &rate.rows {
                 let Loss::PerMillionChecks { wrong_per_million } = row.loss else {

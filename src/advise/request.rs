@@ -37,6 +37,8 @@ pub struct Request {
     pub inserts_per_sec: Option<f64>,
     /// The machines that crawl, when more than this one (`--machines`).
     pub fleet: Option<super::fleet::Fleet>,
+    /// Whether a regime map was asked for (`--map`).
+    pub map: bool,
 }
 
 /// The answer: the window's advice when a window was given, the structures' when keys were.
@@ -71,6 +73,12 @@ pub fn answer(request: &Request) -> Result<Answer> {
         return Err(Error::invalid(
             "--workload",
             "the window workload needs --window (a count of URLs or a duration with --admissions-per-sec)",
+        ));
+    }
+    if request.fp_cost_ns.is_some() && matches!(request.rate, RateAsk::Fixed { .. }) {
+        return Err(Error::invalid(
+            "--fp-cost",
+            "picks the rate: give --fpr LOW..HIGH to bound it, or --fpr P without --fp-cost",
         ));
     }
     if request.fp_cost_ns.is_some() && request.n.is_none() {
@@ -110,6 +118,12 @@ pub fn answer(request: &Request) -> Result<Answer> {
     let prices = price_rates(&workload, request.rate, cost.as_ref(), run_ref())?;
     workload.fpr = prices.picked_fpr;
     let mut advice = advise(&workload, run.as_ref().map(|(r, label)| (r, label.clone())))?;
+    if cost.is_some() && run.is_none() {
+        advice.notes.push(
+            "--fp-cost without --results: no lookup time is known, so the cost model would always take the largest size in the budget; the rate is the headroom's pick instead (give --results DIR)"
+                .into(),
+        );
+    }
     advice.rates = Some(prices);
     advice.cost = cost;
     if request
@@ -144,6 +158,7 @@ pub fn answer(request: &Request) -> Result<Answer> {
         advice.fleet = Some(super::fleet::plan(
             &workload,
             fleet,
+            request.rate,
             request.node_memory_bytes,
             run_ref(),
         )?);
@@ -170,6 +185,8 @@ fn window_answer(request: &Request, arg: &WindowArg, fpr: f64) -> Result<Answer>
         (request.growth_unknown, "--growth", "a window holds W admissions whatever the crawl's size"),
         (request.fleet.is_some(), "--machines", "the fleet is priced for a crawl without a window"),
         (request.fp_cost_ns.is_some(), "--fp-cost", "the cost model prices structures advised with --n alone"),
+        (request.inserts_per_sec.is_some(), "--inserts-per-sec", "sizes a shared filter's nodes; windows are per process"),
+        (request.map, "--map", "the regime map is drawn for structures advised with --n alone"),
         (request.current.is_some(), "--current", "the tool in use is set beside the structures advised with --n alone"),
         (!matches!(request.workload, Workload::Window | Workload::Crawl), "--workload", "a window is the window workload"),
     ];
@@ -195,18 +212,44 @@ fn window_answer(request: &Request, arg: &WindowArg, fpr: f64) -> Result<Answer>
             lag_seconds: advice.lag_admissions as f64 / rate,
         });
     }
-    if let (Some(n), Some(seconds)) = (live, arg.seconds()) {
+    if let (Some(n), Some(seconds), Some(rate)) = (live, arg.seconds(), rate) {
         let floor = n as f64 / seconds;
-        if rate.is_some_and(|r| r < floor * 0.999) {
-            advice.notes.push(format!(
-                "{} live URLs each re-crawled once per window are at least {:.0} admissions/s; at the {:.2}/s given (new URLs only?) the window of {} admissions would pass in {}",
-                crate::units::human_count(n as f64),
-                floor,
-                rate.unwrap_or_default(),
-                crate::units::human_count(advice.window_keys as f64),
-                human_seconds(advice.window_keys as f64 / floor)
+        if rate < floor * 0.999 {
+            return Err(Error::invalid(
+                "--admissions-per-sec",
+                format!(
+                    "{rate:.2}/s is below the {floor:.0}/s that {} live URLs each re-crawled once per {} admit; at {rate:.2}/s a window of {} admissions passes in {}. Give the rate of every URL let through (re-crawls included), or leave it out to take n per window",
+                    crate::units::human_count(n as f64),
+                    human_seconds(seconds),
+                    crate::units::human_count((seconds * rate).round()),
+                    human_seconds(seconds * rate / floor)
+                ),
             ));
         }
+        // Every live URL comes back one window after its admission: exactly when the windowed filter
+        // may still hold it.
+        let lag = advice.lag_admissions as f64;
+        advice.notes.push(format!(
+            "re-crawled every {}, each URL comes back when its window ends, while the windowed filter may still hold it for up to {} more: a due re-crawl is skipped until then. A window shorter by one generation ({}) lets URLs back up to a generation early instead",
+            human_seconds(seconds),
+            human_seconds(lag / rate),
+            human_seconds((advice.window_keys as f64 - lag).max(0.0) / rate)
+        ));
+    }
+    if let (Some(n), WindowArg::Urls(w)) = (live, arg) {
+        if *w < n {
+            advice.notes.push(format!(
+                "a window of {} admissions is shorter than one pass over {} live URLs: a URL re-crawled once a pass is always past its window",
+                crate::units::human_count(*w as f64),
+                crate::units::human_count(n as f64)
+            ));
+        }
+    }
+    if matches!(request.rate, RateAsk::Default) {
+        advice.notes.push(format!(
+            "p = {}: the default for a window (--fpr P sets it)",
+            crate::units::human_rate(fpr)
+        ));
     }
     let run = match &request.results {
         Some(dir) => Some((

@@ -30,7 +30,7 @@ pub struct AdviseArgs {
     #[arg(long, value_parser = WindowArg::from_arg)]
     window: Option<WindowArg>,
     /// URLs let through per second, re-crawls included, turning a --window duration into admissions.
-    #[arg(long)]
+    #[arg(long, requires = "window")]
     admissions_per_sec: Option<f64>,
     /// The workload: crawl (insert-if-new over a stream), blocklist (built once, then queried),
     /// cache-guard (inserts and deletes), window (keys expire; with --window), shipped (built here,
@@ -48,7 +48,8 @@ pub struct AdviseArgs {
     /// the budget's headroom on the lowest rate that fits.
     #[arg(long, value_parser = RateAsk::parse)]
     fpr: Option<RateAsk>,
-    /// Memory budget for the dedup structure (default: memory available now).
+    /// Memory budget for the dedup structure (default: memory available now; with --shared, the Redis
+    /// node's share for data, 75% of --node-memory).
     #[arg(long, value_parser = size_arg)]
     memory: Option<u64>,
     /// Keys must become eligible again (deletions).
@@ -141,10 +142,11 @@ fn print_window(a: &dedupbench::expiry::WindowAdvice) {
     }
     for m in &a.measured {
         println!(
-            "  Measured ({} at a window of {} admissions, p = {}): {} of new arrivals wrongly skipped ({} points of it URLs held past their window).",
+            "  Measured by the run ({} at a window of {} admissions, p = {}{}, on its synthetic stream: half the arrivals re-crawls 1 to 3 windows after their first crawl): {} of new arrivals wrongly skipped, of which {} were URLs held past their window.",
             m.contender.name(),
             human_count(m.window_keys as f64),
             human_rate(m.target_fpr),
+            if (m.target_fpr / a.fpr - 1.0).abs() > 1e-6 { ", not this advice's rate" } else { "" },
             human_rate(m.skipped_share),
             human_rate(m.skipped_expired_share)
         );
@@ -163,9 +165,14 @@ pub fn run(args: AdviseArgs) -> Result<i32> {
         rate: args.fpr.unwrap_or(RateAsk::Default),
         workload: args.workload,
         fp_cost_ns: args.fp_cost,
-        memory_bytes: args
-            .memory
-            .unwrap_or_else(dedupbench::measure::machine::available_memory_bytes),
+        // Shared, the structure lives on a Redis node: its budget is the node's share for data.
+        memory_bytes: match (args.memory, args.shared) {
+            (Some(bytes), _) => bytes,
+            (None, true) => {
+                (args.node_memory_bytes as f64 * dedupbench::analysis::nodes::USABLE_SHARE) as u64
+            }
+            (None, false) => dedupbench::measure::machine::available_memory_bytes(),
+        },
         deletes: args.deletes,
         growth_unknown: matches!(args.growth, Growth::Unknown),
         shared: args.shared,
@@ -181,6 +188,7 @@ pub fn run(args: AdviseArgs) -> Result<i32> {
                 machine_memory_bytes: memory,
                 partition: args.partition,
             }),
+        map: args.map.is_some(),
     };
     let answer = answer(&request)?;
     if let (Some(path), Some(workload)) = (&args.map, &answer.workload) {

@@ -1,6 +1,6 @@
 //! `advise`'s tables as text: the price of each rate with the pick and its reasons, and the fleet.
 
-use dedupbench::advise::fleet::{FleetPlan, Partition, Place};
+use dedupbench::advise::fleet::{FleetPlan, Partition, Place, BATCH_URLS};
 use dedupbench::advise::rates::{Loss, PickReason, RateAsk, RatePrices, OVERSHOOT};
 use dedupbench::units::{human_bytes, human_count, human_rate};
 use dedupbench::workload::Workload;
@@ -47,11 +47,9 @@ fn lost_count(x: f64) -> String {
     }
 }
 
-/// The rate the advice uses, in one line, and the rate table.
-pub fn print_rates(p: &RatePrices, budget_bytes: u64) {
-    let n = human_count(p.n as f64);
-    let over = human_count((p.n as f64 * OVERSHOOT).round());
-    let why = match &p.reason {
+/// Why the rate is the one picked, in words.
+pub fn pick_words(reason: &PickReason, budget_bytes: u64) -> String {
+    match reason {
         PickReason::Asked => "as asked (--fpr)".to_string(),
         PickReason::CostOptimum { id, fp_cost_ns } => format!(
             "the cost model's optimum: {id} at the size that minimises lookup time + rate × {} (--fp-cost)",
@@ -63,14 +61,21 @@ pub fn print_rates(p: &RatePrices, budget_bytes: u64) {
             human_bytes(*budget_bytes as f64)
         ),
         PickReason::ExactFits { id, bytes } => format!(
-            "for the filters below; but the exact {id} ({}) fits the budget and makes no false positive, so it comes first",
+            "for the filters below; but the exact {id} ({}) fits the budget and errs only on a fingerprint collision, if at all, so it comes first",
             human_bytes(*bytes as f64)
         ),
         PickReason::NothingFits => format!(
             "nothing fits the {} budget even at the table's highest rate; the advice below says what fails",
             human_bytes(budget_bytes as f64)
         ),
-    };
+    }
+}
+
+/// The rate the advice uses, in one line, and the rate table.
+pub fn print_rates(p: &RatePrices, budget_bytes: u64) {
+    let n = human_count(p.n as f64);
+    let over = human_count((p.n as f64 * OVERSHOOT).round());
+    let why = pick_words(&p.reason, budget_bytes);
     println!("Rate: p = {} — {why}.", human_rate(p.picked_fpr));
     match p.ask {
         RateAsk::Default => println!(
@@ -191,6 +196,11 @@ pub fn print_fleet(f: &FleetPlan) {
         human_rate(f.fpr)
     );
     println!(
+        "  Rate: p = {} — {}.",
+        human_rate(f.fpr),
+        pick_words(&f.rate_reason, f.fleet.machine_memory_bytes)
+    );
+    println!(
         "  Skew: the fullest machine sees {:.2}× n/M ({}).",
         f.skew.fullest_over_mean, f.skew.source
     );
@@ -232,7 +242,10 @@ pub fn print_fleet(f: &FleetPlan) {
                 "-".into()
             },
             if o.round_trips_per_url > 0.0 {
-                format!("1/{:.0}", 1.0 / o.round_trips_per_url)
+                format!(
+                    "{:.0}/{BATCH_URLS}",
+                    o.round_trips_per_url * BATCH_URLS as f64
+                )
             } else {
                 "0".into()
             },
