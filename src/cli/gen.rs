@@ -80,8 +80,10 @@ pub fn run(args: GenArgs) -> Result<i32> {
         None => {
             let stdout = std::io::stdout();
             let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
-            lines.write(args.n, &mut out)?;
-            out.flush()?;
+            lines
+                .write(args.n, &mut out)
+                .and_then(|()| out.flush())
+                .context("cannot write to standard output")?;
         }
         Some(path) => {
             let mut out = AtomicFile::create(path)?;

@@ -1,10 +1,30 @@
 //! The command line: clap types and one file per command. The only place that uses `anyhow`.
 
+/// `println!` in every command: defined before the commands' modules, it shadows `std`'s there, and
+/// writes through [`output::print`], which cannot panic (a closed pipe ends the output, not the run).
+macro_rules! println {
+    () => {
+        $crate::cli::output::print(format_args!("\n"))
+    };
+    ($($arg:tt)*) => {
+        $crate::cli::output::print(format_args!("{}\n", format_args!($($arg)*)))
+    };
+}
+
+/// `print!` in every command, through [`output::print`] as [`println!`] is.
+#[allow(unused_macros)]
+macro_rules! print {
+    ($($arg:tt)*) => {
+        $crate::cli::output::print(format_args!($($arg)*))
+    };
+}
+
 mod advise;
 mod advise_tables;
 mod bench;
 mod dedup;
 mod gen;
+mod output;
 mod progress;
 mod redis_target;
 mod report;
@@ -78,6 +98,20 @@ pub fn main() -> i32 {
         Command::Dedup(args) => dedup::run(args),
         Command::Shared(args) => shared::run(args),
     };
+    // Output that could not be written fails a run that otherwise succeeded, unless its reader left
+    // (a closed pipe, below); a run that failed keeps its own status.
+    let result = result.and_then(|code| match output::finish() {
+        Ok(()) => Ok(code),
+        Err(e) if code == 0 => {
+            Err(anyhow::Error::new(e).context("cannot write to standard output"))
+        }
+        Err(e) => {
+            if e.kind() != std::io::ErrorKind::BrokenPipe {
+                eprintln!("warning: cannot write to standard output: {e}");
+            }
+            Ok(code)
+        }
+    });
     match result {
         Ok(code) => code,
         Err(e) if is_broken_pipe(&e) => 0,
