@@ -377,6 +377,31 @@ fn bad_input_is_a_one_line_error_with_status_2() {
 }
 
 #[test]
+fn a_missing_required_flag_is_named_in_the_one_line_error() {
+    let cases: &[(&[&str], &[&str])] = &[
+        (&["advise"], &["--n"]),
+        (
+            &["advise", "--n", "1M", "--current", "bloom"],
+            &["--results"],
+        ),
+        (&["size"], &["--n"]),
+        (&["gen"], &["--n"]),
+        (&["shared"], &["--name", "--expected"]),
+    ];
+    for (args, named) in cases {
+        let (code, _, stderr) = run(args);
+        assert_eq!(code, Some(2), "{args:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+        for flag in *named {
+            assert!(
+                stderr.contains("not provided") && stderr.contains(flag),
+                "{args:?} should name {flag}: {stderr}"
+            );
+        }
+    }
+}
+
+#[test]
 fn gen_writes_distinct_urls_and_its_stats() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("urls.txt");

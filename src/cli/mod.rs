@@ -76,12 +76,7 @@ pub fn main() -> i32 {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) if e.use_stderr() => {
-            // One line: what was wrong and what is allowed (clap's first line says both).
-            let text = e.to_string();
-            eprintln!(
-                "{}",
-                text.lines().next().unwrap_or("error: invalid arguments")
-            );
+            eprintln!("{}", usage_error_line(&e.to_string()));
             return EXIT_USAGE;
         }
         Err(e) => {
@@ -124,6 +119,29 @@ pub fn main() -> i32 {
             }
         }
     }
+}
+
+/// clap's error on one line: what was wrong and what is allowed. clap's first line says both, except
+/// where it ends in a colon and the lines under it say what (the required arguments not provided): those
+/// are joined to it.
+fn usage_error_line(text: &str) -> String {
+    let mut lines = text.lines();
+    let mut line = lines
+        .next()
+        .unwrap_or("error: invalid arguments")
+        .trim_end()
+        .to_string();
+    if line.ends_with(':') {
+        let listed: Vec<&str> = lines
+            .take_while(|l| l.starts_with(char::is_whitespace) && !l.trim().is_empty())
+            .map(str::trim)
+            .collect();
+        if !listed.is_empty() {
+            line.push(' ');
+            line.push_str(&listed.join(", "));
+        }
+    }
+    line
 }
 
 fn is_broken_pipe(e: &anyhow::Error) -> bool {
