@@ -1,9 +1,20 @@
 //! Parsing and printing of counts (`50M`, `6e9`, `1_000_000`) and byte sizes (`1GiB`, `512MB`).
 //!
 //! Counts use decimal suffixes k, M, G (or B for billion), T. Sizes accept SI (kB, MB, GB, TB: powers of
-//! 1000) and IEC (KiB, MiB, GiB, TiB: powers of 1024) units; a bare number is bytes.
+//! 1000) and IEC (KiB, MiB, GiB, TiB: powers of 1024) units, and B for bytes; a size without a unit is
+//! refused (`--memory 16` is far likelier a slip for 16GiB than a budget of 16 bytes).
 
 use crate::{Error, Result};
+
+/// The decimal suffixes of counts and rates.
+const COUNT_SUFFIXES: &[(&str, f64)] = &[
+    ("k", 1e3),
+    ("K", 1e3),
+    ("M", 1e6),
+    ("G", 1e9),
+    ("B", 1e9),
+    ("T", 1e12),
+];
 
 /// Parses a count such as `50M`, `6e9`, `1_000_000` or `2.5k`. The result must be a whole number.
 pub fn parse_count(text: &str) -> Result<u64> {
@@ -16,21 +27,11 @@ pub fn parse_count(text: &str) -> Result<u64> {
             format!("empty; expected {allowed}"),
         ));
     }
-    let (number, multiplier) = split_suffix(
-        &cleaned,
-        &[
-            ("k", 1e3),
-            ("K", 1e3),
-            ("M", 1e6),
-            ("G", 1e9),
-            ("B", 1e9),
-            ("T", 1e12),
-        ],
-    );
+    let (number, multiplier) = split_suffix(&cleaned, COUNT_SUFFIXES);
     let value: f64 = number
         .parse()
         .map_err(|_| Error::invalid("count", format!("'{text}' is not {allowed}")))?;
-    let total = value * multiplier;
+    let total = value * multiplier.unwrap_or(1.0);
     if !total.is_finite() || total < 0.0 || total.fract() != 0.0 || total > u64::MAX as f64 {
         return Err(Error::invalid(
             "count",
@@ -40,10 +41,10 @@ pub fn parse_count(text: &str) -> Result<u64> {
     Ok(total as u64)
 }
 
-/// Parses a byte size such as `1GiB`, `512MB`, `64 KiB` or `4096`.
+/// Parses a byte size such as `1GiB`, `512MB`, `64 KiB` or `4096B`; a number without a unit is refused.
 pub fn parse_size(text: &str) -> Result<u64> {
     let allowed =
-        "a size such as 4096, 512MB, 64KiB or 1GiB (units B, kB, MB, GB, TB, KiB, MiB, GiB, TiB)";
+        "a size such as 4096B, 512MB, 64KiB or 1GiB (units B, kB, MB, GB, TB, KiB, MiB, GiB, TiB)";
     let cleaned: String = text
         .trim()
         .chars()
@@ -65,6 +66,12 @@ pub fn parse_size(text: &str) -> Result<u64> {
     let value: f64 = number
         .parse()
         .map_err(|_| Error::invalid("size", format!("'{text}' is not {allowed}")))?;
+    let Some(multiplier) = multiplier else {
+        return Err(Error::invalid(
+            "size",
+            format!("'{text}' has no unit: write {cleaned}B for bytes, or {allowed}"),
+        ));
+    };
     let total = (value * multiplier).round();
     if !total.is_finite() || total <= 0.0 || total > u64::MAX as f64 {
         return Err(Error::invalid(
@@ -75,13 +82,14 @@ pub fn parse_size(text: &str) -> Result<u64> {
     Ok(total as u64)
 }
 
-fn split_suffix<'a>(text: &'a str, units: &[(&str, f64)]) -> (&'a str, f64) {
+/// The number before the first of `units` that ends `text`, and that unit's multiplier (`None`: no unit).
+fn split_suffix<'a>(text: &'a str, units: &[(&str, f64)]) -> (&'a str, Option<f64>) {
     for (suffix, multiplier) in units {
         if let Some(number) = text.strip_suffix(suffix) {
-            return (number, *multiplier);
+            return (number, Some(*multiplier));
         }
     }
-    (text, 1.0)
+    (text, None)
 }
 
 /// Formats bytes in IEC units with three significant digits, e.g. `715 MiB`.
@@ -396,10 +404,20 @@ mod tests {
         assert_eq!(parse_size("1GiB").unwrap(), 1 << 30);
         assert_eq!(parse_size("512MB").unwrap(), 512_000_000);
         assert_eq!(parse_size("64 KiB").unwrap(), 65536);
-        assert_eq!(parse_size("4096").unwrap(), 4096);
-        for bad in ["", "0", "-1GiB", "1XB", "GiB"] {
+        assert_eq!(parse_size("4096B").unwrap(), 4096);
+        assert_eq!(parse_size("16 B").unwrap(), 16);
+        for bad in ["", "0", "0B", "-1GiB", "1XB", "GiB", "B"] {
             assert!(parse_size(bad).is_err(), "{bad} should be rejected");
         }
+    }
+
+    #[test]
+    fn a_size_without_a_unit_is_refused_and_the_unit_asked_for() {
+        for bare in ["16", "4096", "1e9", "1_000"] {
+            let message = parse_size(bare).unwrap_err().to_string();
+            assert!(message.contains("no unit"), "{bare}: {message}");
+        }
+        assert!(parse_size("16").unwrap_err().to_string().contains("16B"));
     }
 
     #[test]

@@ -402,6 +402,33 @@ fn a_missing_required_flag_is_named_in_the_one_line_error() {
 }
 
 #[test]
+fn a_size_without_a_unit_is_refused_and_16b_is_bytes() {
+    for args in [
+        &["advise", "--n", "1M", "--memory", "16"][..],
+        &[
+            "advise",
+            "--n",
+            "1M",
+            "--memory",
+            "1GiB",
+            "--node-memory",
+            "64",
+        ],
+    ] {
+        let (code, _, stderr) = run(args);
+        assert_eq!(code, Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("no unit") && stderr.contains("B for bytes"),
+            "{args:?}: {stderr}"
+        );
+    }
+    let (code, stdout, stderr) = run(&["advise", "--n", "1M", "--memory", "16B", "--json"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(v["workload"]["memory_bytes"], 16);
+}
+
+#[test]
 fn gen_writes_distinct_urls_and_its_stats() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("urls.txt");
