@@ -164,6 +164,36 @@ pub fn count_arg(text: &str) -> std::result::Result<u64, String> {
     parse_count(text).map_err(|e| e.to_string())
 }
 
+/// A clap value parser for counts held in a narrower type (`--reps`, `--batch`, `--shards`).
+pub fn count_arg_as<T: TryFrom<u64>>(text: &str) -> std::result::Result<T, String> {
+    let count = count_arg(text)?;
+    T::try_from(count).map_err(|_| format!("{count} is too large"))
+}
+
+/// Parses a rate per second such as `50k`, `2.5k`, `1.2M`, `1e6` or `1_000`: a number > 0, with the
+/// suffixes of counts (it need not be whole).
+pub fn parse_rate(text: &str) -> Result<f64> {
+    let allowed = "a rate per second such as 800, 50k, 2.5k, 1.2M or 1e6 (suffixes k, M, G/B, T)";
+    let cleaned: String = text.trim().chars().filter(|c| *c != '_').collect();
+    let (number, multiplier) = split_suffix(&cleaned, COUNT_SUFFIXES);
+    let value: f64 = number
+        .parse()
+        .map_err(|_| Error::invalid("rate", format!("'{text}' is not {allowed}")))?;
+    let rate = value * multiplier.unwrap_or(1.0);
+    if !(rate.is_finite() && rate > 0.0) {
+        return Err(Error::invalid(
+            "rate",
+            format!("'{text}' is not {allowed} (must be > 0)"),
+        ));
+    }
+    Ok(rate)
+}
+
+/// A clap value parser for rates per second (`--inserts-per-sec`, `--arrivals-per-sec`).
+pub fn rate_arg(text: &str) -> std::result::Result<f64, String> {
+    parse_rate(text).map_err(|e| e.to_string())
+}
+
 /// A count of keys, or a range `LOW..HIGH` (`advise --n`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct KeyRange {
@@ -397,6 +427,27 @@ mod tests {
         for bad in ["", "abc", "-5", "1.5", "1e400", "5Q", "M"] {
             assert!(parse_count(bad).is_err(), "{bad} should be rejected");
         }
+    }
+
+    #[test]
+    fn rates_take_the_count_suffixes_and_fractions() {
+        assert_eq!(parse_rate("50k").unwrap(), 50_000.0);
+        assert_eq!(parse_rate("2.5k").unwrap(), 2_500.0);
+        assert_eq!(parse_rate("1.2M").unwrap(), 1_200_000.0);
+        assert_eq!(parse_rate("1e6").unwrap(), 1e6);
+        assert_eq!(parse_rate("0.5").unwrap(), 0.5);
+        assert_eq!(parse_rate("1_000").unwrap(), 1_000.0);
+        for bad in ["", "0", "-5k", "fast", "k", "inf", "NaN"] {
+            assert!(parse_rate(bad).is_err(), "{bad} should be rejected");
+        }
+    }
+
+    #[test]
+    fn narrow_counts_take_the_suffixes_and_refuse_what_does_not_fit() {
+        assert_eq!(count_arg_as::<u32>("1k"), Ok(1_000));
+        assert_eq!(count_arg_as::<usize>("4k"), Ok(4_000));
+        assert!(count_arg_as::<u32>("5G").unwrap_err().contains("too large"));
+        assert!(count_arg_as::<u32>("1.5").is_err());
     }
 
     #[test]

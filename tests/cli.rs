@@ -514,6 +514,75 @@ fn run_with_input(args: &[&str], stdin: &[u8]) -> (Option<i32>, String, String) 
 }
 
 #[test]
+fn counts_and_rates_take_k_m_g_on_every_command() {
+    let (code, stdout, stderr) = run(&[
+        "advise",
+        "--n",
+        "1M",
+        "--memory",
+        "1GiB",
+        "--inserts-per-sec",
+        "50k",
+        "--json",
+    ]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(v["nodes"]["inserts_per_sec"].as_f64(), Some(50_000.0));
+    let (code, stdout, stderr) = run(&[
+        "advise",
+        "--window",
+        "7d",
+        "--arrivals-per-sec",
+        "2.5k",
+        "--memory",
+        "1GiB",
+        "--json",
+    ]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(v["window_keys"], 7 * 86_400 * 2_500);
+    let (code, stdout, stderr) = run_with_input(
+        &["dedup", "--expected", "1k", "--batch", "1k", "--seed", "1"],
+        b"a\nb\na\n",
+    );
+    assert_eq!((code, stdout.as_str()), (Some(0), "a\nb\n"), "{stderr}");
+    // bench's counts parse: the error is the structure named after them, not them.
+    let (code, _, stderr) = run(&[
+        "bench",
+        "--reps",
+        "1k",
+        "--rounds",
+        "1k",
+        "--redis-batches",
+        "1,1k",
+        "--redis-keys",
+        "10k",
+        "--structures",
+        "nope",
+    ]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("nope") && !stderr.contains("--r"),
+        "{stderr}"
+    );
+    for (args, flag) in [
+        (
+            &["advise", "--n", "1M", "--inserts-per-sec", "0"][..],
+            "--inserts-per-sec",
+        ),
+        (
+            &["advise", "--window", "7d", "--arrivals-per-sec", "fast"],
+            "--arrivals-per-sec",
+        ),
+        (&["bench", "--reps", "5G"], "--reps"),
+    ] {
+        let (code, _, stderr) = run(args);
+        assert_eq!(code, Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(flag), "{args:?}: {stderr}");
+    }
+}
+
+#[test]
 fn dedup_keeps_what_it_saw_across_a_save_and_a_load() {
     let dir = tempfile::tempdir().unwrap();
     let saved = dir.path().join("seen.filter");

@@ -30,7 +30,7 @@ pub struct AdviseArgs {
     #[arg(long, value_parser = WindowArg::from_arg)]
     window: Option<WindowArg>,
     /// URLs let through per second, re-crawls included, turning a --window duration into admissions.
-    #[arg(long, requires = "window")]
+    #[arg(long, requires = "window", value_parser = dedupbench::units::rate_arg)]
     admissions_per_sec: Option<f64>,
     /// The workload: crawl (insert-if-new over a stream), blocklist (built once, then queried),
     /// cache-guard (inserts and deletes), window (keys expire; with --window), shipped (built here,
@@ -78,7 +78,7 @@ pub struct AdviseArgs {
     node_memory_bytes: u64,
     /// Inserts per second the shared filter must take: with --results from `bench --suite redis`, the
     /// cluster is also sized by the measured per-node insert rate.
-    #[arg(long)]
+    #[arg(long, value_parser = dedupbench::units::rate_arg)]
     inserts_per_sec: Option<f64>,
     /// Machines that crawl (with --machine-memory): prices exact fingerprints or a filter on each machine,
     /// the URLs partitioned between them, against one filter shared on Redis.

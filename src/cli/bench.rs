@@ -7,7 +7,7 @@ use anyhow::{Context, Result};
 use clap::Args;
 use dedupbench::registry::Selection;
 use dedupbench::run::{RunOptions, RunSpec, Session, Suite};
-use dedupbench::units::{count_arg, fpr_arg, size_arg};
+use dedupbench::units::{count_arg, count_arg_as, fpr_arg, size_arg};
 use dedupbench::workload::Workload;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -41,11 +41,11 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = 42)]
     seed: u64,
     /// Repetitions per cell (medians reported; default: the suite's).
-    #[arg(long)]
+    #[arg(long, value_parser = count_arg_as::<u32>)]
     reps: Option<u32>,
     /// Interleaved rounds of the speed groups, where the compared structures are timed side by side
     /// (default 15; more rounds narrow the ratios' intervals).
-    #[arg(long)]
+    #[arg(long, value_parser = count_arg_as::<u32>)]
     rounds: Option<u32>,
     /// Key profile: a built-in name (crawl-frontier, short-keys, email, ipv4, ipv6) or a profile file
     /// (datasets/README.md).
@@ -79,8 +79,8 @@ pub struct BenchArgs {
     /// Keys per point of the shared-filter sweep.
     #[arg(long, value_parser = count_arg)]
     redis_keys: Option<u64>,
-    /// Keys per round trip the sweep tries (comma-separated).
-    #[arg(long, value_delimiter = ',')]
+    /// Keys per round trip the sweep tries (comma-separated, e.g. 1,64,1k).
+    #[arg(long, value_delimiter = ',', value_parser = count_arg_as::<usize>)]
     redis_batches: Option<Vec<usize>>,
     /// Seconds a sweep round trip is retried (on a fresh connection) while a server is away; past it the
     /// point fails and the run exits 1. Also with --resume: it is not one of the run's parameters.

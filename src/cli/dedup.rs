@@ -8,7 +8,7 @@ use dedupbench::dedup::{self, DedupOptions};
 use dedupbench::hash::HashFn;
 use dedupbench::keys::file::UrlFile;
 use dedupbench::registry;
-use dedupbench::units::{expected_arg, fpr_arg, hash_arg, WindowArg};
+use dedupbench::units::{count_arg_as, expected_arg, fpr_arg, hash_arg, WindowArg};
 use dedupbench::Error;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -45,7 +45,7 @@ pub struct DedupArgs {
     #[arg(long, value_parser = WindowArg::from_arg, conflicts_with = "load")]
     window: Option<WindowArg>,
     /// URLs let through per second, re-crawls included, turning a --window duration into admissions.
-    #[arg(long, requires = "window")]
+    #[arg(long, requires = "window", value_parser = dedupbench::units::rate_arg)]
     admissions_per_sec: Option<f64>,
     /// A filter shared with other workers through Redis: the server or cluster.
     #[command(flatten)]
@@ -54,7 +54,7 @@ pub struct DedupArgs {
     #[arg(long)]
     name: Option<String>,
     /// Lines per round trip to the shared filter.
-    #[arg(long, default_value_t = 1024)]
+    #[arg(long, default_value_t = 1024, value_parser = count_arg_as::<usize>)]
     batch: usize,
 }
 

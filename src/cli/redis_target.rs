@@ -16,7 +16,7 @@ pub struct RedisTarget {
     #[arg(long)]
     pub redis_cluster: Option<String>,
     /// Sub-filters on a cluster (default: 3 per master); every worker must give the same.
-    #[arg(long, requires = "redis_cluster")]
+    #[arg(long, requires = "redis_cluster", value_parser = dedupbench::units::count_arg_as::<usize>)]
     pub shards: Option<usize>,
     /// Seconds a round trip is retried (on a fresh connection) while a server is away.
     #[arg(long, default_value_t = 30)]

@@ -14,7 +14,7 @@ use dedupbench::redis::BitmapMode;
 use dedupbench::registry::role_id;
 use dedupbench::registry::{find, remote_kinds};
 use dedupbench::remote::worker::{self, WorkerOp};
-use dedupbench::units::{count_arg, expected_arg, fpr_arg, hash_arg};
+use dedupbench::units::{count_arg, count_arg_as, expected_arg, fpr_arg, hash_arg};
 use dedupbench::Error;
 
 #[derive(Args, Debug)]
@@ -43,7 +43,7 @@ pub struct SharedArgs {
     #[arg(long, default_value = "bitfield")]
     mode: String,
     /// Keys per round trip.
-    #[arg(long, default_value_t = 1024)]
+    #[arg(long, default_value_t = 1024, value_parser = count_arg_as::<usize>)]
     batch: usize,
     /// The largest Redis string of redis-bitmap, in bits (at most 2^32).
     #[arg(long, value_parser = count_arg)]
