@@ -359,14 +359,22 @@ pub fn size_arg(text: &str) -> std::result::Result<u64, String> {
     parse_size(text).map_err(|e| e.to_string())
 }
 
-/// A clap value parser for a false-positive rate strictly between 0 and 1.
+/// A clap value parser for a false-positive rate in [1e-15, 1): a fraction (`0.001`, `1e-3`) or a
+/// percentage (`0.1%`).
 pub fn fpr_arg(text: &str) -> std::result::Result<f64, String> {
-    let value: f64 = text.trim().parse().map_err(|_| {
-        format!("'{text}' is not a number; expected a rate such as 0.01 (strictly between 0 and 1)")
-    })?;
+    let allowed = "a rate such as 0.01, 1e-3 or 0.1% (at least 1e-15, below 1)";
+    let trimmed = text.trim();
+    let (number, scale) = match trimmed.strip_suffix('%') {
+        Some(percent) => (percent.trim_end(), 100.0),
+        None => (trimmed, 1.0),
+    };
+    let value = number
+        .parse::<f64>()
+        .map_err(|_| format!("'{text}' is not a number; expected {allowed}"))?
+        / scale;
     if !(value > 0.0 && value < 1.0) || value < 1e-15 {
         return Err(format!(
-            "'{text}' is outside the allowed range; expected a rate in [1e-15, 1), such as 0.01"
+            "'{text}' is outside the allowed range; expected {allowed}"
         ));
     }
     Ok(value)
@@ -406,6 +414,21 @@ mod tests {
         assert_eq!(human_rate(2.34e-9), "0.00234 per million");
         assert_eq!(human_rate(5.9e-30), "< 0.000001 per million");
         assert_eq!(human_rate(0.0), "0 per million");
+    }
+
+    #[test]
+    fn rates_are_fractions_or_percentages() {
+        assert_eq!(fpr_arg("0.001"), Ok(0.001));
+        assert_eq!(fpr_arg("1e-3"), Ok(0.001));
+        assert_eq!(fpr_arg("0.1%"), Ok(0.001));
+        assert_eq!(fpr_arg(" 1 %"), Ok(0.01));
+        assert_eq!(fpr_arg("1e-13%"), Ok(1e-15));
+        for bad in [
+            "0", "1", "150%", "100%", "0%", "-1%", "%", "1%%", "NaN", "inf%", "1e-16",
+        ] {
+            assert!(fpr_arg(bad).is_err(), "{bad} should be rejected");
+        }
+        assert!(fpr_arg("150%").unwrap_err().contains("outside"));
     }
 
     #[test]

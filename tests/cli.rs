@@ -429,6 +429,35 @@ fn a_size_without_a_unit_is_refused_and_16b_is_bytes() {
 }
 
 #[test]
+fn a_rate_is_a_fraction_or_a_percentage() {
+    for fpr in ["0.1%", "1e-3", "0.001"] {
+        let (code, stdout, stderr) = run(&["size", "--n", "1M", "--fpr", fpr, "--json"]);
+        assert_eq!(code, Some(0), "{fpr}: {stderr}");
+        let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+        assert_eq!(v["fpr"].as_f64(), Some(0.001), "{fpr}");
+    }
+    let (code, stdout, stderr) = run(&[
+        "advise", "--n", "1M", "--memory", "1GiB", "--fpr", "0.1%", "--json",
+    ]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(v["workload"]["fpr"].as_f64(), Some(0.001));
+    for args in [
+        &["size", "--n", "1M", "--fpr", "150%"][..],
+        &["advise", "--n", "1M", "--fpr", "150%"],
+        &["bench", "--fpr", "150%"],
+        &["dedup", "--fpr", "150%"],
+    ] {
+        let (code, _, stderr) = run(args);
+        assert_eq!(code, Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("--fpr") && stderr.contains("outside"),
+            "{args:?}: {stderr}"
+        );
+    }
+}
+
+#[test]
 fn gen_writes_distinct_urls_and_its_stats() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("urls.txt");

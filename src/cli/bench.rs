@@ -31,7 +31,7 @@ pub struct BenchArgs {
     /// shipped (the kinds that save).
     #[arg(long, default_value = "crawl", value_parser = Workload::from_text)]
     workload: Workload,
-    /// Target false-positive rate for the filters.
+    /// Target false-positive rate for the filters: 0.01, 1e-3 or a percentage (0.1%).
     #[arg(long, default_value = "0.01", value_parser = fpr_arg)]
     fpr: f64,
     /// Memory budget for one structure (default: memory available now).

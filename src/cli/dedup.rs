@@ -22,7 +22,7 @@ pub struct DedupArgs {
     /// Distinct keys to size the structure for.
     #[arg(long, value_parser = expected_arg)]
     expected: Option<u64>,
-    /// Target false-positive rate.
+    /// Target false-positive rate: 0.01, 1e-3 or a percentage (0.1%).
     #[arg(long, default_value = "0.01", value_parser = fpr_arg)]
     fpr: f64,
     /// Hash seed (default: random, so an adversary cannot precompute colliding URLs).

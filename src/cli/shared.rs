@@ -30,7 +30,7 @@ pub struct SharedArgs {
     /// Keys the filter is sized for (every worker must give the same).
     #[arg(long, value_parser = expected_arg)]
     expected: u64,
-    /// Target false-positive rate.
+    /// Target false-positive rate: 0.01, 1e-3 or a percentage (0.1%).
     #[arg(long, default_value = "0.01", value_parser = fpr_arg)]
     fpr: f64,
     /// Seed of the keys and of the hash.

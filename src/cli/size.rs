@@ -14,7 +14,7 @@ pub struct SizeArgs {
     /// Expected distinct keys (e.g. 50M, 6e9, 1_000_000).
     #[arg(long, value_parser = count_arg)]
     n: u64,
-    /// Target false-positive rate, in (0, 1).
+    /// Target false-positive rate, in (0, 1): 0.01, 1e-3 or a percentage (0.1%).
     #[arg(long, default_value = "0.01", value_parser = fpr_arg)]
     fpr: f64,
     /// Key profile for the exact set's model (built-in name or file).
