@@ -402,6 +402,22 @@ fn a_missing_required_flag_is_named_in_the_one_line_error() {
 }
 
 #[test]
+fn a_misspelt_flag_or_command_is_answered_with_the_one_meant() {
+    for (args, meant) in [
+        (&["advise", "--n", "1M", "--jsn"][..], "'--json'"),
+        (&["sise", "--n", "1M"], "'size'"),
+    ] {
+        let (code, _, stderr) = run(args);
+        assert_eq!(code, Some(2), "{args:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("tip:") && stderr.contains(meant),
+            "{args:?}: {stderr}"
+        );
+    }
+}
+
+#[test]
 fn a_size_without_a_unit_is_refused_and_16b_is_bytes() {
     for args in [
         &["advise", "--n", "1M", "--memory", "16"][..],

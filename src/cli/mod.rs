@@ -123,7 +123,7 @@ pub fn main() -> i32 {
 
 /// clap's error on one line: what was wrong and what is allowed. clap's first line says both, except
 /// where it ends in a colon and the lines under it say what (the required arguments not provided): those
-/// are joined to it.
+/// are joined to it, as are its tips (the flag meant by a misspelt or renamed one).
 fn usage_error_line(text: &str) -> String {
     let mut lines = text.lines();
     let mut line = lines
@@ -131,15 +131,25 @@ fn usage_error_line(text: &str) -> String {
         .unwrap_or("error: invalid arguments")
         .trim_end()
         .to_string();
+    let rest: Vec<&str> = lines.collect();
     if line.ends_with(':') {
-        let listed: Vec<&str> = lines
+        let listed: Vec<&str> = rest
+            .iter()
             .take_while(|l| l.starts_with(char::is_whitespace) && !l.trim().is_empty())
-            .map(str::trim)
+            .map(|l| l.trim())
             .collect();
         if !listed.is_empty() {
             line.push(' ');
             line.push_str(&listed.join(", "));
         }
+    }
+    for tip in rest
+        .iter()
+        .map(|l| l.trim())
+        .filter(|l| l.starts_with("tip:"))
+    {
+        line.push_str("; ");
+        line.push_str(tip);
     }
     line
 }
