@@ -102,13 +102,13 @@ fn every_bad_input_is_a_one_line_error_with_status_2() {
         case(&["bench", "--scales", "1e4,abc", "--out", &o], "--scales"),
         case(&["bench", "--scales", "0", "--out", &o], "--scales"),
         case(&["bench", "--scales", "1e15", "--out", &o], "--scales"),
+        case(&["bench", "--memory", "0", "--out", &o], "--memory"),
+        case(&["bench", "--memory", "lots", "--out", &o], "--memory"),
+        case(&["bench", "--memory", "16", "--out", &o], "no unit"),
+        // The flag's old name: clap's tip names the new one.
         case(
-            &["bench", "--memory-budget", "0", "--out", &o],
-            "--memory-budget",
-        ),
-        case(
-            &["bench", "--memory-budget", "lots", "--out", &o],
-            "--memory-budget",
+            &["bench", "--memory-budget", "1GiB", "--out", &o],
+            "'--memory'",
         ),
         case(&["bench", "--reps", "0", "--out", &o], "--reps"),
         case(&["bench", "--fpr", "2", "--out", &o], "--fpr"),

@@ -34,9 +34,10 @@ pub struct BenchArgs {
     /// Target false-positive rate for the filters: 0.01, 1e-3 or a percentage (0.1%).
     #[arg(long, default_value = "0.01", value_parser = fpr_arg)]
     fpr: f64,
-    /// Memory budget for one structure (default: memory available now).
-    #[arg(long, value_parser = size_arg)]
-    memory_budget: Option<u64>,
+    /// Memory budget for one structure, e.g. 1GiB or 512MB (default: memory available now); as
+    /// `advise --memory`.
+    #[arg(long = "memory", value_name = "MEMORY", value_parser = size_arg)]
+    memory_bytes: Option<u64>,
     /// Seed of the keys and of every structure's hash.
     #[arg(long, default_value_t = 42)]
     seed: u64,
@@ -87,7 +88,7 @@ pub struct BenchArgs {
     #[arg(long)]
     redis_retry_secs: Option<u64>,
     /// Continue an interrupted run in DIR with its own parameters: completed cells are kept, the rest run.
-    #[arg(long, conflicts_with_all = ["suite", "scales", "structures", "fpr", "memory_budget", "seed", "reps", "rounds", "profile", "input", "non_members", "out", "no_experiments", "workload", "redis", "redis_cluster", "redis_keys", "redis_batches"])]
+    #[arg(long, conflicts_with_all = ["suite", "scales", "structures", "fpr", "memory_bytes", "seed", "reps", "rounds", "profile", "input", "non_members", "out", "no_experiments", "workload", "redis", "redis_cluster", "redis_keys", "redis_batches"])]
     resume: Option<PathBuf>,
 }
 
@@ -99,7 +100,7 @@ impl BenchArgs {
             scales: self.scales.clone(),
             structures: self.structures.clone(),
             fpr: self.fpr,
-            memory_budget: self.memory_budget,
+            memory_budget: self.memory_bytes,
             seed: self.seed,
             reps: self.reps,
             rounds: self.rounds,
