@@ -2,7 +2,8 @@
 //!
 //! Counts use decimal suffixes k, M, G (or B for billion), T. Sizes accept SI (kB, MB, GB, TB: powers of
 //! 1000) and IEC (KiB, MiB, GiB, TiB: powers of 1024) units, and B for bytes; a size without a unit is
-//! refused (`--memory 16` is far likelier a slip for 16GiB than a budget of 16 bytes).
+//! refused (`--memory 16` is far likelier a slip for 16GiB than a budget of 16 bytes). Byte counts held
+//! as `f64` are written to JSON as whole bytes ([`serde_bytes`]).
 
 use crate::{Error, Result};
 
@@ -399,6 +400,26 @@ pub fn hash_arg(text: &str) -> std::result::Result<crate::hash::HashFn, String> 
     crate::hash::HashFn::parse_usable(text.trim())
 }
 
+/// A byte count held as `f64` (a model's bytes may have a fraction) serialised as whole bytes, for
+/// `#[serde(serialize_with = "crate::units::serde_bytes::serialize")]`: JSON readers get `265014444048`,
+/// not `265014444047.99997`.
+pub mod serde_bytes {
+    use serde::Serializer;
+
+    /// Rounds `bytes` to the nearest whole byte; a value no integer holds (NaN, infinite) is written as
+    /// the float it is, which serde_json writes as `null`.
+    pub fn serialize<S: Serializer>(bytes: &f64, serializer: S) -> Result<S::Ok, S::Error> {
+        let whole = bytes.round();
+        if (0.0..=u64::MAX as f64).contains(&whole) {
+            serializer.serialize_u64(whole as u64)
+        } else if (i64::MIN as f64..0.0).contains(&whole) {
+            serializer.serialize_i64(whole as i64)
+        } else {
+            serializer.serialize_f64(*bytes)
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -492,6 +513,21 @@ mod tests {
             assert!(message.contains("no unit"), "{bare}: {message}");
         }
         assert!(parse_size("16").unwrap_err().to_string().contains("16B"));
+    }
+
+    #[test]
+    fn byte_counts_serialise_as_whole_bytes() {
+        #[derive(serde::Serialize)]
+        struct Sized {
+            #[serde(serialize_with = "serde_bytes::serialize")]
+            bytes: f64,
+        }
+        let json = |bytes: f64| serde_json::to_string(&Sized { bytes }).unwrap();
+        assert_eq!(json(265014444047.99997), r#"{"bytes":265014444048}"#);
+        assert_eq!(json(1198136.0), r#"{"bytes":1198136}"#);
+        assert_eq!(json(0.4), r#"{"bytes":0}"#);
+        assert_eq!(json(-2.6), r#"{"bytes":-3}"#);
+        assert_eq!(json(f64::NAN), r#"{"bytes":null}"#);
     }
 
     #[test]

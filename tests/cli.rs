@@ -473,6 +473,61 @@ fn a_rate_is_a_fraction_or_a_percentage() {
     }
 }
 
+/// The keys under `value` that hold a byte count (a key naming bytes, not a ratio such as
+/// `bytes_per_key` or `mean_key_bytes`) whose value is not an integer, with their paths.
+fn fractional_byte_counts(value: &serde_json::Value, path: &str, found: &mut Vec<String>) {
+    match value {
+        serde_json::Value::Object(map) => {
+            for (key, v) in map {
+                let path = format!("{path}.{key}");
+                let ratio = key.contains("_per_") || key.starts_with("mean_");
+                let whole = v.is_u64() || v.is_i64() || v.is_null();
+                if key.contains("bytes") && !ratio && !whole {
+                    found.push(format!("{path} = {v}"));
+                }
+                fractional_byte_counts(v, &path, found);
+            }
+        }
+        serde_json::Value::Array(items) => {
+            for (i, v) in items.iter().enumerate() {
+                fractional_byte_counts(v, &format!("{path}[{i}]"), found);
+            }
+        }
+        _ => {}
+    }
+}
+
+#[test]
+fn json_byte_counts_are_whole_bytes() {
+    for args in [
+        &["size", "--n", "50M", "--json"][..],
+        &["advise", "--n", "2e9", "--memory", "16GiB", "--json"],
+        &[
+            "advise",
+            "--n",
+            "2e9",
+            "--memory",
+            "16GiB",
+            "--shared",
+            "--inserts-per-sec",
+            "1M",
+            "--json",
+        ],
+        &["advise", "--window", "70M", "--memory", "1GiB", "--json"],
+        &[
+            "advise", "--window", "70M", "--n", "50M", "--memory", "1GiB", "--json",
+        ],
+    ] {
+        let (code, stdout, stderr) = run(args);
+        assert_eq!(code, Some(0), "{args:?}: {stderr}");
+        let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+        let mut found = Vec::new();
+        fractional_byte_counts(&v, "", &mut found);
+        assert!(found.is_empty(), "{args:?}: {found:?}");
+        assert!(stdout.contains("bytes\""), "{args:?} holds no byte count");
+    }
+}
+
 #[test]
 fn gen_writes_distinct_urls_and_its_stats() {
     let dir = tempfile::tempdir().unwrap();

@@ -33,6 +33,7 @@ pub struct Candidate {
     pub bits: Option<u64>,
     pub hashes: Option<u32>,
     /// Bytes at the workload's largest n.
+    #[serde(serialize_with = "crate::units::serde_bytes::serialize")]
     pub bytes: f64,
     pub expected_fpr: f64,
     /// Measured medians at the closest n of the run, with that n.
@@ -60,6 +61,7 @@ pub struct Advice {
     pub best_hashes_in_budget: u32,
     /// Bytes the Bloom-filter formula m = -n ln p / ln²2 needs for the target rate at the largest n
     /// (every candidate's own bytes are in `recommended` and `rejected`).
+    #[serde(serialize_with = "crate::units::serde_bytes::serialize")]
     pub bloom_bytes_for_target: f64,
     pub ladder: Vec<Rung>,
     pub notes: Vec<String>,
@@ -132,6 +134,7 @@ pub struct CurrentTool {
     pub observed_fpr_wilson95: crate::stats::Interval,
     /// Bytes at the workload's largest n: the line fitted to its cells of ≥ 10⁵ keys, else the nearest
     /// cell's bytes per key × n (a projection either way).
+    #[serde(serialize_with = "crate::units::serde_bytes::serialize")]
     pub bytes_at_n: f64,
     /// Where `bytes_at_n` comes from.
     pub bytes_source: String,

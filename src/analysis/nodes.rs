@@ -29,6 +29,7 @@ pub struct NodePlan {
     pub n: u64,
     pub fpr: f64,
     /// m/8 of a Bloom filter for n at p.
+    #[serde(serialize_with = "crate::units::serde_bytes::serialize")]
     pub filter_bytes: f64,
     pub node_memory_bytes: u64,
     /// Nodes the memory needs: ⌈filter / (node memory × [`USABLE_SHARE`])⌉.

@@ -126,6 +126,7 @@ pub struct Rung {
 pub struct KeyCost {
     pub id: &'static str,
     pub bytes_per_key: f64,
+    #[serde(serialize_with = "crate::units::serde_bytes::serialize")]
     pub intercept_bytes: f64,
     /// "fitted to … measured cells in <run>", "measured in <run> …" or "model (…)".
     pub source: String,

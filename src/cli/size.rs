@@ -55,8 +55,9 @@ pub fn run(args: SizeArgs) -> Result<i32> {
             serde_json::json!({
                 "id": kind.id(),
                 "summary": kind.summary(),
-                "heap_bytes": memory.heap_bytes.round(),
-                "footprint_bytes": memory.footprint_bytes.round(),
+                // Whole bytes (a model's bytes may have a fraction).
+                "heap_bytes": memory.heap_bytes.round() as u64,
+                "footprint_bytes": memory.footprint_bytes.round() as u64,
                 "bits_per_key": memory.footprint_bytes * 8.0 / args.n as f64,
                 "expected_fpr": kind.predicted_fpr(&config),
                 "bits": geometry.bits,

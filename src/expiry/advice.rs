@@ -9,6 +9,7 @@ use crate::kind::BuildConfig;
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct WindowOption {
     pub contender: Contender,
+    #[serde(serialize_with = "crate::units::serde_bytes::serialize")]
     pub bytes: f64,
     pub bytes_per_window_key: f64,
     pub fits: bool,
@@ -27,6 +28,7 @@ pub struct WindowAdvice {
     /// The window, in admissions: URLs let through (new ones and re-crawls alike).
     pub window_keys: u64,
     pub fpr: f64,
+    #[serde(serialize_with = "crate::units::serde_bytes::serialize")]
     pub budget_bytes: f64,
     pub options: Vec<WindowOption>,
     pub pick: Option<Contender>,
