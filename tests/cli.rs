@@ -529,6 +529,27 @@ fn json_byte_counts_are_whole_bytes() {
 }
 
 #[test]
+fn size_table_columns_line_up_whatever_the_ids_length() {
+    let (code, stdout, stderr) = run(&["size", "--n", "1M"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let mut lines = stdout
+        .lines()
+        .skip_while(|l| !l.trim_start().starts_with("structure"));
+    let header = lines.next().expect("a table header");
+    let rows: Vec<&str> = lines.filter(|l| !l.contains("unavailable")).collect();
+    assert!(rows.iter().any(|r| r.contains("redis-bloom-scaling")));
+    assert!(rows.len() > 10, "{stdout}");
+    for row in rows {
+        // Every column is right-aligned but the first: a row as long as the header lines up with it.
+        assert_eq!(
+            row.chars().count(),
+            header.chars().count(),
+            "\n{header}\n{row}"
+        );
+    }
+}
+
+#[test]
 fn gen_writes_distinct_urls_and_its_stats() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("urls.txt");
