@@ -6,8 +6,20 @@ use dedupbench::units::{human_bytes, human_count};
 
 /// Prints the summary of `results`, which took `wall_s` seconds.
 pub fn print(results: &dedupbench::results::Results, analysis: &Analysis, wall_s: f64) {
+    // The first column is as wide as the longest id or skipped subject (redis-bloom-scaling is 19).
+    let w = results
+        .cells
+        .iter()
+        .map(|c| c.structure.chars().count())
+        .chain(
+            results
+                .skipped
+                .iter()
+                .map(|s| s.subject.to_string().chars().count()),
+        )
+        .fold(12, usize::max);
     println!(
-        "{:<12} {:>6} {:>10} {:>10} {:>10} {:>10} {:>24} {:>10}",
+        "{:<w$} {:>6} {:>10} {:>10} {:>10} {:>10} {:>24} {:>10}",
         "structure",
         "n",
         "bytes",
@@ -19,7 +31,7 @@ pub fn print(results: &dedupbench::results::Results, analysis: &Analysis, wall_s
     );
     for c in &results.cells {
         println!(
-            "{:<12} {:>6} {:>10} {:>10.2} {:>10.1} {:>10.1} {:>8.2e} [{:.1e},{:.1e}] {:>10.2e}{}",
+            "{:<w$} {:>6} {:>10} {:>10.2} {:>10.1} {:>10.1} {:>8.2e} [{:.1e},{:.1e}] {:>10.2e}{}",
             c.structure,
             human_count(c.n as f64),
             human_bytes(c.heap_footprint_bytes as f64),
@@ -39,7 +51,7 @@ pub fn print(results: &dedupbench::results::Results, analysis: &Analysis, wall_s
     }
     for s in &results.skipped {
         println!(
-            "{:<12} {:>6} skipped: {}",
+            "{:<w$} {:>6} skipped: {}",
             s.subject,
             human_count(s.n as f64),
             s.reason
