@@ -517,6 +517,20 @@ fn json_byte_counts_are_whole_bytes() {
         &[
             "advise", "--window", "70M", "--n", "50M", "--memory", "1GiB", "--json",
         ],
+        &[
+            "advise",
+            "--n",
+            "2e9",
+            "--memory",
+            "16GiB",
+            "--fp-cost",
+            "2ms",
+            "--machines",
+            "20",
+            "--machine-memory",
+            "16GiB",
+            "--json",
+        ],
     ] {
         let (code, stdout, stderr) = run(args);
         assert_eq!(code, Some(0), "{args:?}: {stderr}");
@@ -653,7 +667,7 @@ fn counts_and_rates_take_k_m_g_on_every_command() {
         "advise",
         "--window",
         "7d",
-        "--arrivals-per-sec",
+        "--admissions-per-sec",
         "2.5k",
         "--memory",
         "1GiB",

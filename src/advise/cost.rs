@@ -42,6 +42,7 @@ pub struct Costed {
     /// The rate it was sized for, and the rate its model gives at that size.
     pub sized_for_fpr: f64,
     pub fpr: f64,
+    #[serde(serialize_with = "crate::units::serde_bytes::serialize")]
     pub bytes: f64,
     pub bits_per_key: f64,
     /// The measured lookup time at that size, when the run measured the kind.
