@@ -109,28 +109,6 @@ pub fn human_bytes(bytes: f64) -> String {
     }
 }
 
-/// Formats a rate: as a percent from 0.1% up (`1%`, `0.25%`), per million below (`10 per million`,
-/// `0.05 per million`; below 10⁻¹² `< 0.000001 per million`), three significant digits, trailing zeros
-/// dropped.
-pub fn human_rate(rate: f64) -> String {
-    if rate >= 1e-3 {
-        format!("{}%", trim_zeros(three_digits(rate * 100.0)))
-    } else {
-        let per_million = rate * 1e6;
-        if per_million > 0.0 && per_million < 1e-6 {
-            return "< 0.000001 per million".into();
-        }
-        let text = if per_million >= 1.0 || per_million <= 0.0 {
-            three_digits(per_million)
-        } else {
-            // Three significant digits below 1: as many decimals as the leading zeros need.
-            let decimals = (-per_million.log10()).floor() as usize + 3;
-            format!("{per_million:.decimals$}")
-        };
-        format!("{} per million", trim_zeros(text))
-    }
-}
-
 /// Formats a count with a decimal suffix, e.g. `50M`, `6G`, `1.5k`.
 pub fn human_count(count: f64) -> String {
     let units = [("T", 1e12), ("G", 1e9), ("M", 1e6), ("k", 1e3)];
@@ -423,19 +401,6 @@ pub mod serde_bytes {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn rates_read_as_percent_down_to_a_tenth_then_per_million() {
-        assert_eq!(human_rate(0.01), "1%");
-        assert_eq!(human_rate(0.0025), "0.25%");
-        assert_eq!(human_rate(0.001), "0.1%");
-        assert_eq!(human_rate(1e-4), "100 per million");
-        assert_eq!(human_rate(1.5e-5), "15 per million");
-        assert_eq!(human_rate(1e-6), "1 per million");
-        assert_eq!(human_rate(2.34e-9), "0.00234 per million");
-        assert_eq!(human_rate(5.9e-30), "< 0.000001 per million");
-        assert_eq!(human_rate(0.0), "0 per million");
-    }
 
     #[test]
     fn rates_are_fractions_or_percentages() {
