@@ -138,6 +138,41 @@ fn three_digits(value: f64) -> String {
     }
 }
 
+/// Formats a rate (a share of queries, in [0, 1]) in the one format the report and `advise` print
+/// rates in, chosen by magnitude: from 0.1% up a percentage (`1.00%`, `63.2%`), below it per million
+/// (`251 per million`, `1.92 per million`, `0.0542 per million`); three significant digits either way.
+/// Zero is `0`; a positive rate below 0.001 per million (10⁻⁹) is `< 0.001 per million`, past what any
+/// run could observe. Not a number reads `n/a`.
+pub fn human_rate(rate: f64) -> String {
+    if rate.is_nan() {
+        return "n/a".into();
+    }
+    if rate <= 0.0 {
+        return "0".into();
+    }
+    // The switch is on the value as printed, so 0.09996% reads 0.100%, not 1000 per million.
+    let per_million = rate * 1e6;
+    if significant(per_million, 3).0 >= 1000.0 {
+        let (value, decimals) = significant(rate * 100.0, 3);
+        return format!("{value:.decimals$}%");
+    }
+    if per_million < 0.001 {
+        return "< 0.001 per million".into();
+    }
+    let (value, decimals) = significant(per_million, 3);
+    format!("{value:.decimals$} per million")
+}
+
+/// `value` (> 0) rounded to `digits` significant digits, and the decimals that print exactly them.
+fn significant(value: f64, digits: i32) -> (f64, usize) {
+    let decimals = |v: f64| (digits - 1 - v.log10().floor() as i32).max(0);
+    let first = decimals(value);
+    let scale = 10f64.powi(first);
+    let rounded = (value * scale).round() / scale;
+    // Rounding up can add a digit (9.996 → 10.0): count the decimals again on the rounded value.
+    (rounded, decimals(rounded) as usize)
+}
+
 /// A clap value parser for counts.
 pub fn count_arg(text: &str) -> std::result::Result<u64, String> {
     parse_count(text).map_err(|e| e.to_string())
@@ -493,6 +528,38 @@ mod tests {
         assert_eq!(json(0.4), r#"{"bytes":0}"#);
         assert_eq!(json(-2.6), r#"{"bytes":-3}"#);
         assert_eq!(json(f64::NAN), r#"{"bytes":null}"#);
+    }
+
+    #[test]
+    fn rates_read_as_percent_from_a_thousandth_and_per_million_below() {
+        assert_eq!(human_rate(0.01), "1.00%");
+        assert_eq!(human_rate(0.010_039), "1.00%");
+        assert_eq!(human_rate(0.632_1), "63.2%");
+        assert_eq!(human_rate(1.0), "100%");
+        assert_eq!(human_rate(0.001), "0.100%");
+        assert_eq!(human_rate(0.099_96), "10.0%");
+        // Just below a thousandth, once rounded it is one: a percentage, never "1000 per million".
+        assert_eq!(human_rate(0.000_999_96), "0.100%");
+        assert_eq!(human_rate(0.000_999_4), "999 per million");
+        assert_eq!(human_rate(2.51e-4), "251 per million");
+        assert_eq!(human_rate(1.921e-6), "1.92 per million");
+        assert_eq!(human_rate(5.42e-11), "< 0.001 per million");
+        assert_eq!(human_rate(5.42e-8), "0.0542 per million");
+        assert_eq!(human_rate(1e-9), "0.00100 per million");
+        assert_eq!(human_rate(0.0), "0");
+        assert_eq!(human_rate(f64::NAN), "n/a");
+        // One family: never scientific notation, never "1 in …".
+        for rate in [3e-2, 4.4e-5, 7.7e-7, 1.3e-8, 0.5] {
+            let text = human_rate(rate);
+            assert!(
+                !text.contains("e-") && !text.contains("1 in"),
+                "{rate}: {text}"
+            );
+            assert!(
+                text.ends_with('%') || text.ends_with("per million"),
+                "{text}"
+            );
+        }
     }
 
     #[test]
