@@ -174,25 +174,83 @@ pub fn axis_label(v: f64) -> String {
     format!("{v:.0e}")
 }
 
-/// Formats bytes on an axis in SI units (axis ticks fall on powers of ten).
+/// Formats bytes on an axis in IEC units, as the page does ("1 GiB", "256 MiB", "1.5 TiB"); byte axes
+/// on a log scale put their ticks on powers of two ([`YAxis::Bytes`]), so the labels come out round.
 pub fn bytes_label(v: f64) -> String {
-    let units = [("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3)];
-    for (unit, scale) in units {
-        if v >= scale {
-            let x = v / scale;
-            return if x >= 10.0 {
-                format!("{x:.0} {unit}")
-            } else {
-                format!("{} {unit}", format!("{x:.1}").trim_end_matches(".0"))
-            };
+    trim_number(&crate::units::human_bytes(v))
+}
+
+/// `text` with trailing zeros after the decimal point of its leading number dropped ("1.50 GiB" →
+/// "1.5 GiB", "1.00%" → "1%").
+pub fn trim_number(text: &str) -> String {
+    let end = text
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(text.len());
+    let (number, rest) = text.split_at(end);
+    if number.contains('.') {
+        format!(
+            "{}{rest}",
+            number.trim_end_matches('0').trim_end_matches('.')
+        )
+    } else {
+        text.to_string()
+    }
+}
+
+/// The IEC unit a linear byte axis reading up to `top_bytes` is drawn in: its size in bytes and name
+/// (ticks then fall on round numbers of that unit).
+pub fn bytes_unit(top_bytes: f64) -> (f64, &'static str) {
+    let units = [
+        (1099511627776.0, "TiB"),
+        (1073741824.0, "GiB"),
+        (1048576.0, "MiB"),
+        (1024.0, "KiB"),
+    ];
+    units
+        .into_iter()
+        .find(|(size, _)| top_bytes >= *size)
+        .unwrap_or((1.0, "B"))
+}
+
+/// What a chart's y axis holds: how its ticks are labelled, and on a log scale where they fall.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum YAxis {
+    /// Counts, times, bits: engineering style ([`axis_label`]), ticks on powers of ten.
+    Plain,
+    /// Bytes ([`bytes_label`]), ticks on powers of two.
+    Bytes,
+}
+
+impl YAxis {
+    /// The tick label of `v`.
+    pub fn label(self, v: f64) -> String {
+        match self {
+            YAxis::Plain => axis_label(v),
+            YAxis::Bytes => bytes_label(v),
         }
     }
-    format!("{v:.0} B")
+
+    /// The base of a log axis's ticks.
+    pub fn log_base(self) -> f64 {
+        match self {
+            YAxis::Bytes => 2.0,
+            YAxis::Plain => 10.0,
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::colour;
+    use super::*;
+
+    #[test]
+    fn axis_labels_share_the_pages_units() {
+        assert_eq!(bytes_label((1u64 << 30) as f64), "1 GiB");
+        assert_eq!(bytes_label(1.5 * (1u64 << 20) as f64), "1.5 MiB");
+        assert_eq!(bytes_label(256.0 * (1u64 << 20) as f64), "256 MiB");
+        assert_eq!(bytes_unit(3e9), (1073741824.0, "GiB"));
+        assert_eq!(bytes_unit(10.0), (1.0, "B"));
+    }
 
     #[test]
     fn registered_structures_have_distinct_colours_and_none_is_black() {

@@ -11,7 +11,7 @@ use serde::Serialize;
 use std::fmt::Write;
 
 /// The first article's figure: a Python set of ~80-byte URLs costs "100+ bytes per entry", "north of
-/// 5GB" at 50 million URLs.
+/// 5GB" (5·10⁹ bytes; the page says it in GiB, as every size) at 50 million URLs.
 const ARTICLE_BYTES_PER_ENTRY: f64 = 100.0;
 const ARTICLE_N: f64 = 50e6;
 const ARTICLE_BYTES_AT_N: f64 = 5e9;
@@ -65,7 +65,8 @@ pub fn verdict(r: &Results) -> String {
             .map(|h| h.key_lengths.mean_bytes)
             .unwrap_or(f64::NAN);
         let mut claim = format!(
-            "The first article says a Python set of ~80-byte URLs costs 100+ bytes per entry, north of 5 GB at 50M. A real CPython set of this run's {mean_key:.0}-byte URLs (tracemalloc: the set and its str objects) measured {}: the \"100+ bytes\" {}",
+            "The first article says a Python set of ~80-byte URLs costs 100+ bytes per entry, north of 5·10⁹ bytes ({}) at 50M. A real CPython set of this run's {mean_key:.0}-byte URLs (tracemalloc: the set and its str objects) measured {}: the \"100+ bytes\" {}",
+            human_bytes(ARTICLE_BYTES_AT_N),
             per_entry.join(", "),
             if least >= ARTICLE_BYTES_PER_ENTRY { "holds at every n measured" } else { "does not hold at every n" }
         );
@@ -90,18 +91,20 @@ pub fn verdict(r: &Results) -> String {
                 let at = fit.at(ARTICLE_N);
                 let _ = write!(
                     claim,
-                    "; at 50M the line fitted to its {} cells of ≥ 10⁵ keys projects {} ({:.0} B per entry; a projection), so \"north of 5 GB\" {}.",
+                    "; at 50M the line fitted to its {} cells of ≥ 10⁵ keys projects {} ({:.0} B per entry; a projection), so the article's {} {}.",
                     fit.points,
                     human_bytes(at),
                     at / ARTICLE_N,
+                    human_bytes(ARTICLE_BYTES_AT_N),
                     judged(at)
                 );
                 if let Some(model) = model.filter(|m| *m > at * 1.01) {
                     let _ = write!(
                         claim,
-                        " The size model (CPython 3.11's 49-byte str header + the URL, and the set's power-of-two table grown as CPython grows it) gives more, {} at 50M ({:.0} B per entry; \"north of 5 GB\" {} there too): a line fitted below the table's next doubling cannot see it.",
+                        " The size model (CPython 3.11's 49-byte str header + the URL, and the set's power-of-two table grown as CPython grows it) gives more, {} at 50M ({:.0} B per entry; the article's {} {} there too): a line fitted below the table's next doubling cannot see it.",
                         human_bytes(model),
                         model / ARTICLE_N,
+                        human_bytes(ARTICLE_BYTES_AT_N),
                         judged(model)
                     );
                 }
@@ -109,8 +112,9 @@ pub fn verdict(r: &Results) -> String {
             (None, Some(model)) => {
                 let _ = write!(
                     claim,
-                    "; too few cells of ≥ 10⁵ keys to fit a line, and the size model gives {} at 50M, so \"north of 5 GB\" {} by the model alone.",
+                    "; too few cells of ≥ 10⁵ keys to fit a line, and the size model gives {} at 50M, so the article's {} {} by the model alone.",
                     human_bytes(model),
+                    human_bytes(ARTICLE_BYTES_AT_N),
                     judged(model)
                 );
             }

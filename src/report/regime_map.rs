@@ -5,7 +5,7 @@
 //! paler; the run's measured cells are marked at its budget. The report draws it for its run; `advise
 //! --map FILE` for the advice's workload.
 
-use super::chart::{axis_label, bytes_label, colour, DrawResult};
+use super::chart::{axis_label, colour, DrawResult, YAxis};
 use super::panels::{draw_keys, Key};
 use crate::analysis::regimes::{advised_kinds, bytes_at, regime_of, Demand, Regime, Sizing};
 use crate::kind::Role;
@@ -132,15 +132,17 @@ where
         .y_label_area_size(80)
         .build_cartesian_2d(
             (N_RANGE.0..N_RANGE.1).log_scale(),
-            (BUDGET_RANGE.0..BUDGET_RANGE.1).log_scale(),
+            (BUDGET_RANGE.0..BUDGET_RANGE.1)
+                .log_scale()
+                .base(YAxis::Bytes.log_base()),
         )?;
     chart
         .configure_mesh()
         .disable_mesh()
         .x_desc("distinct keys n (log)")
-        .y_desc("memory budget per process (bytes, log; 1 GB = 10⁹ B)")
+        .y_desc("memory budget per process (log)")
         .x_label_formatter(&|v| axis_label(*v))
-        .y_label_formatter(&|v| bytes_label(*v))
+        .y_label_formatter(&|v| YAxis::Bytes.label(*v))
         .label_style(("sans-serif", 14))
         .draw()?;
     let n_steps = (N_RANGE.1 / N_RANGE.0).log10().round() as usize * N_STEPS_PER_DECADE;

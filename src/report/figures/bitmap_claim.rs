@@ -38,7 +38,7 @@ impl Figure for BitmapClaim {
                 &panel.title,
                 (x.clone(), "bits per key (m / n)"),
                 (y.clone(), "share of new keys reported as seen"),
-                axis_label,
+                YAxis::Plain,
             )?;
             target_line(&mut chart, x.clone(), r.bitmap_claim[0].target_fpr, keys)?;
             rate_point_series(&mut chart, &r.bitmap_claim, &panel.ids, bpk, floor, keys)?;

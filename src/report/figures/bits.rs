@@ -30,7 +30,7 @@ impl Figure for BitsPerKey {
                 &panel.title,
                 (x.clone(), "keys inserted (n)"),
                 (y.clone(), "bits per key"),
-                axis_label,
+                YAxis::Plain,
             )?;
             for id in &panel.ids {
                 let c = colour(id);

@@ -89,17 +89,19 @@ impl Figure for Deletion {
             (0.05, top * 0.95),
             ("sans-serif", 14).into_font(),
         )))?;
-        let bytes_top = d.counting_bytes.max(d.bloom_bytes) as f64 * 1.2;
+        // Drawn in one IEC unit, so a linear axis's round ticks are round in it.
+        let (unit_bytes, unit) = bytes_unit(d.counting_bytes.max(d.bloom_bytes) as f64);
+        let bytes_top = d.counting_bytes.max(d.bloom_bytes) as f64 * 1.2 / unit_bytes;
         let mut mem = ChartBuilder::on(&right)
             .caption("bytes at the same p", ("sans-serif", 18))
             .margin(15)
             .x_label_area_size(40)
             .y_label_area_size(80)
-            .build_cartesian_2d(0.0..2.0, 0.0..bytes_top.max(1.0))?;
+            .build_cartesian_2d(0.0..2.0, 0.0..bytes_top.max(1.0 / unit_bytes))?;
         mem.configure_mesh()
             .disable_x_mesh()
             .x_labels(0)
-            .y_label_formatter(&|v| bytes_label(*v))
+            .y_label_formatter(&|v| trim_number(&format!("{v:.2} {unit}")))
             .label_style(("sans-serif", 14))
             .draw()?;
         for (i, (id, bytes)) in [
@@ -111,7 +113,7 @@ impl Figure for Deletion {
         {
             let x0 = i as f64 + 0.2;
             mem.draw_series(std::iter::once(Rectangle::new(
-                [(x0, 0.0), (x0 + 0.6, *bytes as f64)],
+                [(x0, 0.0), (x0 + 0.6, *bytes as f64 / unit_bytes)],
                 colour(id).filled(),
             )))?;
             mem.draw_series(std::iter::once(Text::new(

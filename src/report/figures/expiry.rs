@@ -63,7 +63,7 @@ impl Figure for Expiry {
             "bytes per key of the window",
             (x.clone(), "window W (admitted URLs)"),
             (bytes, "bytes per window key (B)"),
-            axis_label,
+            YAxis::Plain,
         )?;
         for c in Contender::ALL {
             let points: Vec<(f64, f64)> = series(r, c)
@@ -80,7 +80,7 @@ impl Figure for Expiry {
             "new URLs wrongly skipped (95% bars; 0 drawn at 1e-6)",
             (x, "window W (admitted URLs)"),
             (rates, "share of new URLs called seen"),
-            axis_label,
+            YAxis::Plain,
         )?;
         for c in Contender::ALL {
             let colour = contender_colour(c);

@@ -33,7 +33,7 @@ impl Figure for Growth {
                 &panel.title,
                 (x.clone(), "keys inserted"),
                 (y.clone(), "false-positive rate"),
-                axis_label,
+                YAxis::Plain,
             )?;
             target_line(&mut chart, x.clone(), r.growth[0].target_fpr, keys)?;
             rate_point_series(

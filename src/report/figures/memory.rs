@@ -66,8 +66,8 @@ impl Figure for BytesVsN {
                 plot,
                 &panel.title,
                 (x.clone(), "keys inserted (n)"),
-                (y.clone(), "bytes held (B)"),
-                bytes_label,
+                (y.clone(), "bytes held"),
+                YAxis::Bytes,
             )?;
             for (value, name, style) in
                 [(budget, "memory budget", RED), (ram, "machine RAM", BLACK)]
@@ -79,7 +79,7 @@ impl Figure for BytesVsN {
                         6,
                         style.stroke_width(1),
                     ))?;
-                    keys.push(Key::dashed(format!("{name} {}", bytes_label(value)), style));
+                    keys.push(Key::dashed(format!("{name} {}", human_bytes(value)), style));
                 }
             }
             for id in &panel.ids {

@@ -25,7 +25,10 @@ use saturation::Saturation;
 use shipping::Shipping;
 use throughput::Throughput;
 
-use super::chart::{axis_label, bytes_label, colour, empty, log_range, render, DrawResult, Figure};
+use super::chart::{
+    axis_label, bytes_unit, colour, empty, log_range, render, trim_number, DrawResult, Figure,
+    YAxis,
+};
 use super::markup::{pct, per_million, sci};
 use super::panels::{self, draw_panels, Key, Panel};
 use super::template;
@@ -151,7 +154,7 @@ fn log_log_chart<'a, DB: DrawingBackend + 'a>(
     title: &str,
     (x, x_desc): (std::ops::Range<f64>, &str),
     (y, y_desc): (std::ops::Range<f64>, &str),
-    y_label: fn(f64) -> String,
+    y_axis: YAxis,
 ) -> std::result::Result<LogLogChart<'a, DB>, Box<dyn std::error::Error>>
 where
     DB::ErrorType: 'static,
@@ -164,13 +167,13 @@ where
         .margin(15)
         .x_label_area_size(45)
         .y_label_area_size(85)
-        .build_cartesian_2d(x.log_scale(), y.log_scale())?;
+        .build_cartesian_2d(x.log_scale(), y.log_scale().base(y_axis.log_base()))?;
     chart
         .configure_mesh()
         .x_desc(x_desc)
         .y_desc(y_desc)
         .x_label_formatter(&|v| axis_label(*v))
-        .y_label_formatter(&|v| y_label(*v))
+        .y_label_formatter(&|v| y_axis.label(*v))
         .label_style(("sans-serif", 14))
         .draw()?;
     Ok(chart)

@@ -50,7 +50,7 @@ impl Figure for RateVsN<'_> {
                 &panel.title,
                 (x.clone(), "keys inserted (n)"),
                 (y.clone(), "false-positive rate"),
-                axis_label,
+                YAxis::Plain,
             )?;
             if let Some(h) = &r.header {
                 target_line(&mut chart, x.clone(), h.fpr, keys)?;

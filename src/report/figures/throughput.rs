@@ -53,7 +53,7 @@ impl Figure for Throughput<'_> {
                 &panel.title,
                 (x.clone(), "keys inserted (n)"),
                 (y.clone(), "keys per second (1/s)"),
-                axis_label,
+                YAxis::Plain,
             )?;
             for id in &panel.ids {
                 let c = colour(id);
