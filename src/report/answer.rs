@@ -4,7 +4,7 @@
 //! new URLs wrongly skipped); which targets the run missed; then the regime map. Every figure says
 //! whether this run measured it or it is projected (the model, theory, or a measurement at another n).
 
-use super::markup::{lost_in_crawl, pct, per_million};
+use super::markup::lost_in_crawl;
 use crate::analysis::regimes::{
     advice_config, advised_kinds, regime_at, run_ladder, Demand, Regime, Sizing, NODE_MEMORY_BYTES,
 };
@@ -12,7 +12,7 @@ use crate::registry::find;
 use crate::results::{CellRecord, Results};
 use crate::stats::Summary;
 use crate::theory::BloomSizing;
-use crate::units::{human_bytes, human_count};
+use crate::units::{human_bytes, human_count, human_rate};
 use crate::workload::Lookups;
 use serde::Serialize;
 
@@ -193,9 +193,9 @@ fn rung_figures(r: &Results, id: &str, to_n: Option<f64>, lookups: Lookups) -> O
     } else {
         format!(
             "rate {} [{}, {}]",
-            pct(c.observed_fpr),
-            pct(c.observed_fpr_wilson95.low),
-            pct(c.observed_fpr_wilson95.high)
+            human_rate(c.observed_fpr),
+            human_rate(c.observed_fpr_wilson95.low),
+            human_rate(c.observed_fpr_wilson95.high)
         )
     };
     // A list built once pays its inserts as its build.
@@ -279,7 +279,6 @@ struct PickRow {
     /// The measured rate's 95% interval.
     interval: Option<(String, String)>,
     rate_source: &'static str,
-    per_million: String,
     lost_in_crawl: String,
 }
 
@@ -414,11 +413,12 @@ pub fn view(r: &Results, analysis: &crate::analysis::Analysis) -> Option<Answer>
                 rate: if exact && p.rate == 0.0 {
                     "0 (exact)".to_string()
                 } else {
-                    pct(p.rate)
+                    human_rate(p.rate)
                 },
-                interval: p.interval.map(|(low, high)| (pct(low), pct(high))),
+                interval: p
+                    .interval
+                    .map(|(low, high)| (human_rate(low), human_rate(high))),
                 rate_source: p.rate_source,
-                per_million: per_million(p.rate),
                 lost_in_crawl: lost_in_crawl(p.crawl_skipped, p.n),
             }
         })
@@ -426,7 +426,7 @@ pub fn view(r: &Results, analysis: &crate::analysis::Analysis) -> Option<Answer>
     Some(Answer {
         workload: workload.workload.title(),
         crawl: workload.workload == crate::workload::Workload::Crawl,
-        fpr: h.fpr.to_string(),
+        fpr: human_rate(h.fpr),
         budget: human_bytes(budget),
         ladder: rungs,
         node_bytes: human_bytes(NODE_MEMORY_BYTES as f64),

@@ -160,7 +160,7 @@ where
     Ok(())
 }
 
-/// Formats an axis value in engineering style (1k, 10M, 1e-3).
+/// Formats an axis value in engineering style (1k, 10M; below 1, 1e-3: rates have [`rate_label`]).
 pub fn axis_label(v: f64) -> String {
     if v == 0.0 {
         return "0".into();
@@ -178,6 +178,12 @@ pub fn axis_label(v: f64) -> String {
 /// on a log scale put their ticks on powers of two ([`YAxis::Bytes`]), so the labels come out round.
 pub fn bytes_label(v: f64) -> String {
     trim_number(&crate::units::human_bytes(v))
+}
+
+/// Formats a rate on an axis: [`crate::units::human_rate`]'s rule, trailing zeros dropped ("1%",
+/// "0.1%", "10 per million").
+pub fn rate_label(v: f64) -> String {
+    trim_number(&crate::units::human_rate(v))
 }
 
 /// `text` with trailing zeros after the decimal point of its leading number dropped ("1.50 GiB" →
@@ -217,6 +223,8 @@ pub fn bytes_unit(top_bytes: f64) -> (f64, &'static str) {
 pub enum YAxis {
     /// Counts, times, bits: engineering style ([`axis_label`]), ticks on powers of ten.
     Plain,
+    /// False-positive rates ([`rate_label`]), ticks on powers of ten.
+    Rate,
     /// Bytes ([`bytes_label`]), ticks on powers of two.
     Bytes,
 }
@@ -226,6 +234,7 @@ impl YAxis {
     pub fn label(self, v: f64) -> String {
         match self {
             YAxis::Plain => axis_label(v),
+            YAxis::Rate => rate_label(v),
             YAxis::Bytes => bytes_label(v),
         }
     }
@@ -234,7 +243,7 @@ impl YAxis {
     pub fn log_base(self) -> f64 {
         match self {
             YAxis::Bytes => 2.0,
-            YAxis::Plain => 10.0,
+            YAxis::Plain | YAxis::Rate => 10.0,
         }
     }
 }
@@ -248,6 +257,10 @@ mod tests {
         assert_eq!(bytes_label((1u64 << 30) as f64), "1 GiB");
         assert_eq!(bytes_label(1.5 * (1u64 << 20) as f64), "1.5 MiB");
         assert_eq!(bytes_label(256.0 * (1u64 << 20) as f64), "256 MiB");
+        assert_eq!(rate_label(0.01), "1%");
+        assert_eq!(rate_label(1e-3), "0.1%");
+        assert_eq!(rate_label(1e-5), "10 per million");
+        assert_eq!(rate_label(1e-6), "1 per million");
         assert_eq!(bytes_unit(3e9), (1073741824.0, "GiB"));
         assert_eq!(bytes_unit(10.0), (1.0, "B"));
     }

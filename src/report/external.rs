@@ -1,12 +1,11 @@
 //! The articles' own tools: what a Python or Java user's default costs next to ours, on the same keys,
 //! and the first article's claim about a Python set tested on a real one. From results only.
 
-use super::markup::pct;
 use crate::kind::Language;
 use crate::kind::Role;
 use crate::registry::role_id;
 use crate::results::{CellRecord, Results};
-use crate::units::{human_bytes, human_count};
+use crate::units::{human_bytes, human_count, human_rate};
 use serde::Serialize;
 use std::fmt::Write;
 
@@ -130,15 +129,15 @@ pub fn verdict(r: &Results) -> String {
                 "{} at n = {} measured {} (its own theory {})",
                 c.structure,
                 human_count(c.n as f64),
-                pct(c.observed_fpr),
-                pct(c.expected_fpr)
+                human_rate(c.observed_fpr),
+                human_rate(c.expected_fpr)
             )
         })
         .collect();
     if !missed.is_empty() {
         out.push(format!(
             "Asked for {}, these tools miss it: {}.",
-            pct(target),
+            human_rate(target),
             missed.join("; ")
         ));
     }
@@ -253,10 +252,10 @@ pub fn view(r: &Results) -> Option<External> {
                     insert_ns: format!("{:.1}", c.insert_ns_per_key.median),
                     member_query_ns: format!("{:.1}", c.member_query_ns_per_key.median),
                     non_member_query_ns: format!("{:.1}", c.non_member_query_ns_per_key.median),
-                    observed: pct(c.observed_fpr),
-                    low: pct(c.observed_fpr_wilson95.low),
-                    high: pct(c.observed_fpr_wilson95.high),
-                    theory: pct(c.expected_fpr),
+                    observed: human_rate(c.observed_fpr),
+                    low: human_rate(c.observed_fpr_wilson95.low),
+                    high: human_rate(c.observed_fpr_wilson95.high),
+                    theory: human_rate(c.expected_fpr),
                     rss_peak: human_bytes(c.rss_peak_bytes as f64),
                     who,
                 }

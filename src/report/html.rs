@@ -2,12 +2,11 @@
 //! with its uncertainty. Deterministic: the same results give the same bytes.
 
 use super::figures::Drawn;
-use super::markup::{pct, sci};
 use super::template::{css, markup, render};
 use crate::kind::Role;
 use crate::registry::role_id;
 use crate::results::{NonMemberFile, Results, ScenarioRecord};
-use crate::units::{human_bytes, human_count};
+use crate::units::{human_bytes, human_count, human_rate};
 use crate::Result;
 use minijinja::Value;
 use serde::Serialize;
@@ -203,7 +202,7 @@ fn run(r: &Results) -> Option<Run<'_>> {
             .collect::<Vec<_>>()
             .join(", "),
         structures: h.structures.join(", "),
-        fpr: h.fpr.to_string(),
+        fpr: human_rate(h.fpr),
         budget: human_bytes(h.memory_budget_bytes as f64),
         seed: h.seed,
         reps: h.reps,
@@ -260,10 +259,10 @@ fn scenario(x: &ScenarioRecord) -> Scenario<'_> {
                 query_ns_per_key: format!("{:.1}", t.query_ns_per_key),
                 n_queries: t.n_queries,
                 n_false_positives: t.n_false_positives,
-                observed: sci(t.observed_fpr),
-                low: sci(t.observed_fpr_wilson95.low),
-                high: sci(t.observed_fpr_wilson95.high),
-                theory: sci(t.expected_fpr),
+                observed: human_rate(t.observed_fpr),
+                low: human_rate(t.observed_fpr_wilson95.low),
+                high: human_rate(t.observed_fpr_wilson95.high),
+                theory: human_rate(t.expected_fpr),
                 inside: if t.theory_in_interval { "yes" } else { "no" },
                 false_negatives: t.false_negatives,
                 n_members_checked: t.n_members_checked,
@@ -287,16 +286,16 @@ fn scenario_verdict(x: &crate::results::ScenarioRecord) -> String {
         human_count(x.n as f64),
         human_bytes(x.budget_bytes as f64),
         human_bytes(bitmap.bytes as f64),
-        pct(bitmap.observed_fpr),
-        pct(bitmap.expected_fpr),
+        human_rate(bitmap.observed_fpr),
+        human_rate(bitmap.expected_fpr),
         human_bytes(bloom.bytes as f64),
         bloom.hashes,
-        pct(bloom.observed_fpr),
-        pct(bloom.expected_fpr),
-        pct(blocked.expected_fpr.max(0.0)).replace("1.00%", "1%"),
+        human_rate(bloom.observed_fpr),
+        human_rate(bloom.expected_fpr),
+        human_rate(blocked.expected_fpr.max(0.0)).replace("1.00%", "1%"),
         human_bytes(blocked.bytes as f64),
-        pct(blocked.observed_fpr),
-        pct(blocked.expected_fpr),
+        human_rate(blocked.observed_fpr),
+        human_rate(blocked.expected_fpr),
         x.wall_s
     )
 }

@@ -1,53 +1,26 @@
-//! Number and rate wording shared by the page's sections (plain text: the templates escape it).
+//! Wording shared by the page's sections (plain text: the templates escape it). Rates have one format,
+//! [`crate::units::human_rate`]; this holds what is said in a crawler's terms.
 
-/// A rate in scientific notation with four significant digits ("0" for zero).
-pub(super) fn sci(x: f64) -> String {
-    if x == 0.0 {
-        "0".into()
+/// An expected count (a mean, so possibly below one): "≈ 1.7M" from one up, two significant digits
+/// below it ("≈ 0.027"), "< 0.001" below that, "≈ 0" for none; never scientific notation.
+pub(super) fn expected_count(count: f64) -> String {
+    if count >= 1.0 {
+        format!("≈ {}", crate::units::human_count(count.round()))
+    } else if count >= 0.001 {
+        let decimals = (1 - count.log10().floor() as i32).max(0) as usize;
+        format!("≈ {count:.decimals$}")
+    } else if count > 0.0 {
+        "< 0.001".to_string()
     } else {
-        format!("{x:.3e}")
-    }
-}
-
-/// A rate as a percentage with two decimals, or in scientific notation below 0.1%.
-pub(super) fn pct(x: f64) -> String {
-    if x == 0.0 {
-        "0".into()
-    } else if x >= 0.001 {
-        format!("{:.2}%", x * 100.0)
-    } else {
-        format!("{x:.2e}")
-    }
-}
-
-/// A false-positive rate in a crawler's terms: new URLs wrongly skipped per million.
-pub(super) fn per_million(rate: f64) -> String {
-    let skipped = rate * 1e6;
-    if skipped >= 10.0 {
-        format!("{skipped:.0} per million new URLs skipped")
-    } else if skipped >= 0.1 {
-        format!("{skipped:.1} per million new URLs skipped")
-    } else if skipped > 0.0 {
-        format!(
-            "1 in {} new URLs skipped",
-            crate::units::human_count((1.0 / rate).round())
-        )
-    } else {
-        "none skipped".to_string()
+        "≈ 0".to_string()
     }
 }
 
 /// `skipped` expected new URLs wrongly skipped in a crawl of `n` new URLs, in words.
 pub(super) fn lost_in_crawl(skipped: f64, n: u64) -> String {
-    let count = if skipped >= 1.0 {
-        crate::units::human_count(skipped.round())
-    } else if skipped > 0.0 {
-        format!("{skipped:.1e}")
-    } else {
-        "0".to_string()
-    };
     format!(
-        "≈ {count} of {} new URLs never crawled",
+        "{} of {} new URLs never crawled",
+        expected_count(skipped),
         crate::units::human_count(n as f64)
     )
 }
@@ -57,11 +30,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn rates_read_in_a_crawlers_terms() {
-        assert_eq!(per_million(0.01), "10000 per million new URLs skipped");
-        assert_eq!(per_million(2.5e-6), "2.5 per million new URLs skipped");
-        assert_eq!(per_million(1e-9), "1 in 1G new URLs skipped");
-        assert_eq!(per_million(0.0), "none skipped");
+    fn expected_counts_below_one_keep_two_digits() {
+        assert_eq!(expected_count(1.3e-7), "< 0.001");
+        assert_eq!(expected_count(0.0123), "≈ 0.012");
+        assert_eq!(expected_count(2.4), "≈ 2");
+    }
+
+    #[test]
+    fn losses_read_as_counts_never_in_scientific_notation() {
         assert_eq!(
             lost_in_crawl(1.7e6, 1_000_000_000),
             "≈ 1.7M of 1G new URLs never crawled"
@@ -69,7 +45,19 @@ mod tests {
         assert_eq!(lost_in_crawl(0.0, 100), "≈ 0 of 100 new URLs never crawled");
         assert_eq!(
             lost_in_crawl(0.04, 100),
-            "≈ 4.0e-2 of 100 new URLs never crawled"
+            "≈ 0.040 of 100 new URLs never crawled"
+        );
+        assert_eq!(
+            lost_in_crawl(0.027, 1_000_000_000),
+            "≈ 0.027 of 1G new URLs never crawled"
+        );
+        assert_eq!(
+            lost_in_crawl(0.31, 1_000),
+            "≈ 0.31 of 1k new URLs never crawled"
+        );
+        assert_eq!(
+            lost_in_crawl(2e-7, 1_000),
+            "< 0.001 of 1k new URLs never crawled"
         );
     }
 }

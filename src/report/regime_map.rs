@@ -271,7 +271,7 @@ pub fn title(workload: &Demand) -> String {
     };
     format!(
         "Regime map at p = {}{needs}: what to use for n keys within a memory budget",
-        workload.fpr
+        crate::units::human_rate(workload.fpr)
     )
 }
 
@@ -353,7 +353,7 @@ mod tests {
         write_map(&svg, &spec()).unwrap();
         let text = std::fs::read_to_string(&svg).unwrap();
         assert!(
-            text.contains("Regime map at p = 0.01") && text.contains("shared server"),
+            text.contains("Regime map at p = 1.00%") && text.contains("shared server"),
             "{:.300}",
             text
         );

@@ -4,13 +4,13 @@
 //! client ≥ 90% of a raw pipeline of the same commands), computed from the records alone.
 
 use super::chart::{axis_label, colour, empty, log_range, Figure};
-use super::markup::sci;
 use super::panels::{draw_keys, Key};
 use crate::analysis::sweep::{best_bitmap, point, shared_bloom, target_ratios};
 use crate::kind::Role;
 use crate::registry::role_id;
 use crate::results::{Results, SweepRecord, SweepSeries};
 use crate::units::human_bytes;
+use crate::units::human_rate;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use serde::Serialize;
@@ -238,14 +238,14 @@ pub fn verdict(r: &Results) -> String {
         ),
     ) {
         parts.push(format!(
-            "grown from n/64 through {} links, {} holds {:.2} bytes per key at rate {:.3}% against our {}'s {:.2} bytes per key and {:.3}% in {} slices",
+            "grown from n/64 through {} links, {} holds {:.2} bytes per key at rate {} against our {}'s {:.2} bytes per key and {} in {} slices",
             theirs.geometry.slices.unwrap_or(1),
             role_id(Role::SharedGrowingFilter),
             theirs.bytes_per_key,
-            100.0 * theirs.observed_fpr,
+            human_rate(theirs.observed_fpr),
             role_id(Role::GrowingFilter),
             ours.bytes_per_key,
-            100.0 * ours.observed_fpr,
+            human_rate(ours.observed_fpr),
             ours.geometry.slices.unwrap_or(1)
         ));
     }
@@ -419,10 +419,10 @@ pub fn view(r: &Results) -> Option<Shared> {
                 .unwrap_or_else(|| "–".into()),
             n_non_member_queries: p.n_non_member_queries,
             n_false_positives: p.n_false_positives,
-            observed: sci(p.observed_fpr),
-            low: sci(p.observed_fpr_wilson95.low),
-            high: sci(p.observed_fpr_wilson95.high),
-            theory: sci(p.expected_fpr),
+            observed: human_rate(p.observed_fpr),
+            low: human_rate(p.observed_fpr_wilson95.low),
+            high: human_rate(p.observed_fpr_wilson95.high),
+            theory: human_rate(p.expected_fpr),
             inside: if p.theory_in_interval { "yes" } else { "no" },
             false_negatives: p.false_negatives,
         })

@@ -83,8 +83,8 @@ pub fn rows(r: &Results) -> Vec<ClusterRow> {
                     "{:.0}",
                     network_bytes_per_key(&p.structure, mean_key_bytes, p.geometry.hashes)
                 ),
-                observed: format!("{:.3e}", p.observed_fpr),
-                theory: format!("{:.3e}", p.expected_fpr),
+                observed: crate::units::human_rate(p.observed_fpr),
+                theory: crate::units::human_rate(p.expected_fpr),
             }
         })
         .collect()

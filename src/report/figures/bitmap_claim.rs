@@ -38,7 +38,7 @@ impl Figure for BitmapClaim {
                 &panel.title,
                 (x.clone(), "bits per key (m / n)"),
                 (y.clone(), "share of new keys reported as seen"),
-                YAxis::Plain,
+                YAxis::Rate,
             )?;
             target_line(&mut chart, x.clone(), r.bitmap_claim[0].target_fpr, keys)?;
             rate_point_series(&mut chart, &r.bitmap_claim, &panel.ids, bpk, floor, keys)?;
@@ -48,7 +48,7 @@ impl Figure for BitmapClaim {
                 .find(|p| p.structure == role_id(Role::RawBitmap) && p.bits == p.n_inserted)
             {
                 chart.draw_series(std::iter::once(Text::new(
-                    format!("m = n: {:.1}% of new keys dropped", p.observed_fpr * 100.0),
+                    format!("m = n: {} of new keys dropped", human_rate(p.observed_fpr)),
                     (1.15, p.observed_fpr * 0.8),
                     ("sans-serif", 15).into_font(),
                 )))?;
@@ -86,9 +86,10 @@ fn bitmap(r: &Results) -> String {
     let bitmap_formula = -1.0 / (-target).ln_1p();
     let bloom_formula = -target.ln() / std::f64::consts::LN_2.powi(2);
     format!(
-        "At one bit per key (the article's 6·10⁹ bits for 6·10⁹ URLs) the bitmap reports {} of new keys as already seen (theory {}): a crawler using it silently drops that share of new URLs. Reaching p = {target} takes the bitmap {bitmap_formula:.1} bits per key by its formula (on the tried grid 1, 2, 4 … 100: {} measured) and a Bloom filter {bloom_formula:.2} (grid: {}).",
-        pct(one.observed_fpr),
-        pct(one.expected_fpr),
+        "At one bit per key (the article's 6·10⁹ bits for 6·10⁹ URLs) the bitmap reports {} of new keys as already seen (theory {}): a crawler using it silently drops that share of new URLs. Reaching p = {} takes the bitmap {bitmap_formula:.1} bits per key by its formula (on the tried grid 1, 2, 4 … 100: {} measured) and a Bloom filter {bloom_formula:.2} (grid: {}).",
+        human_rate(one.observed_fpr),
+        human_rate(one.expected_fpr),
+        human_rate(target),
         reach(role_id(Role::RawBitmap)),
         reach(role_id(Role::ReferenceBloom))
     )

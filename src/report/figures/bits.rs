@@ -105,15 +105,21 @@ fn bits(r: &Results) -> String {
         if let Some((ratio, id)) = spread(false) {
             text += &format!(
                 " From n = {first} to {last} the filters' bits per key move by at most {} ({id}).",
-                pct(ratio - 1.0)
+                relative(ratio - 1.0)
             );
         }
         if let Some((ratio, id)) = spread(true) {
             text += &format!(
                 " The exact sets' move by up to {} ({id}): hashbrown's table grows by doubling.",
-                pct(ratio - 1.0)
+                relative(ratio - 1.0)
             );
         }
     }
     text
+}
+
+/// A relative change as a percentage with one decimal (not a rate: rates have
+/// [`crate::units::human_rate`]).
+fn relative(change: f64) -> String {
+    format!("{:.1}%", change * 100.0)
 }

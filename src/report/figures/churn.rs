@@ -48,7 +48,7 @@ impl Figure for Churn {
             .caption(self.title(), ("sans-serif", 20))
             .margin(15)
             .x_label_area_size(45)
-            .y_label_area_size(80)
+            .y_label_area_size(RATE_LABEL_AREA_PX)
             .build_cartesian_2d(-0.5..rounds + 0.5, 0.0..top.max(1e-9))?;
         chart
             .configure_mesh()
@@ -56,7 +56,7 @@ impl Figure for Churn {
             .y_desc("false-positive rate")
             .x_labels(rounds as usize + 1)
             .x_label_formatter(&|v| format!("{v:.0}"))
-            .y_label_formatter(&|v| format!("{:.2}%", v * 100.0))
+            .y_label_formatter(&|v| rate_label(*v))
             .label_style(("sans-serif", 14))
             .draw()?;
         let width = 0.6 / ids.len() as f64;
@@ -145,10 +145,10 @@ impl Figure for Churn {
                 insert_ns: ns(c.insert_ns_per_key),
                 lookup_ns: ns(c.member_query_ns_per_key),
                 n_queries: c.point.n_queries,
-                observed: sci(c.point.observed_fpr),
-                low: sci(c.point.observed_fpr_wilson95.low),
-                high: sci(c.point.observed_fpr_wilson95.high),
-                theory: sci(c.point.expected_fpr),
+                observed: human_rate(c.point.observed_fpr),
+                low: human_rate(c.point.observed_fpr_wilson95.low),
+                high: human_rate(c.point.observed_fpr_wilson95.high),
+                theory: human_rate(c.point.expected_fpr),
                 inside: if c.point.theory_in_interval {
                     "yes"
                 } else {
@@ -191,10 +191,10 @@ fn churn(r: &Results) -> String {
             let rate = if !crate::registry::find(id).is_ok_and(|k| k.exact()) {
                 format!(
                     "{} [{}, {}] against {} in theory ({})",
-                    pct(last.point.observed_fpr),
-                    pct(last.point.observed_fpr_wilson95.low),
-                    pct(last.point.observed_fpr_wilson95.high),
-                    pct(last.point.expected_fpr),
+                    human_rate(last.point.observed_fpr),
+                    human_rate(last.point.observed_fpr_wilson95.low),
+                    human_rate(last.point.observed_fpr_wilson95.high),
+                    human_rate(last.point.expected_fpr),
                     if last.point.theory_in_interval {
                         "inside"
                     } else {

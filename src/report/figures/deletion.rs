@@ -46,13 +46,13 @@ impl Figure for Deletion {
             .caption("false-positive rate", ("sans-serif", 18))
             .margin(15)
             .x_label_area_size(40)
-            .y_label_area_size(70)
+            .y_label_area_size(RATE_LABEL_AREA_PX)
             .build_cartesian_2d(0.0..2.0, 0.0..top)?;
         chart
             .configure_mesh()
             .disable_x_mesh()
             .x_labels(0)
-            .y_label_formatter(&|v| format!("{:.2}%", v * 100.0))
+            .y_label_formatter(&|v| rate_label(*v))
             .label_style(("sans-serif", 14))
             .draw()?;
         let c = colour(role_id(Role::DeletingFilter));
@@ -140,16 +140,17 @@ fn deletion(r: &Results) -> String {
         d.counting_bytes as f64 / d.bloom_bytes.max(1) as f64,
         human_bytes(d.bloom_bytes as f64),
         human_count(d.n_removed as f64),
-        pct(d.false_positives_before as f64 / d.n_queries.max(1) as f64),
-        pct(d.false_positives_after as f64 / d.n_queries.max(1) as f64),
-        pct(d.expected_fpr_before),
-        pct(d.expected_fpr_after),
+        human_rate(d.false_positives_before as f64 / d.n_queries.max(1) as f64),
+        human_rate(d.false_positives_after as f64 / d.n_queries.max(1) as f64),
+        human_rate(d.expected_fpr_before),
+        human_rate(d.expected_fpr_after),
         d.false_negatives_remaining,
         d.removed_still_present
     );
     if let (Some(saturated), Some(bound)) = (d.saturated_counters, d.saturation_bound) {
         text += &format!(
-            " After the distinct inserts {saturated} counters sat at the sticky maximum (Fan et al.'s bound on the expected number: {bound:.1e})."
+            " After the distinct inserts {saturated} counters sat at the sticky maximum (Fan et al.'s bound on the expected number: {}).",
+            super::super::markup::expected_count(bound)
         );
     }
     if let Some(r) = d.repeat_stream {

@@ -77,10 +77,10 @@ impl Figure for Expiry {
         }
         let mut chart = log_log_chart(
             &right,
-            "new URLs wrongly skipped (95% bars; 0 drawn at 1e-6)",
+            &format!("wrongly skipped (95% bars; 0 at {})", rate_label(floor)),
             (x, "window W (admitted URLs)"),
             (rates, "share of new URLs called seen"),
-            YAxis::Plain,
+            YAxis::Rate,
         )?;
         for c in Contender::ALL {
             let colour = contender_colour(c);
@@ -132,15 +132,15 @@ fn verdict(r: &Results) -> String {
     format!(
         "At a window of {} URLs (p = {}): the windowed filter holds {:.2} bytes per key of the window and skips {} of new URLs ({} of URLs never seen, {} of URLs it still holds up to a generation past the window); the counting filter needs {:.1} bytes per key, most of it the delete log, and skips {}; the exact fingerprint table needs {:.1} bytes per key and skips {}. URLs re-admitted inside their window: {readmitted} over every window and contender.",
         human_count(largest as f64),
-        w.target_fpr,
+        human_rate(w.target_fpr),
         w.bytes_per_window_key,
-        pct(skipped_rate(w)),
-        pct(w.skipped_never_admitted as f64 / w.truly_new.max(1) as f64),
-        pct(w.skipped_expired as f64 / w.truly_new.max(1) as f64),
+        human_rate(skipped_rate(w)),
+        human_rate(w.skipped_never_admitted as f64 / w.truly_new.max(1) as f64),
+        human_rate(w.skipped_expired as f64 / w.truly_new.max(1) as f64),
         c.bytes_per_window_key,
-        pct(skipped_rate(c)),
+        human_rate(skipped_rate(c)),
         m.bytes_per_window_key,
-        pct(skipped_rate(m))
+        human_rate(skipped_rate(m))
     )
 }
 
@@ -164,7 +164,7 @@ struct ExpiryRow {
     high: String,
     skipped_never_admitted: u64,
     skipped_expired: u64,
-    per_million: String,
+    skipped_rate: String,
     inside_window: u64,
     wrongly_readmitted: u64,
 }
@@ -183,11 +183,11 @@ fn table(r: &Results) -> Result<String> {
                 ns_per_arrival: format!("{:.0}", e.ns_per_arrival),
                 truly_new: e.truly_new,
                 wrongly_skipped: e.wrongly_skipped,
-                low: pct(i.low),
-                high: pct(i.high),
+                low: human_rate(i.low),
+                high: human_rate(i.high),
                 skipped_never_admitted: e.skipped_never_admitted,
                 skipped_expired: e.skipped_expired,
-                per_million: per_million(skipped_rate(e)),
+                skipped_rate: human_rate(skipped_rate(e)),
                 inside_window: e.inside_window,
                 wrongly_readmitted: e.wrongly_readmitted,
             });

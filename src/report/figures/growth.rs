@@ -33,7 +33,7 @@ impl Figure for Growth {
                 &panel.title,
                 (x.clone(), "keys inserted"),
                 (y.clone(), "false-positive rate"),
-                YAxis::Plain,
+                YAxis::Rate,
             )?;
             target_line(&mut chart, x.clone(), r.growth[0].target_fpr, keys)?;
             rate_point_series(
@@ -65,10 +65,10 @@ fn growth(r: &Results) -> String {
         (Some(b), Some(s)) => format!(
             "Fed {}× its design size, the fixed Bloom filter answers 'seen' for {} of new keys (target {}, {:.1}× over); the scalable filter measures {} with {} against the fixed filter's {} ({:.1}× the memory).",
             b.n_inserted / b.design_n.max(1),
-            pct(b.observed_fpr),
-            b.target_fpr,
+            human_rate(b.observed_fpr),
+            human_rate(b.target_fpr),
             b.observed_fpr / b.target_fpr,
-            pct(s.observed_fpr),
+            human_rate(s.observed_fpr),
             human_bytes(s.bytes as f64),
             human_bytes(b.bytes as f64),
             s.bytes as f64 / b.bytes.max(1) as f64

@@ -195,7 +195,7 @@ fn memory(r: &Results) -> String {
                 human_bytes(hb.heap_footprint_bytes as f64),
                 hb.bits_per_key,
                 human_bytes(bb.heap_footprint_bytes as f64),
-                r.header.as_ref().map(|h| h.fpr).unwrap_or(0.0),
+                human_rate(r.header.as_ref().map(|h| h.fpr).unwrap_or(0.0)),
                 bb.bits_per_key,
                 hb.heap_footprint_bytes as f64 / bb.heap_footprint_bytes.max(1) as f64
             ));

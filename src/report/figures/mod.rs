@@ -26,15 +26,14 @@ use shipping::Shipping;
 use throughput::Throughput;
 
 use super::chart::{
-    axis_label, bytes_unit, colour, empty, log_range, render, trim_number, DrawResult, Figure,
-    YAxis,
+    axis_label, bytes_unit, colour, empty, log_range, rate_label, render, trim_number, DrawResult,
+    Figure, YAxis,
 };
-use super::markup::{pct, per_million, sci};
 use super::panels::{self, draw_panels, Key, Panel};
 use super::template;
 use crate::analysis::exact_crossover;
 use crate::results::{CellRecord, RatePoint, Results};
-use crate::units::{human_bytes, human_count};
+use crate::units::{human_bytes, human_count, human_rate};
 use crate::Result;
 use plotters::coord::combinators::LogCoord;
 use plotters::coord::Shift;
@@ -145,6 +144,9 @@ fn structure_order(results: &Results) -> Vec<String> {
     ids
 }
 
+/// Width of a y axis labelled with rates ("100 per million" is wider than "1e-4").
+const RATE_LABEL_AREA_PX: u32 = 130;
+
 /// A chart context with log axes on both sides.
 type LogLogChart<'a, DB> = ChartContext<'a, DB, Cartesian2d<LogCoord<f64>, LogCoord<f64>>>;
 
@@ -166,7 +168,10 @@ where
     let mut chart = builder
         .margin(15)
         .x_label_area_size(45)
-        .y_label_area_size(85)
+        .y_label_area_size(match y_axis {
+            YAxis::Rate => RATE_LABEL_AREA_PX,
+            YAxis::Plain | YAxis::Bytes => 85,
+        })
         .build_cartesian_2d(x.log_scale(), y.log_scale().base(y_axis.log_base()))?;
     chart
         .configure_mesh()
@@ -253,7 +258,7 @@ where
         6,
         BLACK.stroke_width(1),
     ))?;
-    keys.push(Key::dashed(format!("target p = {target}"), BLACK));
+    keys.push(Key::dashed(format!("target {}", human_rate(target)), BLACK));
     Ok(())
 }
 
@@ -341,7 +346,6 @@ struct PointRow<'a> {
     observed: String,
     low: String,
     high: String,
-    per_million: String,
     theory: String,
     inside: &'static str,
     false_negatives: u64,
@@ -360,11 +364,10 @@ fn point_rows(points: &[RatePoint]) -> Vec<PointRow<'_>> {
             bytes: human_bytes(p.bytes as f64),
             n_queries: p.n_queries,
             n_false_positives: p.n_false_positives,
-            observed: sci(p.observed_fpr),
-            low: sci(p.observed_fpr_wilson95.low),
-            high: sci(p.observed_fpr_wilson95.high),
-            per_million: per_million(p.observed_fpr),
-            theory: sci(p.expected_fpr),
+            observed: human_rate(p.observed_fpr),
+            low: human_rate(p.observed_fpr_wilson95.low),
+            high: human_rate(p.observed_fpr_wilson95.high),
+            theory: human_rate(p.expected_fpr),
             inside: if p.theory_in_interval { "yes" } else { "no" },
             false_negatives: p.false_negatives,
         })

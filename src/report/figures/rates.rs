@@ -50,7 +50,7 @@ impl Figure for RateVsN<'_> {
                 &panel.title,
                 (x.clone(), "keys inserted (n)"),
                 (y.clone(), "false-positive rate"),
-                YAxis::Plain,
+                YAxis::Rate,
             )?;
             if let Some(h) = &r.header {
                 target_line(&mut chart, x.clone(), h.fpr, keys)?;
@@ -94,8 +94,8 @@ fn rates(r: &Results, missed: &[String]) -> String {
                 "{} at n = {} (observed {}, theory {})",
                 c.structure,
                 human_count(c.n as f64),
-                pct(c.observed_fpr),
-                pct(c.expected_fpr)
+                human_rate(c.observed_fpr),
+                human_rate(c.expected_fpr)
             )
         })
         .collect();
@@ -146,7 +146,6 @@ struct RateRow<'a> {
     observed: String,
     low: String,
     high: String,
-    per_million: String,
     theory: String,
     inside: &'static str,
     fill: String,
@@ -164,13 +163,12 @@ fn rate_table(r: &Results) -> Result<String> {
             false_negatives: c.false_negatives,
             n_non_member_queries: c.n_non_member_queries,
             n_false_positives: c.n_false_positives,
-            observed: sci(c.observed_fpr),
-            low: sci(c.observed_fpr_wilson95.low),
-            high: sci(c.observed_fpr_wilson95.high),
-            per_million: per_million(c.observed_fpr),
-            theory: sci(c.expected_fpr),
+            observed: human_rate(c.observed_fpr),
+            low: human_rate(c.observed_fpr_wilson95.low),
+            high: human_rate(c.observed_fpr_wilson95.high),
+            theory: human_rate(c.expected_fpr),
             inside: if c.theory_in_interval { "yes" } else { "no" },
-            fill: c.fill_fpr.map(sci).unwrap_or_else(|| "–".into()),
+            fill: c.fill_fpr.map(human_rate).unwrap_or_else(|| "–".into()),
             fill_inside: match c.fill_fpr_in_interval {
                 Some(true) => "yes",
                 Some(false) => "no",

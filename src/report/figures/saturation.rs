@@ -64,13 +64,13 @@ impl Figure for Saturation {
             let mut chart = builder
                 .margin(15)
                 .x_label_area_size(45)
-                .y_label_area_size(70)
+                .y_label_area_size(RATE_LABEL_AREA_PX)
                 .build_cartesian_2d(x.clone(), y.clone().log_scale())?;
             chart
                 .configure_mesh()
                 .x_desc("fill (keys inserted / planned n)")
                 .y_desc("false-positive rate")
-                .y_label_formatter(&|v| axis_label(*v))
+                .y_label_formatter(&|v| rate_label(*v))
                 .label_style(("sans-serif", 14))
                 .draw()?;
             target_line(&mut chart, x.clone(), r.saturation[0].target_fpr, keys)?;
@@ -108,7 +108,6 @@ struct OvershootCell {
     observed: String,
     low: String,
     high: String,
-    per_million: String,
 }
 
 /// The overshoot panel: every filter's rate at its planned n and at 1.25×, 2× and 5× it, in crawler
@@ -124,10 +123,9 @@ fn overshoot_table(r: &Results) -> Result<String> {
                     .chain(crate::advise::OVERSHOOT_FACTORS)
                     .map(|fill| {
                         at(r, &id, fill).map(|p| OvershootCell {
-                            observed: pct(p.observed_fpr),
-                            low: pct(p.observed_fpr_wilson95.low),
-                            high: pct(p.observed_fpr_wilson95.high),
-                            per_million: per_million(p.observed_fpr),
+                            observed: human_rate(p.observed_fpr),
+                            low: human_rate(p.observed_fpr_wilson95.low),
+                            high: human_rate(p.observed_fpr_wilson95.high),
                         })
                     })
                     .collect(),
@@ -163,9 +161,9 @@ fn overshoot_summary(r: &Results) -> String {
             let (one, two, five) = (at(r, id, 1.0)?, at(r, id, 2.0)?, at(r, id, 5.0)?);
             Some(format!(
                 "{id} {} → {} → {}",
-                pct(one.observed_fpr),
-                pct(two.observed_fpr),
-                pct(five.observed_fpr)
+                human_rate(one.observed_fpr),
+                human_rate(two.observed_fpr),
+                human_rate(five.observed_fpr)
             ))
         })
         .collect();
@@ -189,10 +187,10 @@ fn saturation(r: &Results) -> String {
             let mut text = format!(
                 "A Bloom filter sized for {} keys at p = {} shows {} at its design fill, {} at 2× and {} at 4×: {} (theory inside the interval at {} of {} points).",
                 human_count(one.design_n as f64),
-                one.target_fpr,
-                pct(one.observed_fpr),
-                pct(two.observed_fpr),
-                pct(four.observed_fpr),
+                human_rate(one.target_fpr),
+                human_rate(one.observed_fpr),
+                human_rate(two.observed_fpr),
+                human_rate(four.observed_fpr),
                 if one.observed_fpr < two.observed_fpr && two.observed_fpr < four.observed_fpr {
                     "past capacity it keeps answering, its rate rising with every step of fill"
                 } else {
@@ -204,7 +202,7 @@ fn saturation(r: &Results) -> String {
             if let Some(s) = at(role_id(Role::GrowingFilter), 4.0) {
                 text.push_str(&format!(
                     " The scalable filter at 4× measures {} using {} (the fixed filter: {}).",
-                    pct(s.observed_fpr),
+                    human_rate(s.observed_fpr),
                     human_bytes(s.bytes as f64),
                     human_bytes(four.bytes as f64)
                 ));
