@@ -51,7 +51,8 @@ struct Run<'a> {
     version: &'a str,
     git_commit: &'a str,
     transparent_hugepages: &'a str,
-    started_unix_s: u64,
+    /// When the run started, ISO 8601 in UTC (`2026-12-07T10:15:00Z`).
+    started: String,
     mean_key_bytes: String,
     mean_chunk_bytes: String,
 }
@@ -218,10 +219,16 @@ fn run(r: &Results) -> Option<Run<'_>> {
         version: &h.dedupbench_version,
         git_commit: &h.machine.git_commit,
         transparent_hugepages: &h.machine.transparent_hugepages,
-        started_unix_s: h.started_unix_s,
+        started: iso8601_utc(h.started_unix_s),
         mean_key_bytes: format!("{:.1}", h.key_lengths.mean_bytes),
         mean_chunk_bytes: format!("{:.1}", h.key_lengths.mean_chunk_bytes),
     })
+}
+
+/// Seconds since the Unix epoch as an ISO 8601 instant in UTC, to the second.
+fn iso8601_utc(unix_s: u64) -> String {
+    let at = std::time::UNIX_EPOCH + std::time::Duration::from_secs(unix_s);
+    humantime::format_rfc3339_seconds(at).to_string()
 }
 
 /// The 6·10⁹ scenario's section.
@@ -298,4 +305,13 @@ fn scenario_verdict(x: &crate::results::ScenarioRecord) -> String {
         human_rate(blocked.expected_fpr),
         x.wall_s
     )
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_start_reads_as_an_iso_8601_instant() {
+        assert_eq!(super::iso8601_utc(0), "1970-01-01T00:00:00Z");
+        assert_eq!(super::iso8601_utc(1_796_612_097), "2026-12-07T02:54:57Z");
+    }
 }
