@@ -2,8 +2,9 @@
 //! a wrapper page whose script reads the page's DOM once it has loaded (images decoded or failed) and
 //! prints what it found into the DOM that `--dump-dom` writes out. Every image must load and nothing may
 //! stick out past 1280 px. Two broken pages (an image removed, a too-wide block added) show the check
-//! can fail. The first screen (1280 × 900 px) must show the answer's regime ladder, and `report` must have
-//! written `summary.png`, a picture of that screen. Every `<details>` fold is opened before the width
+//! can fail. The first screen (1280 × 900 px) must show the answer's regime ladder and not the run's own
+//! missed targets (they come after the answer), and `report` must have written `summary.png`, a picture
+//! of that screen. Every `<details>` fold is opened before the width
 //! check, so a wide folded table counts. Needs `chromium` (`apt-get install -y chromium`); without it the test prints
 //! `*** SKIPPED … ***` and passes, unless DEDUPBENCH_REQUIRE_BROWSER=1 (CI sets it).
 
@@ -27,6 +28,8 @@ struct Seen {
     /// Rungs of the answer's regime ladder (`#ladder li`), and the ladder's bottom edge in px (-1: none).
     ladder_rungs: usize,
     ladder_bottom: f64,
+    /// The top edge in px of the run's own missed targets (`#missed`; -1: none on the page).
+    missed_top: f64,
 }
 
 /// Height of the first screen, px.
@@ -44,6 +47,8 @@ frame.addEventListener('load', () => {{
   const images = [...d.images];
   const ladder = d.getElementById('ladder');
   const ladderBottom = ladder ? ladder.getBoundingClientRect().bottom : -1;
+  const missed = d.getElementById('missed');
+  const missedTop = missed ? missed.getBoundingClientRect().top : -1;
   // Folded tables count for the width check: open every fold before measuring.
   d.querySelectorAll('details').forEach(f => {{ f.open = true; }});
   document.getElementById('seen').textContent = JSON.stringify({{
@@ -57,6 +62,7 @@ frame.addEventListener('load', () => {{
       .map(e => e.tagName + ' ' + (e.id || e.className || '') + ' ' + Math.round(e.getBoundingClientRect().right)),
     ladder_rungs: ladder ? ladder.querySelectorAll('li').length : 0,
     ladder_bottom: ladderBottom,
+    missed_top: missedTop,
   }});
 }});
 </script></body></html>"#,
@@ -154,6 +160,11 @@ fn check_fits(page: &Path, dir: &Path) {
             && seen.ladder_bottom > 0.0
             && seen.ladder_bottom <= SCREEN_HEIGHT_PX,
         "the first screen lacks the regime ladder: {seen:?}"
+    );
+    // The first screen holds the answer only: the run's own targets come later.
+    assert!(
+        seen.missed_top > SCREEN_HEIGHT_PX,
+        "the run's missed targets are on the first screen: {seen:?}"
     );
     check_summary_picture(page);
     assert!(
@@ -262,9 +273,18 @@ fn the_reference_report_loads_every_image_and_fits_1280_px() {
         seen.ladder_bottom > SCREEN_HEIGHT_PX,
         "the ladder pushed below the first screen: {seen:?}"
     );
-    // And a page without the ladder.
+    // And a page without the ladder, whose missed targets moved up to the top.
     let bare = reported(dir.path(), "bare");
     let html = std::fs::read_to_string(&bare).unwrap();
-    std::fs::write(&bare, html.replace("id=\"ladder\"", "id=\"gone\"")).unwrap();
-    assert_eq!(look(&bare, dir.path()).ladder_rungs, 0);
+    let html = html
+        .replace("id=\"ladder\"", "id=\"gone\"")
+        .replace("id=\"missed\"", "id=\"was-missed\"")
+        .replacen("<body>", "<body><p id=\"missed\">targets</p>", 1);
+    std::fs::write(&bare, html).unwrap();
+    let seen = look(&bare, dir.path());
+    assert_eq!(seen.ladder_rungs, 0);
+    assert!(
+        seen.missed_top >= 0.0 && seen.missed_top < SCREEN_HEIGHT_PX,
+        "{seen:?}"
+    );
 }

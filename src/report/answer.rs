@@ -1,8 +1,9 @@
 //! The first screen: the answer for the run's budget and rate before any evidence. The regime ladder
 //! with its crossovers in n; the structure the advisor picks at a few typical scales with its bytes per
 //! key, nanoseconds per operation and false-positive rate (with its interval, and in a crawler's terms:
-//! new URLs wrongly skipped); which targets the run missed; then the regime map. Every figure says
-//! whether this run measured it or it is projected (the model, theory, or a measurement at another n).
+//! new URLs wrongly skipped); then the regime map. Every figure says whether this run measured it or it
+//! is projected (the model, theory, or a measurement at another n). The run's own targets are not part
+//! of the answer: they follow it ([`super::targets`]).
 
 use super::markup::lost_in_crawl;
 use crate::analysis::regimes::{
@@ -242,7 +243,6 @@ pub struct Answer {
     /// The largest n this run measured any structure at.
     measured_max_n: String,
     picks: Vec<PickRow>,
-    missed: Missed,
     map_stem: &'static str,
     verdict: String,
 }
@@ -294,34 +294,8 @@ struct SpeedCell {
     source: String,
 }
 
-/// The targets the run missed: one short line, and every figure behind a fold.
-#[derive(Serialize)]
-struct Missed {
-    /// The short line (empty: none missed).
-    short: String,
-    speed: Vec<MissedRatio>,
-    once: Vec<MissedOnce>,
-    rates: Vec<String>,
-    /// Targets whose interval holds them.
-    undecided: Vec<MissedRatio>,
-}
-
-#[derive(Serialize)]
-struct MissedRatio {
-    label: String,
-    figure: String,
-    target: String,
-}
-
-#[derive(Serialize)]
-struct MissedOnce {
-    what: String,
-    value: String,
-    target: String,
-}
-
 /// The answer section, first on the page (none without a run header or a workload).
-pub fn view(r: &Results, analysis: &crate::analysis::Analysis) -> Option<Answer> {
+pub fn view(r: &Results) -> Option<Answer> {
     let h = r.header.as_ref()?;
     let budget = h.memory_budget_bytes as f64;
     let workload = crate::analysis::regimes::run_workload(r)?;
@@ -433,64 +407,9 @@ pub fn view(r: &Results, analysis: &crate::analysis::Analysis) -> Option<Answer>
         cluster,
         measured_max_n: human_count(measured_max_n(r, "") as f64),
         picks,
-        missed: missed_targets(analysis),
         map_stem: MAP_STEM,
         verdict: verdict(r),
     })
-}
-
-/// The targets the run missed, in one short line, with every figure behind a fold; targets whose
-/// interval holds them are named there too, as undecided.
-fn missed_targets(a: &crate::analysis::Analysis) -> Missed {
-    use crate::analysis::TargetStatus;
-    let speed: Vec<&crate::analysis::SpeedRatio> = a.targets(TargetStatus::Missed).collect();
-    let undecided: Vec<&crate::analysis::SpeedRatio> = a.targets(TargetStatus::Undecided).collect();
-    let rates = &a.missed_rates;
-    let once: Vec<&crate::analysis::Ratio> = a.missed_other_ratios().collect();
-    let short: Vec<String> = speed
-        .iter()
-        .map(|q| super::speed::short(q))
-        .chain(once.iter().map(|q| {
-            let name = q.what.split(" at n = ").next().unwrap_or(&q.what);
-            format!("{name} {:.2} (target {}; measured once)", q.value, q.target)
-        }))
-        .collect();
-    let mut rate_structures: Vec<&str> = Vec::new();
-    for m in rates {
-        let name = m.split(" at n = ").next().unwrap_or(m);
-        if !rate_structures.contains(&name) {
-            rate_structures.push(name);
-        }
-    }
-    let mut parts = Vec::new();
-    if !short.is_empty() {
-        parts.push(format!("speed: {}", short.join("; ")));
-    }
-    if !rate_structures.is_empty() {
-        parts.push(format!(
-            "rate above its target: {}",
-            rate_structures.join(", ")
-        ));
-    }
-    let ratio = |q: &&crate::analysis::SpeedRatio| MissedRatio {
-        label: q.label(),
-        figure: q.figure(),
-        target: format!("{:.1}", q.target_min_ratio.unwrap_or(f64::NAN)),
-    };
-    Missed {
-        short: parts.join(". "),
-        speed: speed.iter().map(ratio).collect(),
-        once: once
-            .iter()
-            .map(|q| MissedOnce {
-                what: q.what.clone(),
-                value: format!("{:.2}", q.value),
-                target: q.target.clone(),
-            })
-            .collect(),
-        rates: rates.clone(),
-        undecided: undecided.iter().map(ratio).collect(),
-    }
 }
 
 /// The ladder in words, with where each figure comes from.

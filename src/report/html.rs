@@ -11,13 +11,20 @@ use crate::Result;
 use minijinja::Value;
 use serde::Serialize;
 
+/// The page's units, said once: sizes are IEC, rates [`crate::units::human_rate`]'s.
+const UNITS: &str = "Sizes in IEC units: 1 KiB = 2¹⁰ bytes, 1 MiB = 2²⁰, 1 GiB = 2³⁰ bytes. Rates: a percentage from 0.1%, per million below.";
+
 /// What `templates/page.html` shows; numbers are formatted here, markup and escaping are the template's.
 #[derive(Serialize)]
 struct Page<'a> {
     css: Value,
+    /// What the page's units mean, said once (in the answer's small print, or under the title).
+    units: &'static str,
     /// False negatives over every cell and experiment (0: none, no banner).
     negatives: u64,
     answer: Option<super::answer::Answer>,
+    /// The run's own targets it missed, after the answer and the run.
+    targets: super::targets::Missed,
     run: Option<Run<'a>>,
     warnings: &'a [String],
     verdicts: Vec<Verdict>,
@@ -169,8 +176,10 @@ pub fn page(
         "page.html",
         &Page {
             css: css(),
+            units: UNITS,
             negatives,
-            answer: super::answer::view(r, analysis),
+            answer: super::answer::view(r),
+            targets: super::targets::missed_targets(analysis),
             run: run(r),
             warnings: &r.warnings,
             verdicts,

@@ -17,6 +17,7 @@ pub mod screenshot;
 mod speed;
 mod sweep;
 mod sweep_cluster;
+mod targets;
 mod template;
 
 use crate::analysis::Analysis;

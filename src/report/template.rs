@@ -23,6 +23,7 @@ macro_rules! templates {
 const TEMPLATES: &[(&str, &str)] = templates![
     "page.html",
     "answer.html",
+    "targets.html",
     "hashes.html",
     "external.html",
     "shared.html",
