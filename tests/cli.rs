@@ -148,6 +148,24 @@ fn advise_draws_the_regime_map_and_states_the_overshoot() {
     assert_eq!(code, Some(2), "{stderr}");
     assert!(stderr.contains(".svg or .png"), "{stderr}");
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    // The advice's own workload is marked on its map, a range of n as a segment.
+    let svg = dir.path().join("map.svg");
+    let (code, _, stderr) = run(&[
+        "advise",
+        "--n",
+        "10M..2G",
+        "--memory",
+        "1GiB",
+        "--map",
+        svg.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(
+        text.contains("× your workload: n = 10M..2G, 1.00 GiB"),
+        "{:.300}",
+        text
+    );
 }
 
 #[test]

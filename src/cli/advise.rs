@@ -202,6 +202,10 @@ pub fn run(args: AdviseArgs) -> Result<i32> {
             node_memory_bytes: args.node_memory_bytes,
             measured: Vec::new(),
             measured_up_to_n,
+            point: Some(dedupbench::report::regime_map::MapPoint::of(
+                workload,
+                "your workload",
+            )),
         };
         dedupbench::report::regime_map::write_map(path, &spec)?;
         eprintln!("map: {}", path.display());

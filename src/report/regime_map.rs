@@ -2,8 +2,9 @@
 //! coloured by what the advisor picks there ([`crate::analysis::regimes::regime_at`]: the exact set,
 //! fingerprints, a filter, a shared server, a sharded cluster), with the line where each advised structure
 //! stops fitting. Regions up to the largest n a run measured are drawn in full colour, projected ones
-//! paler; the run's measured cells are marked at its budget. The report draws it for its run; `advise
-//! --map FILE` for the advice's workload.
+//! paler; the run's measured cells are marked at its budget, and the reader's own point (the keys and the
+//! budget asked, a segment for a range of n) with a cross in a ring. The report draws it for the question
+//! it answers; `advise --map FILE` for the advice's workload.
 
 use super::chart::{axis_label, colour, DrawResult, YAxis};
 use super::panels::{draw_keys, Key};
@@ -41,6 +42,54 @@ pub struct MapSpec<'a> {
     /// Per structure id, the largest n the run measured it at for this rate: a region is drawn in full
     /// colour only where its structure was measured at that n or beyond; all else is projected.
     pub measured_up_to_n: Vec<(String, f64)>,
+    /// The reader's point: the question asked or the advice's workload.
+    pub point: Option<MapPoint>,
+}
+
+/// The reader's own point on the map: the keys they plan for (a range of n is a segment) at their
+/// memory budget, and the legend's name for it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MapPoint {
+    pub n_low: f64,
+    pub n_high: f64,
+    pub memory_bytes: f64,
+    /// What the point is ("your question", "the advice's workload").
+    pub label: String,
+}
+
+impl MapPoint {
+    /// The point of a demand's keys and budget.
+    pub fn of(demand: &Demand, label: impl Into<String>) -> MapPoint {
+        MapPoint {
+            n_low: demand.n_low as f64,
+            n_high: demand.n_high as f64,
+            memory_bytes: demand.memory_bytes as f64,
+            label: label.into(),
+        }
+    }
+
+    /// Whether the map's axes hold it.
+    fn on_map(&self) -> bool {
+        let inside = |v: f64, (low, high): (f64, f64)| v >= low && v <= high;
+        inside(self.n_low, N_RANGE)
+            && inside(self.n_high, N_RANGE)
+            && inside(self.memory_bytes, BUDGET_RANGE)
+    }
+
+    /// The legend's words: what it is, its n (or range) and budget, and whether the map shows it.
+    fn legend(&self) -> String {
+        let n = if self.n_low < self.n_high {
+            format!("{}..{}", axis_label(self.n_low), axis_label(self.n_high))
+        } else {
+            axis_label(self.n_high)
+        };
+        format!(
+            "× {}: n = {n}, {}{}",
+            self.label,
+            human_bytes(self.memory_bytes),
+            if self.on_map() { "" } else { " (off the map)" }
+        )
+    }
 }
 
 /// How far `r` measured each structure (grid cells, and `redis-bloom` in the shared-filter sweep), when
@@ -95,6 +144,7 @@ impl<'a> MapSpec<'a> {
             node_memory_bytes: crate::analysis::regimes::NODE_MEMORY_BYTES,
             measured_up_to_n: measured_reach(r, h.fpr),
             measured,
+            point: None,
         })
     }
 }
@@ -252,6 +302,22 @@ where
         )?;
         keys.push(Key::solid("● measured cells (at the run's budget)", BLACK));
     }
+    if let Some(point) = &spec.point {
+        if point.on_map() {
+            let at = (point.n_high, point.memory_bytes);
+            if point.n_low < point.n_high {
+                chart.draw_series(LineSeries::new(
+                    vec![(point.n_low, point.memory_bytes), at],
+                    BLACK.stroke_width(3),
+                ))?;
+            }
+            // A ring filled white with a cross: visible on every region's colour and over a dot.
+            chart.draw_series(std::iter::once(Circle::new(at, 10, WHITE.filled())))?;
+            chart.draw_series(std::iter::once(Circle::new(at, 10, BLACK.stroke_width(2))))?;
+            chart.draw_series(std::iter::once(Cross::new(at, 6, BLACK.stroke_width(3))))?;
+        }
+        keys.push(Key::solid(point.legend(), BLACK));
+    }
     draw_keys(&strip, &keys)
 }
 
@@ -343,6 +409,7 @@ mod tests {
             node_memory_bytes: crate::analysis::regimes::NODE_MEMORY_BYTES,
             measured: Vec::new(),
             measured_up_to_n: Vec::new(),
+            point: None,
         }
     }
 
@@ -366,5 +433,37 @@ mod tests {
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
             .collect();
         assert_eq!(names, vec!["map.svg".to_string()]);
+    }
+
+    #[test]
+    fn the_readers_point_is_marked_or_said_to_be_off_the_map() {
+        let dir = tempfile::tempdir().unwrap();
+        let svg = dir.path().join("map.svg");
+        let ring = |text: &str| text.matches(r#"r="10""#).count();
+        write_map(&svg, &spec()).unwrap();
+        let bare = std::fs::read_to_string(&svg).unwrap();
+        assert_eq!(ring(&bare), 0);
+        assert!(!bare.contains("× "), "no point, no legend entry");
+        let asked = |n_low: f64, n_high: f64, memory_bytes: f64| MapSpec {
+            point: Some(MapPoint {
+                n_low,
+                n_high,
+                memory_bytes,
+                label: "your question".into(),
+            }),
+            ..spec()
+        };
+        write_map(&svg, &asked(2e9, 2e9, (16u64 << 30) as f64)).unwrap();
+        let text = std::fs::read_to_string(&svg).unwrap();
+        // The white fill and the black ring.
+        assert_eq!(ring(&text), 2, "{:.300}", text);
+        assert!(text.contains("× your question: n = 2G, 16.0 GiB"));
+        write_map(&svg, &asked(1e7, 2e9, (1u64 << 30) as f64)).unwrap();
+        let text = std::fs::read_to_string(&svg).unwrap();
+        assert!(text.contains("× your question: n = 10M..2G, 1.00 GiB"));
+        write_map(&svg, &asked(1e12, 1e12, (16u64 << 30) as f64)).unwrap();
+        let text = std::fs::read_to_string(&svg).unwrap();
+        assert_eq!(ring(&text), 0);
+        assert!(text.contains("n = 1T, 16.0 GiB (off the map)"));
     }
 }
