@@ -1,5 +1,7 @@
-//! `dedupbench report DIR`: writes `analysis.json` and redraws the charts, `results.csv` and `index.html`
-//! from `DIR/results.jsonl` alone; nothing is rerun.
+//! `dedupbench report DIR [--n N] [--memory SIZE] [--fpr P]`: writes `analysis.json` and redraws the
+//! charts, `results.csv` and `index.html` from `DIR/results.jsonl` alone; nothing is rerun. The first
+//! screen and the regime map answer the run's own question (its largest scale, rate and budget), or the
+//! one the flags re-ask ([`dedupbench::report::Question`]).
 
 use anyhow::{Context, Result};
 use clap::Args;
@@ -9,6 +11,26 @@ use std::path::PathBuf;
 pub struct ReportArgs {
     /// A results folder written by `bench` (holding results.jsonl).
     dir: PathBuf,
+    /// Answer for N distinct keys (50M, 2G, 6e9; default: the run's largest scale).
+    #[arg(long, value_name = "N", value_parser = dedupbench::units::expected_arg)]
+    n: Option<u64>,
+    /// Answer for a memory budget per process of SIZE (16GiB, 512MB; default: the run's budget).
+    #[arg(long, value_name = "SIZE", value_parser = dedupbench::units::size_arg)]
+    memory: Option<u64>,
+    /// Answer for a target false-positive rate P (0.001; default: the run's).
+    #[arg(long, value_name = "P", value_parser = dedupbench::units::fpr_arg)]
+    fpr: Option<f64>,
+}
+
+impl ReportArgs {
+    /// The question the flags ask (empty: the run's own).
+    fn question(&self) -> dedupbench::report::Question {
+        dedupbench::report::Question {
+            n: self.n,
+            memory_bytes: self.memory,
+            fpr: self.fpr,
+        }
+    }
 }
 
 pub fn run(args: ReportArgs) -> Result<i32> {
@@ -25,11 +47,34 @@ pub fn run(args: ReportArgs) -> Result<i32> {
     for warning in &results.warnings {
         eprintln!("warning: {warning}");
     }
+    let question = args.question();
+    if !question.is_own() {
+        // Checked before anything is written: a question the run cannot answer leaves DIR as it was.
+        let demand = question.demand_of(&results).ok_or_else(|| {
+            dedupbench::Error::invalid(
+                "DIR",
+                format!(
+                    "{} holds no run header, so there is no answer to re-ask with {}",
+                    args.dir.display(),
+                    question.flags()
+                ),
+            )
+        })?;
+        demand.validate()?;
+    }
     dedupbench::results::write_csv(&args.dir, &results)?;
     let analysis = dedupbench::analysis::Analysis::write_for(&args.dir, &results)?;
-    dedupbench::report::write_report(&args.dir, &results, &analysis)
+    dedupbench::report::write_report_for(&args.dir, &results, &analysis, &question)
         .context("cannot write the report")?;
-    eprintln!("report: {}", args.dir.join("index.html").display());
+    if question.is_own() {
+        eprintln!("report: {}", args.dir.join("index.html").display());
+    } else {
+        eprintln!(
+            "report: {} (re-asked with {})",
+            args.dir.join("index.html").display(),
+            question.flags()
+        );
+    }
     write_summary_picture(&args.dir);
     Ok(0)
 }

@@ -1,13 +1,16 @@
-//! The first screen: the answer for the run's budget and rate before any evidence. The regime ladder
-//! with its crossovers in n; the structure the advisor picks at a few typical scales with its bytes per
-//! key, nanoseconds per operation and false-positive rate (with its interval, and in a crawler's terms:
+//! The first screen: the answer to the question asked ([`super::Question`]: the run's own budget, rate
+//! and largest scale unless re-asked) before any evidence. The question in words; the pick for its n in
+//! one sentence; the regime ladder with its crossovers in n; the structure the advisor picks at that n
+//! and, for context, at a few typical scales, with its bytes per key, nanoseconds per operation and false-positive rate (with its interval, and in a crawler's terms:
 //! new URLs wrongly skipped); then the regime map. Every figure says whether this run measured it or it
 //! is projected (the model, theory, or a measurement at another n). The run's own targets are not part
 //! of the answer: they follow it ([`super::targets`]).
 
 use super::markup::lost_in_crawl;
+use super::Question;
 use crate::analysis::regimes::{
-    advice_config, advised_kinds, regime_at, run_ladder, Demand, Regime, Sizing, NODE_MEMORY_BYTES,
+    advice_config, advised_kinds, ladder, regime_at, Demand, Regime, Rung as LadderRung, Sizing,
+    NODE_MEMORY_BYTES,
 };
 use crate::registry::find;
 use crate::results::{CellRecord, Results};
@@ -20,14 +23,9 @@ use serde::Serialize;
 /// File stem of the regime map's images.
 pub const MAP_STEM: &str = "regime_map";
 
-/// The scales the answer quotes, besides the run's largest.
-const TYPICAL_N: [u64; 5] = [
-    100_000,
-    10_000_000,
-    1_000_000_000,
-    6_000_000_000,
-    100_000_000_000,
-];
+/// The scales the answer quotes for context, after the n asked: one measured by the quick suite, and the
+/// three regimes past it (a filter in one process, the articles' 6·10⁹, past one server).
+const TYPICAL_N: [u64; 4] = [10_000_000, 1_000_000_000, 6_000_000_000, 100_000_000_000];
 
 /// Batch size whose shared-filter figures the answer quotes.
 const SHARED_BATCH_KEYS: u64 = 1024;
@@ -77,16 +75,43 @@ fn crawl_skipped(n: u64, rate_after: impl Fn(u64) -> f64) -> f64 {
         .sum()
 }
 
+/// The run's rate when it is not `fpr`: its cells were built for another rate than the one asked.
+fn other_run_rate(r: &Results, fpr: f64) -> Option<f64> {
+    r.header
+        .as_ref()
+        .map(|h| h.fpr)
+        .filter(|run| (run - fpr).abs() > fpr * 1e-9)
+}
+
+/// The ladder of `demand`'s rate and budget at its n, with the run's measured bytes (none when the
+/// demand is not one the advisor can size).
+fn question_ladder(r: &Results, demand: &Demand) -> Option<Vec<LadderRung>> {
+    demand.validate().ok()?;
+    let sizing = Sizing {
+        run: Some((r, "this run")),
+        fpr: demand.fpr,
+        budget_bytes: demand.memory_bytes as f64,
+    };
+    Some(ladder(&sizing.thresholds(demand.n_high), demand))
+}
+
 fn pick(r: &Results, sizing: &Sizing, workload: &Demand, n: u64) -> Pick {
     let regime = regime_at(sizing, workload, n, NODE_MEMORY_BYTES);
     let p = sizing.fpr;
+    // A filter's cell built for another rate says nothing of this one's bytes or rate; its speed still
+    // tells. An exact set is built the same at every rate.
+    let other_rate = other_run_rate(r, p);
     match regime {
         Regime::InProcess(id) => {
             let (kind, advisor) = advised_kinds()
                 .find(|(k, _)| k.id() == id)
                 .expect("regime_at picks advised kinds only");
             let config = advice_config(kind, n, p);
-            let at_n = cell(r, id, n);
+            let other_rate = other_rate.filter(|_| !kind.exact());
+            let built_for = other_rate
+                .map(|run| format!(", built for the run's p = {}", human_rate(run)))
+                .unwrap_or_default();
+            let at_n = cell(r, id, n).filter(|_| other_rate.is_none());
             let (bytes_per_key, bytes_source) = match at_n {
                 Some(c) => (c.heap_footprint_bytes as f64 / n as f64, "measured"),
                 None => (
@@ -102,10 +127,10 @@ fn pick(r: &Results, sizing: &Sizing, workload: &Demand, n: u64) -> Pick {
                         Lookups::Members | Lookups::Mixed => c.member_query_ns_per_key,
                     },
                     if c.n == n {
-                        "measured".to_string()
+                        format!("measured{built_for}")
                     } else {
                         format!(
-                            "measured at n = {}; larger arrays are slower",
+                            "measured at n = {}{built_for}; larger arrays are slower",
                             human_count(c.n as f64)
                         )
                     },
@@ -179,7 +204,13 @@ fn pick(r: &Results, sizing: &Sizing, workload: &Demand, n: u64) -> Pick {
 
 /// What the run measured of a rung's structure, at its largest measured n up to the rung's end: bits per
 /// key, the rate with its 95% interval, insert time and the lookups the workload asks most.
-fn rung_figures(r: &Results, id: &str, to_n: Option<f64>, lookups: Lookups) -> Option<String> {
+fn rung_figures(
+    r: &Results,
+    id: &str,
+    to_n: Option<f64>,
+    lookups: Lookups,
+    fpr: f64,
+) -> Option<String> {
     let c = r
         .cells
         .iter()
@@ -205,8 +236,12 @@ fn rung_figures(r: &Results, id: &str, to_n: Option<f64>, lookups: Lookups) -> O
     } else {
         "insert"
     };
+    let built_for = match other_run_rate(r, fpr) {
+        Some(run) if !c.exact => format!(" (built for the run's p = {})", human_rate(run)),
+        _ => String::new(),
+    };
     Some(format!(
-        "measured at n = {}: {:.1} bits per key, {rate}, {insert} {:.1} ns, {which} {lookup:.1} ns per key",
+        "measured at n = {}{built_for}: {:.1} bits per key, {rate}, {insert} {:.1} ns, {which} {lookup:.1} ns per key",
         human_count(c.n as f64),
         c.bits_per_key,
         c.insert_ns_per_key.median,
@@ -232,9 +267,15 @@ pub struct Answer {
     workload: &'static str,
     /// Whether the crawl's column (new URLs skipped) applies.
     crawl: bool,
+    /// The question answered, in words.
+    question: QuestionView,
+    /// The n asked.
+    n: String,
     fpr: String,
     budget: String,
-    /// The regime ladder, when the run has one.
+    /// The pick for the n asked, in one sentence's parts.
+    lead: Lead,
+    /// The regime ladder, when the question has one.
     ladder: Option<Vec<Rung>>,
     /// The bytes of the node a shared server's rung is sized for.
     node_bytes: String,
@@ -242,9 +283,42 @@ pub struct Answer {
     cluster: Option<ClusterRung>,
     /// The largest n this run measured any structure at.
     measured_max_n: String,
+    /// The n asked first, then the typical scales for context.
     picks: Vec<PickRow>,
     map_stem: &'static str,
     verdict: String,
+}
+
+/// The question in words: each part and where it comes from (asked, or the run's).
+#[derive(Serialize)]
+struct QuestionView {
+    /// Nothing re-asked: the run's own question.
+    own: bool,
+    /// The flags that re-asked it (empty: none).
+    flags: String,
+    n: String,
+    n_source: &'static str,
+    fpr: String,
+    fpr_source: &'static str,
+    budget: String,
+    budget_source: &'static str,
+    /// What the run measured, for a re-asked question: its largest n, rate and budget.
+    run_max_n: String,
+    run_fpr: String,
+    run_budget: String,
+}
+
+/// The pick for the n asked: what to use, its bytes in all and per key, where the budget leaves it, and
+/// its rate (where each comes from: its row of the table).
+#[derive(Serialize)]
+struct Lead {
+    n: String,
+    regime: String,
+    bytes_per_key: String,
+    total: String,
+    /// Within the budget (in process), or past it (a server or a cluster).
+    within: bool,
+    rate: String,
 }
 
 /// A rung of the ladder: `n ≤ to_n`, `from_n – to_n` or `n > from_n` (a `*` marks a projected bound).
@@ -270,6 +344,8 @@ struct ClusterRung {
 /// One row of the answer's table.
 #[derive(Serialize)]
 struct PickRow {
+    /// The row of the n asked (the others are context).
+    asked: bool,
     n: String,
     regime: String,
     bytes_per_key: String,
@@ -294,14 +370,15 @@ struct SpeedCell {
     source: String,
 }
 
-/// The answer section, first on the page (none without a run header or a workload).
-pub fn view(r: &Results) -> Option<Answer> {
+/// The answer to `question` of the run `r`, first on the page (none without a run header or a
+/// workload).
+pub fn view(r: &Results, question: &Question) -> Option<Answer> {
     let h = r.header.as_ref()?;
-    let budget = h.memory_budget_bytes as f64;
-    let workload = crate::analysis::regimes::run_workload(r)?;
+    let demand = question.demand_of(r)?;
+    let budget = demand.memory_bytes as f64;
     let sizing = Sizing {
         run: Some((r, "this run")),
-        fpr: h.fpr,
+        fpr: demand.fpr,
         budget_bytes: budget,
     };
     let mark = |n: f64, id: &str| {
@@ -313,9 +390,9 @@ pub fn view(r: &Results) -> Option<Answer> {
     };
     // One node holds a Bloom filter for the rate up to this n.
     let node_n = crate::analysis::regimes::largest_n(NODE_MEMORY_BYTES as f64, |n| {
-        BloomSizing::for_rate(n, h.fpr).bytes() as f64
+        BloomSizing::for_rate(n, demand.fpr).bytes() as f64
     });
-    let ladder = run_ladder(r);
+    let ladder = question_ladder(r, &demand);
     let rungs = ladder.as_ref().map(|ladder| {
         ladder
             .iter()
@@ -336,7 +413,7 @@ pub fn view(r: &Results) -> Option<Answer> {
                     id: kind.map(|k| k.id()),
                     summary: kind.map_or("", |k| k.summary()),
                     measured: kind.and_then(|k| {
-                        rung_figures(r, k.id(), rung.to_n, workload.workload.lookups())
+                        rung_figures(r, k.id(), rung.to_n, demand.workload.lookups(), demand.fpr)
                     }),
                 }
             })
@@ -357,20 +434,23 @@ pub fn view(r: &Results) -> Option<Answer> {
                 None => "`bench --suite redis --redis-cluster URLS` measures it".to_string(),
             },
         });
-    let mut scales: Vec<u64> = TYPICAL_N.to_vec();
-    if let Some(top) = h.scales.iter().copied().max() {
-        if !scales.contains(&top) {
-            scales.push(top);
-        }
-    }
-    scales.sort_unstable();
-    let picks = scales
-        .into_iter()
-        .map(|n| {
-            let p = pick(r, &sizing, &workload, n);
+    // The n asked leads; the typical scales follow, smallest first, for context.
+    let asked_n = demand.n_high;
+    let mut context: Vec<u64> = TYPICAL_N.into_iter().filter(|n| *n != asked_n).collect();
+    context.sort_unstable();
+    let computed: Vec<Pick> = std::iter::once(asked_n)
+        .chain(context)
+        .map(|n| pick(r, &sizing, &demand, n))
+        .collect();
+    let lead = &computed[0];
+    let picks = computed
+        .iter()
+        .enumerate()
+        .map(|(row, p)| {
             let exact =
                 matches!(p.regime, Regime::InProcess(id) if find(id).is_ok_and(|k| k.exact()));
             PickRow {
+                asked: row == 0,
                 n: human_count(p.n as f64),
                 regime: p.regime.label(),
                 bytes_per_key: format!("{:.1}", p.bytes_per_key),
@@ -384,11 +464,7 @@ pub fn view(r: &Results) -> Option<Answer> {
                     lookup_max: format!("{:.1}", lookup.max),
                     source: source.clone(),
                 }),
-                rate: if exact && p.rate == 0.0 {
-                    "0 (exact)".to_string()
-                } else {
-                    human_rate(p.rate)
-                },
+                rate: rate_words(p.rate, exact),
                 interval: p
                     .interval
                     .map(|(low, high)| (human_rate(low), human_rate(high))),
@@ -397,31 +473,69 @@ pub fn view(r: &Results) -> Option<Answer> {
             }
         })
         .collect();
+    let total_bytes = lead.bytes_per_key * lead.n as f64;
+    let lead_exact =
+        matches!(lead.regime, Regime::InProcess(id) if find(id).is_ok_and(|k| k.exact()));
+    let given = |asked: bool| if asked { "asked" } else { "the run's" };
     Some(Answer {
-        workload: workload.workload.title(),
-        crawl: workload.workload == crate::workload::Workload::Crawl,
-        fpr: human_rate(h.fpr),
+        workload: demand.workload.title(),
+        crawl: demand.workload == crate::workload::Workload::Crawl,
+        question: QuestionView {
+            own: question.is_own(),
+            flags: question.flags(),
+            n: human_count(asked_n as f64),
+            n_source: if question.n.is_some() {
+                "asked"
+            } else {
+                "the run's largest scale"
+            },
+            fpr: human_rate(demand.fpr),
+            fpr_source: given(question.fpr.is_some()),
+            budget: human_bytes(budget),
+            budget_source: given(question.memory_bytes.is_some()),
+            run_max_n: human_count(measured_max_n(r, "") as f64),
+            run_fpr: human_rate(h.fpr),
+            run_budget: human_bytes(h.memory_budget_bytes as f64),
+        },
+        n: human_count(asked_n as f64),
+        fpr: human_rate(demand.fpr),
         budget: human_bytes(budget),
+        lead: Lead {
+            n: human_count(asked_n as f64),
+            regime: lead.regime.label(),
+            bytes_per_key: format!("{:.1}", lead.bytes_per_key),
+            total: human_bytes(total_bytes),
+            within: matches!(lead.regime, Regime::InProcess(_)),
+            rate: rate_words(lead.rate, lead_exact),
+        },
         ladder: rungs,
         node_bytes: human_bytes(NODE_MEMORY_BYTES as f64),
         cluster,
         measured_max_n: human_count(measured_max_n(r, "") as f64),
         picks,
         map_stem: MAP_STEM,
-        verdict: verdict(r),
+        verdict: verdict(r, question),
     })
 }
 
-/// The ladder in words, with where each figure comes from.
-pub fn verdict(r: &Results) -> String {
-    let Some(ladder) = crate::analysis::run_ladder(r) else {
+/// A pick's rate: "0 (exact)" for an exact set without a collision, else the rate.
+fn rate_words(rate: f64, exact: bool) -> String {
+    if exact && rate == 0.0 {
+        "0 (exact)".to_string()
+    } else {
+        human_rate(rate)
+    }
+}
+
+/// The ladder of `question` in words, with where each figure comes from.
+pub fn verdict(r: &Results, question: &Question) -> String {
+    let Some(demand) = question.demand_of(r) else {
         return "No run header.".into();
     };
-    let budget = r
-        .header
-        .as_ref()
-        .map(|h| human_bytes(h.memory_budget_bytes as f64))
-        .unwrap_or_default();
+    let Some(ladder) = question_ladder(r, &demand) else {
+        return "No ladder for this question.".into();
+    };
+    let budget = human_bytes(demand.memory_bytes as f64);
     let steps: Vec<String> = ladder
         .iter()
         .map(|rung| match rung.to_n {

@@ -123,6 +123,7 @@ pub fn page(
     r: &Results,
     analysis: &crate::analysis::Analysis,
     figures: &[Drawn],
+    question: &super::Question,
 ) -> Result<String> {
     let negatives: u64 = r.cells.iter().map(|c| c.false_negatives).sum::<u64>()
         + r.deletion
@@ -141,7 +142,7 @@ pub fn page(
         verdicts.push(Verdict {
             anchor: super::answer::MAP_STEM,
             title: "Regime map",
-            verdict: super::answer::verdict(r),
+            verdict: super::answer::verdict(r, question),
         });
     }
     for f in figures {
@@ -178,7 +179,7 @@ pub fn page(
             css: css(),
             units: UNITS,
             negatives,
-            answer: super::answer::view(r),
+            answer: super::answer::view(r, question),
             targets: super::targets::missed_targets(analysis),
             run: run(r),
             warnings: &r.warnings,

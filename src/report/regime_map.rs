@@ -128,9 +128,11 @@ fn measured_id(regime: Regime) -> Option<&'static str> {
 }
 
 impl<'a> MapSpec<'a> {
-    /// The map of a bench run: its rate, budget and measured scales.
-    pub fn of_run(r: &'a Results) -> Option<MapSpec<'a>> {
+    /// The map of a bench run for `question`: its rate (the run's unless re-asked), the run's measured
+    /// scales at the run's budget, and the question's n and budget marked.
+    pub fn of_question(r: &'a Results, question: &super::Question) -> Option<MapSpec<'a>> {
         let h = r.header.as_ref()?;
+        let demand = question.demand_of(r)?;
         let budget = h.memory_budget_bytes as f64;
         let measured: Vec<(f64, f64)> = h
             .scales
@@ -139,12 +141,19 @@ impl<'a> MapSpec<'a> {
             .map(|n| (*n as f64, budget))
             .collect();
         Some(MapSpec {
-            workload: crate::analysis::regimes::run_workload(r)?,
             run: Some((r, "this run")),
             node_memory_bytes: crate::analysis::regimes::NODE_MEMORY_BYTES,
-            measured_up_to_n: measured_reach(r, h.fpr),
+            measured_up_to_n: measured_reach(r, demand.fpr),
             measured,
-            point: None,
+            point: Some(MapPoint::of(
+                &demand,
+                if question.is_own() {
+                    "this run's question"
+                } else {
+                    "your question"
+                },
+            )),
+            workload: demand,
         })
     }
 }
