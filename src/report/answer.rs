@@ -1,10 +1,11 @@
 //! The first screen: the answer to the question asked ([`super::Question`]: the run's own budget, rate
 //! and largest scale unless re-asked) before any evidence. The question in words; the pick for its n in
 //! one sentence; the regime ladder with its crossovers in n; the structure the advisor picks at that n
-//! and, for context, at a few typical scales, with its bytes per key, nanoseconds per operation and false-positive rate (with its interval, and in a crawler's terms:
-//! new URLs wrongly skipped); then the regime map. Every figure says whether this run measured it or it
-//! is projected (the model, theory, or a measurement at another n). The run's own targets are not part
-//! of the answer: they follow it ([`super::targets`]).
+//! and, for context, at a few typical scales, with its bytes per key, nanoseconds per operation and
+//! false-positive rate (with its interval, and in a crawler's terms: new URLs wrongly skipped); then
+//! the regime map. Every figure says whether this run measured it or it is projected (the model,
+//! theory, or a measurement at another n). The run's own targets are not part of the answer: they
+//! follow it ([`super::targets`]).
 
 use super::markup::lost_in_crawl;
 use super::Question;
