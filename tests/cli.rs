@@ -283,7 +283,7 @@ fn a_recrawl_window_counts_admissions_and_refuses_what_it_would_ignore() {
     let (_, stdout, _) = run(&["advise", "--window", "7d", "--n", "2G", "--memory", "16GiB"]);
     assert!(
         stdout.contains("may still hold it for up to 2.3 days more")
-            && stdout.contains("p = 1%: the default for a window"),
+            && stdout.contains("p = 1.00%: the default for a window"),
         "{stdout}"
     );
     let (code, _, stderr) = run(&["advise", "--n", "1M", "--admissions-per-sec", "10"]);
@@ -301,7 +301,7 @@ fn advise_prices_each_rate_and_the_fleet() {
     assert!(stdout.contains("The price of each rate"), "{stdout}");
     assert!(
         stdout.contains(
-            "Rate: p = 1 per million — the lowest rate of the table at which a filter still fits"
+            "Rate: p = 1.00 per million — the lowest rate of the table at which a filter still fits"
         ),
         "{stdout}"
     );

@@ -80,7 +80,7 @@ fn exact_size(bytes: u64) -> String {
     .into_iter()
     .find(|(unit, _)| bytes.is_multiple_of(*unit))
     .map(|(unit, name)| format!("{}{name}", bytes / unit))
-    .unwrap_or_else(|| bytes.to_string())
+    .unwrap_or_else(|| format!("{bytes}B"))
 }
 
 #[cfg(test)]
