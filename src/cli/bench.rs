@@ -172,7 +172,16 @@ pub fn run(args: BenchArgs) -> Result<i32> {
         .context("cannot write the report")?;
     super::summary::print(&results, &analysis, started.elapsed().as_secs_f64());
     eprintln!("report: {}", out.join("index.html").display());
-    super::report::write_summary_picture(&out);
+    // Interrupted, the user wants out: the browser's picture of the first screen (seconds) waits for
+    // `report DIR` or the resumed run.
+    if outcome.interrupted {
+        eprintln!(
+            "note: summary.png not redrawn after the interrupt; `dedupbench report {}` draws it",
+            out.display()
+        );
+    } else {
+        super::report::write_summary_picture(&out);
+    }
     if outcome.interrupted {
         eprintln!("resume with: dedupbench bench --resume {}", out.display());
         return Ok(130);
