@@ -268,8 +268,16 @@ pub fn plan(
     let nodes = node_plan(n, p, node_memory_bytes, None, run);
     let node_rate = nodes.node_inserts_per_sec;
     let node_rate_source = nodes.node_throughput_source.clone();
-    for id in [role_id(Role::SharedBloom), "redis-set-fp"] {
-        let Ok(kind) = find(id) else { continue };
+    // The shared Bloom filter, and the shared set of fingerprints (a server kind that is not exact yet
+    // errs only on a fingerprint collision).
+    let shared_fingerprints = crate::analysis::regimes::shared_kinds()
+        .map(|(k, _)| k)
+        .filter(|k| !k.exact() && k.predicted_fpr(&advice_config(*k, n, p)) < 1e-12);
+    let shared: Vec<&dyn crate::kind::Kind> = find(role_id(Role::SharedBloom))
+        .into_iter()
+        .chain(shared_fingerprints)
+        .collect();
+    for kind in shared {
         let config = advice_config(kind, n, p);
         let bytes = kind.predicted_memory(&config).footprint_bytes;
         let usable = node_memory_bytes as f64 * USABLE_SHARE;
