@@ -20,6 +20,19 @@
 
 use std::f64::consts::LN_2;
 
+/// Slices of a fill that [`lost_over_fill`] sums over.
+pub const FILL_STEPS: u64 = 200;
+
+/// Keys a structure wrongly calls seen while it fills from empty to `keys` new ones: Σ of its rate
+/// after each fill, ≈ ∫₀ᵏᵉʸˢ rate(x) dx by the midpoint rule over [`FILL_STEPS`] slices (None when
+/// `rate_after` has no figure for some fill).
+pub fn lost_over_fill(keys: f64, rate_after: impl Fn(u64) -> Option<f64>) -> Option<f64> {
+    let slice = keys / FILL_STEPS as f64;
+    (0..FILL_STEPS)
+        .map(|i| rate_after(((i as f64 + 0.5) * slice) as u64).map(|r| r * slice))
+        .sum()
+}
+
 /// Bits of a standard Bloom filter for `n` keys at rate `p`: ⌈−n·ln p / (ln 2)²⌉, at least 1.
 pub fn bloom_bits(n: u64, p: f64) -> u64 {
     let bits = (-(n.max(1) as f64) * p.ln() / (LN_2 * LN_2)).ceil();

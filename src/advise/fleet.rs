@@ -20,12 +20,12 @@
 //! URLs sent together (`dedup --batch`). The per-node insert rate is the run's measured one
 //! (`bench --suite redis`), else the figure docs/shared-filters.md states, labelled as stated.
 
-use super::rates::{lost_over_fill, price_rates, PickReason, RateAsk};
+use super::rates::{lost_over_fill, price_rates, rate_after_fill, PickReason, RateAsk};
 use super::Demand;
 use crate::analysis::nodes::{node_plan, USABLE_SHARE};
 use crate::analysis::regimes::{advice_config, advised_kinds, Sizing};
 use crate::keys::{Profile, UrlGenerator};
-use crate::kind::Role;
+use crate::kind::{Family, Role};
 use crate::registry::{find, role_id};
 use crate::results::Results;
 use crate::{Error, Result};
@@ -217,9 +217,7 @@ pub fn plan(
     let exact_id = role_id(Role::ExactFingerprints);
     if let Some((kind, advisor)) = advised_kinds().find(|(k, _)| k.id() == exact_id) {
         let bytes = sizing.bytes_of(kind, &advisor, per_machine);
-        // Its rate after x keys is its model's for a set of x fingerprints.
-        let lost = fleet_lost(&|x| Some(kind.predicted_fpr(&advice_config(kind, x.max(1), p))))
-            .unwrap_or_default();
+        let lost = fleet_lost(&rate_after_fill(kind, per_machine, p)).unwrap_or_default();
         options.push(local(
             kind.id(),
             kind.descriptor().label(),
@@ -241,14 +239,19 @@ pub fn plan(
         ..share_demand
     };
     let advice = super::advise(&share, run.map(|(r, l)| (r, l.to_string())))?;
-    if let Some(c) = advice.recommended.iter().chain(&advice.rejected).find(|c| {
-        find(c.id)
-            .is_ok_and(|k| !k.exact() && !k.descriptor().roles.contains(&Role::ExactFingerprints))
-            && c.expected_fpr <= p * 1.01
-    }) {
-        let kind = find(c.id)?;
-        let config = advice_config(kind, per_machine, p);
-        let modelled = fleet_lost(&|x| kind.predicted_fpr_after(&config, x));
+    let filter = advice
+        .recommended
+        .iter()
+        .chain(&advice.rejected)
+        .filter(|c| c.expected_fpr <= p * 1.01)
+        .find_map(|c| {
+            find(c.id)
+                .ok()
+                .filter(|k| !k.exact() && !k.descriptor().roles.contains(&Role::ExactFingerprints))
+                .map(|k| (k, c))
+        });
+    if let Some((kind, c)) = filter {
+        let modelled = fleet_lost(&rate_after_fill(kind, per_machine, p));
         let lost = modelled.unwrap_or(c.expected_fpr * n as f64);
         options.push(local(
             kind.id(),
@@ -268,12 +271,13 @@ pub fn plan(
     let nodes = node_plan(n, p, node_memory_bytes, None, run);
     let node_rate = nodes.node_inserts_per_sec;
     let node_rate_source = nodes.node_throughput_source.clone();
-    // The shared Bloom filter, and the shared set of fingerprints (a server kind that is not exact yet
-    // errs only on a fingerprint collision).
+    // The shared Bloom filter, and the shared set of fingerprints (an exact set on the server that errs
+    // on a fingerprint collision).
+    let fingerprints = |k: &dyn crate::kind::Kind| k.descriptor().family == Family::ExactSet;
     let shared_fingerprints = crate::analysis::regimes::shared_kinds()
         .map(|(k, _)| k)
-        .filter(|k| !k.exact() && k.predicted_fpr(&advice_config(*k, n, p)) < 1e-12);
-    let shared: Vec<&dyn crate::kind::Kind> = find(role_id(Role::SharedBloom))
+        .filter(|k| !k.exact() && fingerprints(*k));
+    let shared: Vec<&'static dyn crate::kind::Kind> = find(role_id(Role::SharedBloom))
         .into_iter()
         .chain(shared_fingerprints)
         .collect();
@@ -282,21 +286,9 @@ pub fn plan(
         let bytes = kind.predicted_memory(&config).footprint_bytes;
         let usable = node_memory_bytes as f64 * USABLE_SHARE;
         let node_count = (bytes / usable.max(1.0)).ceil().max(1.0) as u64;
-        // Fingerprints: exact up to their collisions, the model's rate for a set of x of them.
-        let fingerprints = kind.predicted_fpr(&config) < 1e-12;
-        // RedisBloom sizes a fixed filter by the same formula as `bloom`: its fill model stands in.
-        let bloom = find(role_id(Role::ReferenceBloom))?;
-        let bloom_config = advice_config(bloom, n, p);
-        let (lost, bound) = if kind.exact() || fingerprints {
-            let rate = |x: u64| Some(kind.predicted_fpr(&advice_config(kind, x.max(1), p)));
-            (lost_over_fill(n as f64, rate).unwrap_or_default(), false)
-        } else {
-            match lost_over_fill(n as f64, |x| kind.predicted_fpr_after(&config, x)).or_else(|| {
-                lost_over_fill(n as f64, |x| bloom.predicted_fpr_after(&bloom_config, x))
-            }) {
-                Some(lost) => (lost, false),
-                None => (kind.predicted_fpr(&config) * n as f64, true),
-            }
+        let (lost, bound) = match lost_over_fill(n as f64, rate_after_fill(kind, n, p)) {
+            Some(lost) => (lost, false),
+            None => (kind.predicted_fpr(&config) * n as f64, true),
         };
         let needs = crate::analysis::regimes::server_needs(kind).unwrap_or_default();
         options.push(FleetOption {
@@ -318,7 +310,7 @@ pub fn plan(
             note: format!(
                 "{} of {} on {}; {needs}",
                 crate::units::human_bytes(bytes),
-                if kind.exact() || fingerprints {
+                if kind.exact() || fingerprints(kind) {
                     "exact fingerprints"
                 } else {
                     "filter"

@@ -16,7 +16,7 @@ pub use cost::{costs, lookup_ns_at, CostAnswer, Costed};
 
 pub use request::{answer, human_seconds, Answer, Request};
 
-use crate::analysis::regimes::{advice_config, advised_kinds, server_needs, shared_kinds, Sizing};
+use crate::analysis::regimes::{advice_config, advised_kinds, server_needs, Sizing};
 pub use crate::analysis::regimes::{ladder, Demand, KeyCost, Rung, Threshold};
 use crate::results::Results;
 use crate::theory::BloomSizing;
@@ -244,13 +244,7 @@ pub fn advise(workload: &Demand, run: Option<(&Results, String)>) -> Result<Advi
     let mut key_costs = Vec::new();
     let mut all: Vec<(Candidate, (u8, f64))> = Vec::new();
     let mut thresholds = Vec::new();
-    // Shared across processes: the filters that live on a Redis server; else those in this process.
-    let weighed: Vec<_> = if workload.shared {
-        shared_kinds().collect()
-    } else {
-        advised_kinds().collect()
-    };
-    for (order, (kind, advisor)) in weighed.into_iter().enumerate() {
+    for (order, (kind, advisor)) in workload.weighed_kinds().into_iter().enumerate() {
         let config = advice_config(kind, n, p);
         let size = sizing.of(kind, &advisor, n);
         let at_n = size.bytes_at_n;

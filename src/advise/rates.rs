@@ -5,7 +5,7 @@
 //! Work lost:
 //! - a crawl (and a window) loses the new URLs it wrongly calls seen. A filter sized for n and filled from
 //!   empty answers at its rate after each fill, so over the crawl of n new URLs it skips
-//!   Σ rate(fill) ≈ ∫₀ⁿ rate(x) dx (midpoint rule over [`FILL_STEPS`] slices, each kind's own model of its
+//!   Σ rate(fill) ≈ ∫₀ⁿ rate(x) dx ([`lost_over_fill`], each kind's own model of its
 //!   rate after x keys); a crawl that finds 1.5× n URLs keeps filling past the size it was planned for.
 //!   A kind without a model of its rate during the fill is charged its rate at n throughout (an upper
 //!   bound, flagged); one without a model past n gets no figure there.
@@ -16,9 +16,12 @@
 //! of the table whose first contender still fits the budget: memory left over buys a lower rate.
 
 use super::Demand;
-use crate::analysis::regimes::{advice_config, advised_kinds, meets_rate, shared_kinds, Sizing};
+use crate::analysis::regimes::{advice_config, meets_rate, Sizing};
 use crate::kind::Kind;
+use crate::kind::{Family, Placement, Role};
+use crate::registry::{find, role_id};
 use crate::results::Results;
+pub use crate::theory::lost_over_fill;
 use crate::workload::Workload;
 use crate::{Error, Result};
 use serde::Serialize;
@@ -29,8 +32,6 @@ pub const DEFAULT_RATES: (f64, f64) = (1e-6, 1e-2);
 pub const DEFAULT_FPR: f64 = 0.01;
 /// A crawl's overshoot the table prices besides the planned n.
 pub const OVERSHOOT: f64 = 1.5;
-/// Slices of the fill the crawl's losses are summed over.
-pub const FILL_STEPS: u64 = 200;
 /// Contenders the table shows per rate (those that fit first, smallest first).
 pub const SHOWN_PER_RATE: usize = 8;
 
@@ -164,53 +165,48 @@ pub struct RatePrices {
     pub lookup_source: String,
 }
 
-/// Σ over a fill from 0 to `keys` of the rate after each fill (midpoint rule over [`FILL_STEPS`]).
-pub fn lost_over_fill(keys: f64, rate_after: impl Fn(u64) -> Option<f64>) -> Option<f64> {
-    let slice = keys / FILL_STEPS as f64;
-    (0..FILL_STEPS)
-        .map(|i| rate_after(((i as f64 + 0.5) * slice) as u64).map(|r| r * slice))
-        .sum()
+/// The rate of `kind`, sized for `n` keys at `p`, after `x` keys (None where there is no model):
+/// - its own model of its fill;
+/// - an exact set (of keys or of their fingerprints), whose only errors are collisions of what it
+///   holds: its model at x keys;
+/// - a fixed filter on a Redis server, sized by the same formula as `bloom` (RedisBloom's, our bitmap's
+///   strings): `bloom`'s model.
+pub fn rate_after_fill(kind: &'static dyn Kind, n: u64, p: f64) -> Box<dyn Fn(u64) -> Option<f64>> {
+    let config = advice_config(kind, n, p);
+    if kind.predicted_fpr_after(&config, n).is_some() {
+        return Box::new(move |x| kind.predicted_fpr_after(&config, x));
+    }
+    if kind.descriptor().family == Family::ExactSet {
+        return Box::new(move |x| Some(kind.predicted_fpr(&advice_config(kind, x.max(1), p))));
+    }
+    let on_server = matches!(kind.descriptor().placement, Placement::OurServer(_));
+    match find(role_id(Role::ReferenceBloom)) {
+        Ok(bloom) if on_server && !kind.growable() => {
+            let config = advice_config(bloom, n, p);
+            Box::new(move |x| bloom.predicted_fpr_after(&config, x))
+        }
+        _ => Box::new(|_| None),
+    }
 }
 
 /// What a contender sized for n at its rate loses in `workload`.
-fn loss(kind: &dyn Kind, workload: Workload, n: u64, p: f64, rate_at_n: f64) -> Loss {
+fn loss(kind: &'static dyn Kind, workload: Workload, n: u64, p: f64, rate_at_n: f64) -> Loss {
     match workload {
         Workload::Crawl | Workload::Window => {
-            // A filter on a Redis server is sized by the same formula as `bloom` (RedisBloom's fixed
-            // filter, our bitmap's strings): `bloom`'s fill model stands in for its own (not for one that grows).
-            let on_server = matches!(
-                kind.descriptor().placement,
-                crate::kind::Placement::OurServer(_)
-            );
-            let model: &dyn Kind = match crate::registry::find(crate::registry::role_id(
-                crate::kind::Role::ReferenceBloom,
-            )) {
-                Ok(bloom) if on_server && !kind.growable() => bloom,
-                _ => kind,
-            };
-            let config = advice_config(model, n, p);
-            let modelled = lost_over_fill(n as f64, |x| model.predicted_fpr_after(&config, x));
-            let overshoot = (n as f64 * OVERSHOOT).round();
+            let rate_after = rate_after_fill(kind, n, p);
+            let modelled = lost_over_fill(n as f64, &rate_after);
             Loss::Crawl {
                 pages_lost_at_n: modelled.unwrap_or(rate_at_n * n as f64),
-                pages_lost_at_overshoot: lost_over_fill(overshoot, |x| {
-                    model.predicted_fpr_after(&config, x)
-                }),
+                pages_lost_at_overshoot: lost_over_fill(
+                    (n as f64 * OVERSHOOT).round(),
+                    &rate_after,
+                ),
                 bound: modelled.is_none(),
             }
         }
         Workload::Blocklist | Workload::CacheGuard | Workload::Shipped => Loss::PerMillionChecks {
             wrong_per_million: rate_at_n * 1e6,
         },
-    }
-}
-
-/// The kinds `demand` weighs: those on a Redis server when it is shared, else those in this process.
-fn weighed(demand: &Demand) -> Vec<(&'static dyn Kind, crate::kind::Advisor)> {
-    if demand.shared {
-        shared_kinds().collect()
-    } else {
-        advised_kinds().collect()
     }
 }
 
@@ -222,7 +218,8 @@ fn priced_at(demand: &Demand, p: f64, run: Option<(&Results, &str)>) -> Vec<Pric
         fpr: p,
         budget_bytes: demand.memory_bytes as f64,
     };
-    let mut rows: Vec<PricedRow> = weighed(demand)
+    let mut rows: Vec<PricedRow> = demand
+        .weighed_kinds()
         .into_iter()
         .filter(|(kind, _)| !kind.exact() && demand.unmet_by(*kind).is_empty())
         .filter(|(kind, _)| meets_rate(*kind, n, p))
@@ -306,7 +303,8 @@ pub fn price_rates(
         (_, Some(pick)) => pick,
         _ => headroom(&rates),
     };
-    let exact = weighed(demand)
+    let exact = demand
+        .weighed_kinds()
         .into_iter()
         .filter(|(kind, _)| kind.exact() && demand.unmet_by(*kind).is_empty())
         .map(|(kind, advisor)| {

@@ -50,6 +50,15 @@ impl Demand {
             && (!growth || kind.growable())
     }
 
+    /// The kinds it weighs: those on a Redis server when it is shared, else those in this process.
+    pub fn weighed_kinds(&self) -> Vec<(&'static dyn Kind, Advisor)> {
+        if self.shared {
+            shared_kinds().collect()
+        } else {
+            advised_kinds().collect()
+        }
+    }
+
     /// Why `kind` cannot serve it, one phrase per missing operation (empty when it can).
     pub fn unmet_by(&self, kind: &dyn Kind) -> Vec<String> {
         let d = kind.descriptor();

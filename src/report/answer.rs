@@ -65,15 +65,9 @@ fn nearest_cell<'a>(r: &'a Results, id: &str, n: u64) -> Option<&'a CellRecord> 
         .filter(|c| c.n.saturating_mul(SPEED_REACH) >= n)
 }
 
-/// Slices of the fill the crawl's losses are summed over.
-const CRAWL_STEPS: u64 = 200;
-
-/// Σ over a crawl of n new URLs of the rate at each fill (midpoint rule over [`CRAWL_STEPS`] slices).
+/// Σ over a crawl of n new URLs of the rate at each fill ([`crate::theory::lost_over_fill`]).
 fn crawl_skipped(n: u64, rate_after: impl Fn(u64) -> f64) -> f64 {
-    let slice = n as f64 / CRAWL_STEPS as f64;
-    (0..CRAWL_STEPS)
-        .map(|i| rate_after(((i as f64 + 0.5) * slice) as u64) * slice)
-        .sum()
+    crate::theory::lost_over_fill(n as f64, |x| Some(rate_after(x))).unwrap_or_default()
 }
 
 /// The run's rate when it is not `fpr`: its cells were built for another rate than the one asked.
