@@ -358,7 +358,7 @@ fn print_human(a: &Advice) {
         .chain(a.rejected.iter().map(|c| ("-".to_string(), c)))
         .collect();
     let rows: Vec<Vec<String>> = ranked.iter().map(|(m, c)| cells(m.clone(), c)).collect();
-    let lines = super::advise_tables::aligned(&rows, &[2, 3], "  ");
+    let lines = super::table::aligned(&rows, &[2, 3], "  ");
     for (i, (line, (_, c))) in lines.iter().zip(&ranked).enumerate() {
         if i == a.recommended.len() {
             println!("Rejected:");
@@ -427,7 +427,7 @@ fn print_human(a: &Advice) {
         .iter()
         .map(|t| vec![t.id.to_string(), format!("{} keys", human_count(t.max_n))])
         .collect();
-    for line in super::advise_tables::aligned(&rows, &[1], "  ") {
+    for line in super::table::aligned(&rows, &[1], "  ") {
         println!("{line}");
     }
     println!(

@@ -5,37 +5,7 @@ use dedupbench::advise::rates::{Loss, PickReason, RateAsk, RatePrices, OVERSHOOT
 use dedupbench::units::{human_bytes, human_count, human_rate};
 use dedupbench::workload::Workload;
 
-/// Pads every column of `rows` to its widest cell (the columns in `right` to the right, the others to
-/// the left), two spaces apart, each line indented by `indent`.
-pub fn aligned(rows: &[Vec<String>], right: &[usize], indent: &str) -> Vec<String> {
-    let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
-    let widths: Vec<usize> = (0..columns)
-        .map(|c| {
-            rows.iter()
-                .filter_map(|r| r.get(c))
-                .map(|cell| cell.chars().count())
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    rows.iter()
-        .map(|r| {
-            let cells: Vec<String> = r
-                .iter()
-                .enumerate()
-                .map(|(c, cell)| {
-                    let pad = widths[c] - cell.chars().count();
-                    if right.contains(&c) {
-                        format!("{}{cell}", " ".repeat(pad))
-                    } else {
-                        format!("{cell}{}", " ".repeat(pad))
-                    }
-                })
-                .collect();
-            format!("{indent}{}", cells.join("  ").trim_end())
-        })
-        .collect()
-}
+use super::table::aligned;
 
 fn lost_count(x: f64) -> String {
     if x >= 1.0 {
@@ -284,21 +254,5 @@ pub fn human_ns(ns: f64) -> String {
         format!("{:.2} µs", ns / 1e3)
     } else {
         format!("{ns:.2} ns")
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn columns_line_up_whatever_the_name_lengths() {
-        let rows = vec![
-            vec!["a".to_string(), "1".into()],
-            vec!["qfilter-resizable".to_string(), "12345".into()],
-        ];
-        let lines = aligned(&rows, &[1], "");
-        assert_eq!(lines[0], "a                      1");
-        assert_eq!(lines[1], "qfilter-resizable  12345");
     }
 }

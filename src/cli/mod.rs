@@ -31,6 +31,7 @@ mod report;
 mod shared;
 mod size;
 mod summary;
+mod table;
 
 use clap::{Parser, Subcommand};
 

@@ -118,57 +118,24 @@ pub fn run(args: SizeArgs) -> Result<i32> {
 }
 
 /// The predicted memory of every structure, each column as wide as its widest cell (ids such as
-/// `redis-bloom-scaling` are longer than most).
+/// `redis-bloom-scaling` are longer than most); an unavailable one says why in place of its figures.
 fn print_table(structures: &[serde_json::Value]) {
-    const HEADER: [&str; 4] = ["structure", "bytes", "bits/key", "expected fpr"];
-    let rows: Vec<(String, Result<[String; 3], String>)> = structures
-        .iter()
-        .map(|s| {
+    let header = ["structure", "bytes", "bits/key", "expected fpr"].map(String::from);
+    let rows: Vec<Vec<String>> = std::iter::once(header.to_vec())
+        .chain(structures.iter().map(|s| {
             let id = s["id"].as_str().unwrap_or("").to_string();
-            let cells = match s["unavailable"].as_str() {
-                Some(why) => Err(why.to_string()),
-                None => Ok([
+            match s["unavailable"].as_str() {
+                Some(why) => vec![id, why.to_string()],
+                None => vec![
+                    id,
                     human_bytes(s["footprint_bytes"].as_f64().unwrap_or(0.0)),
                     format!("{:.2}", s["bits_per_key"].as_f64().unwrap_or(0.0)),
                     format!("{:.3e}", s["expected_fpr"].as_f64().unwrap_or(0.0)),
-                ]),
-            };
-            (id, cells)
-        })
-        .collect();
-    let id_width = rows
-        .iter()
-        .map(|(id, _)| id.chars().count())
-        .chain([HEADER[0].len()])
-        .max()
-        .unwrap_or(0);
-    let mut widths = [HEADER[1].len(), HEADER[2].len(), HEADER[3].len()];
-    for (_, cells) in &rows {
-        if let Ok(cells) = cells {
-            for (width, cell) in widths.iter_mut().zip(cells) {
-                *width = (*width).max(cell.chars().count());
+                ],
             }
-        }
-    }
-    println!(
-        "  {:<id_width$}  {:>w0$}  {:>w1$}  {:>w2$}",
-        HEADER[0],
-        HEADER[1],
-        HEADER[2],
-        HEADER[3],
-        w0 = widths[0],
-        w1 = widths[1],
-        w2 = widths[2]
-    );
-    for (id, cells) in &rows {
-        match cells {
-            Ok([bytes, bits, fpr]) => println!(
-                "  {id:<id_width$}  {bytes:>w0$}  {bits:>w1$}  {fpr:>w2$}",
-                w0 = widths[0],
-                w1 = widths[1],
-                w2 = widths[2]
-            ),
-            Err(why) => println!("  {id:<id_width$}  {why}"),
-        }
+        }))
+        .collect();
+    for line in super::table::aligned(&rows, &[1, 2, 3], "  ") {
+        println!("{line}");
     }
 }
