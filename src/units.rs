@@ -173,6 +173,19 @@ fn significant(value: f64, digits: i32) -> (f64, usize) {
     (rounded, decimals(rounded) as usize)
 }
 
+/// Seconds in the largest unit that keeps them readable (days, hours, minutes, seconds).
+pub fn human_seconds(seconds: f64) -> String {
+    if seconds >= 86_400.0 {
+        format!("{:.1} days", seconds / 86_400.0)
+    } else if seconds >= 3_600.0 {
+        format!("{:.1} hours", seconds / 3_600.0)
+    } else if seconds >= 60.0 {
+        format!("{:.1} minutes", seconds / 60.0)
+    } else {
+        format!("{seconds:.1} s")
+    }
+}
+
 /// A clap value parser for counts.
 pub fn count_arg(text: &str) -> std::result::Result<u64, String> {
     parse_count(text).map_err(|e| e.to_string())

@@ -14,7 +14,7 @@ mod request;
 
 pub use cost::{costs, lookup_ns_at, CostAnswer, Costed};
 
-pub use request::{answer, human_seconds, Answer, Request};
+pub use request::{answer, Answer, Request};
 
 use crate::analysis::regimes::{advice_config, advised_kinds, server_needs, Sizing};
 pub use crate::analysis::regimes::{ladder, Demand, KeyCost, Rung, Threshold};

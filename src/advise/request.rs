@@ -220,9 +220,9 @@ fn window_answer(request: &Request, arg: &WindowArg, fpr: f64) -> Result<Answer>
                 format!(
                     "{rate:.2}/s is below the {floor:.0}/s that {} live URLs each re-crawled once per {} admit; at {rate:.2}/s a window of {} admissions passes in {}. Give the rate of every URL let through (re-crawls included), or leave it out to take n per window",
                     crate::units::human_count(n as f64),
-                    human_seconds(seconds),
+                    crate::units::human_seconds(seconds),
                     crate::units::human_count((seconds * rate).round()),
-                    human_seconds(seconds * rate / floor)
+                    crate::units::human_seconds(seconds * rate / floor)
                 ),
             ));
         }
@@ -231,9 +231,9 @@ fn window_answer(request: &Request, arg: &WindowArg, fpr: f64) -> Result<Answer>
         let lag = advice.lag_admissions as f64;
         advice.notes.push(format!(
             "re-crawled every {}, each URL comes back when its window ends, while the windowed filter may still hold it for up to {} more: a due re-crawl is skipped until then. A window shorter by one generation ({}) lets URLs back up to a generation early instead",
-            human_seconds(seconds),
-            human_seconds(lag / rate),
-            human_seconds((advice.window_keys as f64 - lag).max(0.0) / rate)
+            crate::units::human_seconds(seconds),
+            crate::units::human_seconds(lag / rate),
+            crate::units::human_seconds((advice.window_keys as f64 - lag).max(0.0) / rate)
         ));
     }
     if let (Some(n), WindowArg::Urls(w)) = (live, arg) {
@@ -267,19 +267,6 @@ fn window_answer(request: &Request, arg: &WindowArg, fpr: f64) -> Result<Answer>
         run,
         workload: None,
     })
-}
-
-/// Seconds in the largest unit that keeps them readable (days, hours, minutes, seconds).
-pub fn human_seconds(seconds: f64) -> String {
-    if seconds >= 86_400.0 {
-        format!("{:.1} days", seconds / 86_400.0)
-    } else if seconds >= 3_600.0 {
-        format!("{:.1} hours", seconds / 3_600.0)
-    } else if seconds >= 60.0 {
-        format!("{:.1} minutes", seconds / 60.0)
-    } else {
-        format!("{seconds:.1} s")
-    }
 }
 
 /// The paired speed ratios of the recommended structures, read from `dir`'s `analysis.json` (written by

@@ -97,7 +97,7 @@ pub struct AdviseArgs {
 }
 
 fn print_window(a: &dedupbench::expiry::WindowAdvice) {
-    use dedupbench::advise::human_seconds;
+    use dedupbench::units::human_seconds;
     let time = a
         .timing
         .as_ref()
