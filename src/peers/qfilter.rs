@@ -72,15 +72,18 @@ impl PeerFilter for Filter {
     }
 }
 
+/// The crate both entries wrap.
+const CRATE: Crate = Crate {
+    name: "qfilter",
+    version: "0.3.1",
+};
+
 /// What the registry knows about it.
 pub static DESCRIPTOR: Descriptor = Descriptor::new(
     "qfilter",
     "peer: qfilter crate, quotient filter with removal",
     Family::FingerprintTable,
-    Placement::PeerCrate(Crate {
-        name: "qfilter",
-        version: "0.3.1",
-    }),
+    Placement::PeerCrate(CRATE),
     Capabilities {
         removable: true,
         stores_past_capacity: false,
@@ -165,10 +168,7 @@ pub static RESIZABLE_DESCRIPTOR: Descriptor = Descriptor::new(
     "qfilter-resizable",
     "peer: qfilter crate, resizable quotient filter with removal (grows to 64× its initial keys, at the rate asked there)",
     Family::FingerprintTable,
-    Placement::PeerCrate(Crate {
-        name: "qfilter",
-        version: "0.3.1",
-    }),
+    Placement::PeerCrate(CRATE),
     Capabilities {
         removable: true,
         growable: true,
