@@ -107,6 +107,10 @@ mod imp {
         fn predicted_fpr(&self, config: &BuildConfig) -> f64 {
             bloom::sizing(config).fpr(config.expected_keys)
         }
+        /// The same model after any fill: the crate is built with `bloom`'s m and k.
+        fn predicted_fpr_after(&self, config: &BuildConfig, n_inserted: u64) -> Option<f64> {
+            Some(bloom::sizing(config).fpr(n_inserted))
+        }
         fn build(&self, config: &BuildConfig) -> crate::Result<Box<dyn Membership>> {
             let s = bloom::sizing(config);
             let filter = ::fastbloom::BloomFilter::with_num_bits(s.bits as usize).hashes(s.hashes);
