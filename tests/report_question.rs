@@ -253,3 +253,96 @@ fn the_committed_pages_speak_one_unit_family_and_one_rate_format() {
         assert!(html.contains("1 GiB = 2³⁰ bytes"), "{}", page.display());
     }
 }
+
+/// The design review's fleet: 2·10⁹ URLs over 20 machines of 16 GiB, partitioned by host. The first
+/// screen prices each design and leads with exact fingerprints on each machine (≈ 195M keys, a little
+/// over 2 GiB each, nothing lost), above the filters that lose pages; a fleet is refused for a run
+/// whose workload a fleet does not split, before anything is written.
+#[test]
+fn a_fleet_re_asked_is_priced_on_the_first_screen() {
+    let dir = copy_of_the_reference();
+    let args = ["--n", "2G", "--memory", "16GiB", "--machines", "20"];
+    let (code, stderr) = report(dir.path(), &args);
+    assert_eq!(code, Some(0), "{stderr}");
+    let html = std::fs::read_to_string(dir.path().join("index.html")).unwrap();
+    let first = answer_section(&html);
+    for piece in [
+        "re-asked with <code>--n 2G --memory 16GiB --machines 20</code>",
+        "crawled by 20 machines of 16.0 GiB each, partitioned by host (asked)",
+        "<b>Across 20 machines of 16.0 GiB each, partitioned by host: fingerprint on each machine</b>",
+    ] {
+        assert!(first.contains(piece), "the first screen lacks {piece:?}: {first}");
+    }
+    let fleet = &first[first.find("<div id=\"fleet\">").expect("the fleet")..];
+    let fleet = &fleet[..fleet.find("</div>").unwrap()];
+    // The fleet comes before the ladder and the table of scales: it is the question's answer.
+    assert!(first.find("<div id=\"fleet\">") < first.find("id=\"ladder\""));
+    let rows: Vec<&str> = fleet.split("<tr>").skip(2).collect();
+    assert!(rows.len() >= 4, "{fleet}");
+    // Best first: exact on each machine, ranked 1, holding the fullest machine's share (≥ n/M).
+    let cells = |row: &str| -> Vec<String> {
+        row.split("<td>")
+            .skip(1)
+            .map(|c| c.split("</td>").next().unwrap_or(c))
+            .map(|c| text_of(&format!("</style>{c}")).trim().to_string())
+            .collect()
+    };
+    let best = cells(rows[0]);
+    assert!(
+        best[0] == "1." && best[1].starts_with("fingerprint on each machine"),
+        "{best:?}"
+    );
+    let keys = dedupbench::units::parse_count(&best[2]).unwrap();
+    assert!(keys > 100_000_000 && keys < 400_000_000, "{best:?}");
+    assert!(
+        best[3].ends_with("GiB") && best[6].starts_with('≈'),
+        "{best:?}"
+    );
+    let lost: f64 = best[6].trim_start_matches("≈ ").parse().unwrap();
+    assert!(lost < 1.0, "{best:?}");
+    // A Bloom filter on each machine and one shared on Redis lose pages; the shared one's loss is
+    // larger (one filter filling to n), and each shared row says the round trips a batch costs.
+    let row_of = |prefix: &str| {
+        rows.iter()
+            .map(|r| cells(r))
+            .find(|c| c[1].starts_with(prefix))
+            .unwrap_or_else(|| panic!("no {prefix} row: {fleet}"))
+    };
+    let count = |c: &str| dedupbench::units::parse_count(c.trim_start_matches("≈ ")).unwrap();
+    let (local, shared) = (
+        row_of("bloom on each machine"),
+        row_of("redis-bloom shared"),
+    );
+    assert!(
+        count(&local[6]) > 1_000 && count(&shared[6]) > count(&local[6]),
+        "{local:?} {shared:?}"
+    );
+    assert_eq!(shared[5], "1 per 1024 URLs", "{shared:?}");
+    assert!(
+        fleet.contains("1.95× n/M") || fleet.contains("× n/M (measured"),
+        "{fleet}"
+    );
+    let found = leaks(&text_of(&html));
+    assert!(found.is_empty(), "{found:?}");
+
+    // A run of another workload has no fleet to price: refused, nothing written.
+    let blocklist = tempfile::tempdir().unwrap();
+    let results = std::fs::read_to_string(reference().join("results.jsonl")).unwrap();
+    let results = results.replacen(
+        "\"record\":\"run\",",
+        "\"record\":\"run\",\"workload\":\"blocklist\",",
+        1,
+    );
+    std::fs::write(blocklist.path().join("results.jsonl"), results).unwrap();
+    let (code, stderr) = report(blocklist.path(), &["--machines", "20"]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("--machines") && stderr.contains("crawl"),
+        "{stderr}"
+    );
+    assert!(!blocklist.path().join("index.html").exists());
+    // --partition and --machine-memory describe the machines: without --machines they are refused.
+    let (code, stderr) = report(dir.path(), &["--partition", "url"]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("--machines"), "{stderr}");
+}

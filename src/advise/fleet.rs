@@ -47,6 +47,17 @@ pub enum Partition {
     None,
 }
 
+impl Partition {
+    /// The partition in words, as a fleet's heading says it.
+    pub fn words(self) -> &'static str {
+        match self {
+            Partition::Host => "partitioned by host",
+            Partition::Url => "partitioned by URL hash",
+            Partition::None => "not partitioned",
+        }
+    }
+}
+
 /// What the fleet is.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Fleet {

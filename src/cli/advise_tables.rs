@@ -1,6 +1,6 @@
 //! `advise`'s tables as text: the price of each rate with the pick and its reasons, and the fleet.
 
-use dedupbench::advise::fleet::{FleetPlan, Partition, Place, BATCH_URLS};
+use dedupbench::advise::fleet::{FleetPlan, Place, BATCH_URLS};
 use dedupbench::advise::rates::{Loss, PickReason, RateAsk, RatePrices, OVERSHOOT};
 use dedupbench::units::{human_bytes, human_count, human_rate};
 use dedupbench::workload::Workload;
@@ -153,11 +153,7 @@ pub fn print_rates(p: &RatePrices, budget_bytes: u64) {
 
 /// The fleet's designs, best first.
 pub fn print_fleet(f: &FleetPlan) {
-    let partition = match f.fleet.partition {
-        Partition::Host => "partitioned by host",
-        Partition::Url => "partitioned by URL hash",
-        Partition::None => "not partitioned",
-    };
+    let partition = f.fleet.partition.words();
     println!(
         "The fleet: {} machines of {} each, {partition}, {} URLs at p = {}.",
         f.fleet.machines,

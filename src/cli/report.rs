@@ -1,4 +1,4 @@
-//! `dedupbench report DIR [--n N] [--memory SIZE] [--fpr P]`: writes `analysis.json` and redraws the
+//! `dedupbench report DIR [--n N] [--memory SIZE] [--fpr P] [--machines M …]`: writes `analysis.json` and redraws the
 //! charts, `results.csv` and `index.html` from `DIR/results.jsonl` alone; nothing is rerun. The first
 //! screen and the regime map answer the run's own question (its largest scale, rate and budget), or the
 //! one the flags re-ask ([`dedupbench::report::Question`]).
@@ -20,6 +20,16 @@ pub struct ReportArgs {
     /// Answer for a target false-positive rate P (0.001; default: the run's).
     #[arg(long, value_name = "P", value_parser = dedupbench::units::fpr_arg)]
     fpr: Option<f64>,
+    /// Answer for M machines crawling the n URLs together: prices exact fingerprints or a filter on each
+    /// machine against one structure shared on Redis (a crawl's run only).
+    #[arg(long, value_name = "M", value_parser = dedupbench::units::count_arg)]
+    machines: Option<u64>,
+    /// Memory of each machine that the structure may take (default: the budget, --memory or the run's).
+    #[arg(long, value_name = "SIZE", requires = "machines", value_parser = dedupbench::units::size_arg)]
+    machine_memory: Option<u64>,
+    /// How URLs are split between the machines: host (default), url (by URL hash), none.
+    #[arg(long, value_enum, requires = "machines")]
+    partition: Option<dedupbench::advise::fleet::Partition>,
 }
 
 impl ReportArgs {
@@ -29,6 +39,9 @@ impl ReportArgs {
             n: self.n,
             memory_bytes: self.memory,
             fpr: self.fpr,
+            machines: self.machines,
+            machine_memory_bytes: self.machine_memory,
+            partition: self.partition,
         }
     }
 }
@@ -61,6 +74,7 @@ pub fn run(args: ReportArgs) -> Result<i32> {
             )
         })?;
         demand.validate()?;
+        question.fleet_plan(&results)?;
     }
     dedupbench::results::write_csv(&args.dir, &results)?;
     let analysis = dedupbench::analysis::Analysis::write_for(&args.dir, &results)?;

@@ -1,11 +1,11 @@
 //! The first screen: the answer to the question asked ([`super::Question`]: the run's own budget, rate
 //! and largest scale unless re-asked) before any evidence. The question in words; the pick for its n in
-//! one sentence; the regime ladder with its crossovers in n; the structure the advisor picks at that n
-//! and, for context, at a few typical scales, with its bytes per key, nanoseconds per operation and
-//! false-positive rate (with its interval, and in a crawler's terms: new URLs wrongly skipped); then
-//! the regime map. Every figure says whether this run measured it or it is projected (the model,
-//! theory, or a measurement at another n). The run's own targets are not part of the answer: they
-//! follow it ([`super::targets`]).
+//! one sentence; with machines asked, the fleet's designs priced ([`super::fleet`]); the regime ladder
+//! with its crossovers in n; the structure the advisor picks at that n and, for context, at a few
+//! typical scales, with its bytes per key, nanoseconds per operation and false-positive rate (with its
+//! interval, and in a crawler's terms: new URLs wrongly skipped); then the regime map. Every figure says
+//! whether this run measured it or it is projected (the model, theory, or a measurement at another n).
+//! The run's own targets are not part of the answer: they follow it ([`super::targets`]).
 
 use super::markup::lost_in_crawl;
 use super::Question;
@@ -270,6 +270,8 @@ pub struct Answer {
     budget: String,
     /// The pick for the n asked, in one sentence's parts.
     lead: Lead,
+    /// The fleet's designs, when the question has machines.
+    fleet: Option<super::fleet::FleetView>,
     /// The regime ladder, when the question has one.
     ladder: Option<Vec<Rung>>,
     /// The bytes of the node a shared server's rung is sized for.
@@ -503,6 +505,12 @@ pub fn view(r: &Results, question: &Question) -> Option<Answer> {
             within: matches!(lead.regime, Regime::InProcess(_)),
             rate: rate_words(lead.rate, lead_exact),
         },
+        // The command checked the question before writing: a plan that fails here is left off.
+        fleet: question
+            .fleet_plan(r)
+            .ok()
+            .flatten()
+            .map(|plan| super::fleet::view(&plan)),
         ladder: rungs,
         node_bytes: human_bytes(NODE_MEMORY_BYTES as f64),
         cluster,

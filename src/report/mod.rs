@@ -9,6 +9,7 @@ mod answer;
 mod chart;
 mod external;
 mod figures;
+mod fleet;
 mod hashes;
 mod html;
 mod markup;

@@ -1,11 +1,17 @@
 //! The question the report answers. By default the run's own: its largest scale, its header's rate and
 //! memory budget. `dedupbench report DIR --n N --memory SIZE --fpr P` re-asks any part of it from the same
-//! results (nothing is rerun). A new part of the question (the machines of a fleet, say) is one field
-//! here, its line in [`Question::demand`] and its flag in [`Question::flags`].
+//! results (nothing is rerun); `--machines M [--machine-memory SIZE] [--partition P]` adds a fleet of M
+//! crawling machines (each with the question's budget unless given, split by host unless given), whose
+//! designs the first screen prices ([`crate::advise::fleet`]). A new part of the question is one field
+//! here, its line in [`Question::demand`] or [`Question::fleet`] and its flag in [`Question::flags`].
 
-use crate::analysis::regimes::{run_workload, Demand};
+use crate::advise::fleet::{plan, Fleet, FleetPlan, Partition};
+use crate::advise::rates::RateAsk;
+use crate::analysis::regimes::{run_workload, Demand, NODE_MEMORY_BYTES};
 use crate::results::Results;
 use crate::units::{human_count, parse_count};
+use crate::workload::Workload;
+use crate::{Error, Result};
 
 /// What the reader asks; each field left empty is the run's own.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -16,6 +22,12 @@ pub struct Question {
     pub memory_bytes: Option<u64>,
     /// Target false-positive rate (none: the run's).
     pub fpr: Option<f64>,
+    /// Machines crawling the n URLs together (none: one process, no fleet).
+    pub machines: Option<u64>,
+    /// Memory each machine gives the structure, bytes (none: the question's budget).
+    pub machine_memory_bytes: Option<u64>,
+    /// How the URLs are split between the machines (none: by host).
+    pub partition: Option<Partition>,
 }
 
 impl Question {
@@ -42,6 +54,46 @@ impl Question {
         run_workload(r).map(|own| self.demand(&own))
     }
 
+    /// The fleet it asks about, given its demand (none without `machines`).
+    pub fn fleet(&self, demand: &Demand) -> Option<Fleet> {
+        self.machines.map(|machines| Fleet {
+            machines,
+            machine_memory_bytes: self.machine_memory_bytes.unwrap_or(demand.memory_bytes),
+            partition: self.partition.unwrap_or(Partition::Host),
+        })
+    }
+
+    /// The fleet's designs priced for it of the run `r` (none without `machines` or a run header): at
+    /// the question's rate, a shared design on nodes of the size the ladder's server rung assumes, each
+    /// node's insert rate as the run measured it (else as stated). Refused for a workload other than a
+    /// crawl, whose keys a fleet does not split.
+    pub fn fleet_plan(&self, r: &Results) -> Result<Option<FleetPlan>> {
+        let Some(demand) = self.demand_of(r) else {
+            return Ok(None);
+        };
+        let Some(fleet) = self.fleet(&demand) else {
+            return Ok(None);
+        };
+        if demand.workload != Workload::Crawl {
+            return Err(Error::invalid(
+                "--machines",
+                format!(
+                    "the fleet is priced for a crawl (URLs split between machines); this run's workload is {}",
+                    demand.workload
+                ),
+            ));
+        }
+        let ask = RateAsk::Fixed { fpr: demand.fpr };
+        plan(
+            &demand,
+            &fleet,
+            ask,
+            NODE_MEMORY_BYTES,
+            Some((r, "this run")),
+        )
+        .map(Some)
+    }
+
     /// The flags that re-ask it, as `report` takes them (`--n 2G --memory 16GiB --fpr 0.001`): each value
     /// in a form that parses back to it exactly. Empty for the run's own.
     pub fn flags(&self) -> String {
@@ -54,6 +106,18 @@ impl Question {
         }
         if let Some(fpr) = self.fpr {
             flags.push(format!("--fpr {fpr}"));
+        }
+        if let Some(machines) = self.machines {
+            flags.push(format!("--machines {}", exact_count(machines)));
+        }
+        if let Some(bytes) = self.machine_memory_bytes {
+            flags.push(format!("--machine-memory {}", exact_size(bytes)));
+        }
+        if let Some(partition) = self.partition {
+            let name = clap::ValueEnum::to_possible_value(&partition)
+                .map(|v| v.get_name().to_string())
+                .unwrap_or_default();
+            flags.push(format!("--partition {name}"));
         }
         flags.join(" ")
     }
@@ -86,7 +150,7 @@ fn exact_size(bytes: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::units::{parse_size, KeyRange};
+    use crate::units::{count_arg, parse_size, KeyRange};
 
     fn own() -> Demand {
         Demand::new(10_000_000, 0.01, 24 << 30, Default::default())
@@ -105,7 +169,7 @@ mod tests {
         let q = Question {
             n: Some(2_000_000_000),
             memory_bytes: Some(16 << 30),
-            fpr: None,
+            ..Default::default()
         };
         assert!(!q.is_own());
         let d = q.demand(&own());
@@ -114,6 +178,33 @@ mod tests {
         assert_eq!(d.fpr, 0.01);
         assert_eq!(d.workload, own().workload);
         assert_eq!(q.flags(), "--n 2G --memory 16GiB");
+        assert_eq!(q.fleet(&d), None);
+    }
+
+    #[test]
+    fn a_fleet_takes_the_questions_budget_and_the_host_partition_unless_given() {
+        let q = Question {
+            memory_bytes: Some(16 << 30),
+            machines: Some(20),
+            ..Default::default()
+        };
+        let fleet = q.fleet(&q.demand(&own())).unwrap();
+        assert_eq!(
+            (fleet.machines, fleet.machine_memory_bytes, fleet.partition),
+            (20, 16 << 30, Partition::Host)
+        );
+        assert_eq!(q.flags(), "--memory 16GiB --machines 20");
+        let q = Question {
+            machines: Some(20),
+            machine_memory_bytes: Some(8 << 30),
+            partition: Some(Partition::Url),
+            ..Default::default()
+        };
+        let fleet = q.fleet(&q.demand(&own())).unwrap();
+        assert_eq!(
+            (fleet.machine_memory_bytes, fleet.partition),
+            (8 << 30, Partition::Url)
+        );
     }
 
     #[test]
@@ -123,11 +214,17 @@ mod tests {
                 n: Some(1_234_567),
                 memory_bytes: Some(1_000_000_001),
                 fpr: Some(0.001),
+                machines: Some(20),
+                machine_memory_bytes: Some(16 << 30),
+                partition: Some(Partition::Url),
             },
             Question {
                 n: Some(6_000_000_000),
                 memory_bytes: Some(3 << 20),
                 fpr: Some(1e-5),
+                machines: Some(1_000),
+                machine_memory_bytes: Some(5_000_000_000),
+                partition: Some(Partition::None),
             },
         ] {
             let flags = q.flags();
@@ -147,6 +244,17 @@ mod tests {
                 "{flags}"
             );
             assert_eq!(value("--fpr").parse::<f64>().ok(), q.fpr, "{flags}");
+            assert_eq!(count_arg(&value("--machines")).ok(), q.machines, "{flags}");
+            assert_eq!(
+                parse_size(&value("--machine-memory")).ok(),
+                q.machine_memory_bytes,
+                "{flags}"
+            );
+            assert_eq!(
+                <Partition as clap::ValueEnum>::from_str(&value("--partition"), false).ok(),
+                q.partition,
+                "{flags}"
+            );
         }
     }
 }
