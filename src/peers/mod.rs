@@ -11,6 +11,7 @@
 pub mod binary_fuse;
 #[cfg(feature = "peers")]
 pub mod bloomfilter;
+pub mod boost;
 #[cfg(feature = "peers")]
 pub mod cuckoofilter;
 pub mod fastbloom;
@@ -25,7 +26,11 @@ use crate::kind::Descriptor;
 
 /// The peers that carry speed targets, listed whether or not the `peers` feature builds them, so every
 /// build judges a results file's speed groups the same way (`registry::speed_targets`).
-pub static WITH_SPEED_TARGETS: [&Descriptor; 2] = [&fastbloom::DESCRIPTOR, &sbbf::DESCRIPTOR];
+pub static WITH_SPEED_TARGETS: [&Descriptor; 3] = [
+    &fastbloom::DESCRIPTOR,
+    &sbbf::DESCRIPTOR,
+    &boost::MULTIBLOCK32,
+];
 use crate::membership::{Geometry, Membership, Removable};
 
 /// What a peer filter offers, in terms of our 64-bit key hash.

@@ -45,6 +45,10 @@ pub const REGISTRY: &[&dyn Kind] = &[
     &peers::qfilter::QFILTER_RESIZABLE,
     #[cfg(feature = "peers")]
     &peers::cuckoofilter::CuckoofilterKind,
+    #[cfg(all(feature = "peers", dedupbench_boost))]
+    &peers::boost::MULTIBLOCK32_KIND,
+    #[cfg(all(feature = "peers", dedupbench_boost))]
+    &peers::boost::MULTIBLOCK64_KIND,
     &remote::redis_bloom::RedisBloomKind,
     &remote::redis_bloom::RedisBloomScalingKind,
     &remote::redis_bitmap::RedisBitmapKind,

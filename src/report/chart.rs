@@ -87,6 +87,8 @@ pub fn colour(id: &str) -> RGBColor {
         RGBColor(100, 100, 255),
         RGBColor(90, 90, 40),
         RGBColor(160, 40, 200),
+        RGBColor(178, 24, 43),
+        RGBColor(0, 60, 140),
     ];
     // Each language's tools in one colour family: Python blues, Java oranges.
     const PYTHON: &[RGBColor] = &[
