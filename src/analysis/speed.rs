@@ -199,13 +199,32 @@ fn paired(ours: &[f64], peer: &[f64]) -> Option<(crate::stats::MedianInterval, f
     Some((interval, median(ours), median(peer)))
 }
 
-/// Every paired ratio of one group: each target pair in it, each op, both comparisons.
+/// Every paired ratio of one group: each pair of structures with a target in it, each op, both
+/// comparisons; each ratio once, judged by the pair's target for that comparison and op when it has one
+/// (a peer may set several targets against one of ours: per key, and batched).
 fn group_ratios(r: &Results, g: &SpeedGroupRecord, out: &mut Vec<SpeedRatio>) {
     let timed = |id: &str| g.structures.iter().any(|s| s == id);
-    for target in speed_targets().filter(|t| timed(t.ours) && timed(t.peer)) {
+    let targets: Vec<PeerTarget> = speed_targets()
+        .filter(|t| timed(t.ours) && timed(t.peer))
+        .collect();
+    let mut pairs_done = Vec::new();
+    for first in &targets {
+        if pairs_done.contains(&(first.ours, first.peer)) {
+            continue;
+        }
+        pairs_done.push((first.ours, first.peer));
         for op in OPS {
             for path in [CallPath::PerKey, CallPath::Batched] {
-                out.extend(one_ratio(r, g, &target, op, path));
+                let comparison = match path {
+                    CallPath::PerKey => Comparison::PerKey,
+                    CallPath::Batched => Comparison::OursBatchedVsBest,
+                };
+                let target = targets
+                    .iter()
+                    .filter(|t| (t.ours, t.peer) == (first.ours, first.peer))
+                    .find(|t| t.target.comparison == comparison && t.target.ops.contains(&op))
+                    .unwrap_or(first);
+                out.extend(one_ratio(r, g, target, op, path));
             }
         }
     }
