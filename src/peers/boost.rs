@@ -4,7 +4,9 @@
 //! of one block, found and tested with SIMD (AVX2 where the CPU has it). They are called through a small
 //! C++ shim (`boost_bloom.cpp`, compiled by build.rs with `-O3 -march=native`, as Boost's benchmarks
 //! build), one indirect call per key; the packaged 1.89 has no bulk lookup (1.90 added one), so their
-//! batched path is their per-key path.
+//! batched path is their per-key path. Boost's insert does not say whether the key was new: a plain
+//! insert (a build's distinct keys) is Boost's own, and only insert-if-new (`dedup`, the crawl's stream
+//! with repeats) looks the key up first.
 //!
 //! Hashing: Boost is handed our 64-bit key hash through a hasher that declares itself avalanching, so it
 //! uses the hash as it is (no mixing of its own), as it would a good user hash.
@@ -108,6 +110,7 @@ mod imp {
     struct Ops {
         create: unsafe extern "C" fn(usize, f64) -> *mut c_void,
         destroy: unsafe extern "C" fn(*mut c_void),
+        insert: unsafe extern "C" fn(*mut c_void, u64),
         insert_new: unsafe extern "C" fn(*mut c_void, u64) -> bool,
         contains: unsafe extern "C" fn(*const c_void, u64) -> bool,
         capacity: unsafe extern "C" fn(*const c_void) -> usize,
@@ -208,9 +211,18 @@ mod imp {
     }
 
     impl PeerFilter for Filter {
-        /// Boost's insert returns nothing: whether the key was new is its lookup just before.
+        /// Boost's own insert, which returns nothing: timed as it is (a lookup before it would charge
+        /// Boost a second pass over its block that no other row pays), it answers "new", which is right
+        /// for the distinct keys a build inserts. A caller asking "was it new?" of a stream with
+        /// repeats calls `insert_if_new`.
         #[inline]
         fn insert(&mut self, hash: u64) -> bool {
+            // SAFETY: `raw` is a live filter of this table's type, borrowed mutably.
+            unsafe { (self.ops.insert)(self.raw, hash) };
+            true
+        }
+        /// Boost's lookup, then its insert: the only way it can tell whether a key was new.
+        fn insert_if_new(&mut self, hash: u64) -> bool {
             // SAFETY: `raw` is a live filter of this table's type, borrowed mutably.
             unsafe { (self.ops.insert_new)(self.raw, hash) }
         }
@@ -323,6 +335,24 @@ mod imp {
                     }
                 }
             }
+        }
+
+        /// Insert-if-new tells a repeat from a new key (Boost's lookup first); a plain insert answers new
+        /// and stores the key all the same.
+        #[test]
+        fn insert_if_new_tells_repeats_and_insert_stores() {
+            let config = BuildConfig::new(1_000, 0.01, 7);
+            let mut s = MULTIBLOCK32_KIND.build(&config).unwrap();
+            let hasher = s.hasher();
+            let (a, b) = (
+                hasher.hash(b"https://a.example/"),
+                hasher.hash(b"https://b.example/"),
+            );
+            assert!(s.insert_if_new(b"a", a));
+            assert!(!s.insert_if_new(b"a", a));
+            assert!(s.insert_hashed(b"b", b));
+            assert!(s.contains_hashed(b"b", b));
+            assert!(!s.insert_if_new(b"b", b));
         }
 
         /// K as Boost's documentation tabulates it (the optimum for the bits per key): at 1% about

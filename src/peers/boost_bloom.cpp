@@ -63,6 +63,7 @@ struct ops {
     static_cast<F*>(f)->~F();
     dedupbench_boost_dealloc(f, sizeof(F), alignof(F));
   }
+  static void insert(void* f, std::uint64_t h) noexcept { static_cast<F*>(f)->insert(h); }
   static bool insert_new(void* f, std::uint64_t h) noexcept {
     auto& filter = *static_cast<F*>(f);
     bool seen = filter.may_contain(h);
@@ -84,6 +85,7 @@ extern "C" {
 struct dedupbench_boost_ops {
   void* (*create)(std::size_t, double);
   void (*destroy)(void*);
+  void (*insert)(void*, std::uint64_t);
   bool (*insert_new)(void*, std::uint64_t);
   bool (*contains)(const void*, std::uint64_t);
   std::size_t (*capacity)(const void*);
@@ -98,7 +100,7 @@ const int DEDUPBENCH_BOOST_MAX_K = 24;
 bool dedupbench_boost_ops_for(int word_bits, int k, dedupbench_boost_ops* out) noexcept {
   return [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
     auto fill = [&]<class O>(std::type_identity<O>) {
-      *out = {O::create, O::destroy, O::insert_new, O::contains, O::capacity, O::capacity_for, O::fpr_for};
+      *out = {O::create, O::destroy, O::insert, O::insert_new, O::contains, O::capacity, O::capacity_for, O::fpr_for};
       return true;
     };
     auto one = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) {

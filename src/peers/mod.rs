@@ -37,7 +37,8 @@ use crate::membership::{Geometry, Membership, Removable};
 pub trait PeerFilter: Send + Sync {
     /// Inserts; returns whether the key was new as far as the filter can tell. A filter that deletes
     /// stores every insert (as [`Membership::insert_hashed`] says), so that deleting one key never takes
-    /// another's fingerprint with it.
+    /// another's fingerprint with it. A crate whose insert cannot tell (Boost.Bloom) answers true and
+    /// tells in [`PeerFilter::insert_if_new`], so that its insert is timed as its own.
     fn insert(&mut self, hash: u64) -> bool;
     /// Inserts only when the key is not (as far as it can tell) present; returns whether it was new.
     fn insert_if_new(&mut self, hash: u64) -> bool {
