@@ -94,7 +94,9 @@ struct dedupbench_boost_ops {
 };
 
 // The largest K instantiated.
-const int DEDUPBENCH_BOOST_MAX_K = 24;
+constexpr int DEDUPBENCH_BOOST_MAX_K = 24;
+
+int dedupbench_boost_max_k() noexcept { return DEDUPBENCH_BOOST_MAX_K; }
 
 // Fills `out` for `fast_multiblock{word_bits}<k>`; false for a word size or K not instantiated.
 bool dedupbench_boost_ops_for(int word_bits, int k, dedupbench_boost_ops* out) noexcept {
