@@ -724,8 +724,8 @@ fn counts_and_rates_take_k_m_g_on_every_command() {
             "--inserts-per-sec",
         ),
         (
-            &["advise", "--window", "7d", "--arrivals-per-sec", "fast"],
-            "--arrivals-per-sec",
+            &["advise", "--window", "7d", "--admissions-per-sec", "fast"],
+            "--admissions-per-sec",
         ),
         (&["bench", "--reps", "5G"], "--reps"),
     ] {
