@@ -115,6 +115,31 @@ pub struct FleetOption {
     pub note: String,
 }
 
+impl FleetOption {
+    /// Whether it answers the fleet: it fits and deduplicates across machines.
+    pub fn usable(&self) -> bool {
+        self.fits && self.deduplicates_across_machines
+    }
+
+    /// The design in words: "fingerprint on each machine", "redis-bloom shared on Redis (1 node)".
+    pub fn design(&self) -> String {
+        match self.place {
+            Place::EachMachine => format!("{} on each machine", self.label),
+            Place::SharedRedis => format!(
+                "{} shared on Redis ({} node{})",
+                self.label,
+                self.nodes,
+                if self.nodes == 1 { "" } else { "s" }
+            ),
+        }
+    }
+
+    /// Round trips per batch of [`BATCH_URLS`]: one to each master a batch touches, so a whole number.
+    pub fn round_trips_per_batch(&self) -> u64 {
+        (self.round_trips_per_url * BATCH_URLS as f64).round() as u64
+    }
+}
+
 /// The fleet's answer: the designs, best first.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct FleetPlan {
@@ -337,9 +362,8 @@ pub fn plan(
     // Best first: what deduplicates across machines and fits, losing least, then with fewer round
     // trips and fewer bytes.
     options.sort_by(|a, b| {
-        let usable = |o: &FleetOption| !(o.fits && o.deduplicates_across_machines);
-        usable(a)
-            .cmp(&usable(b))
+        (!a.usable())
+            .cmp(&!b.usable())
             .then((a.pages_lost >= 1.0).cmp(&(b.pages_lost >= 1.0)))
             .then(a.round_trips_per_url.total_cmp(&b.round_trips_per_url))
             .then(a.pages_lost.total_cmp(&b.pages_lost))

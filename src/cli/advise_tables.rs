@@ -1,6 +1,6 @@
 //! `advise`'s tables as text: the price of each rate with the pick and its reasons, and the fleet.
 
-use dedupbench::advise::fleet::{FleetPlan, Place, BATCH_URLS};
+use dedupbench::advise::fleet::{FleetPlan, BATCH_URLS};
 use dedupbench::advise::rates::{Loss, PickReason, RateAsk, RatePrices, OVERSHOOT};
 use dedupbench::units::{human_bytes, human_count, human_rate};
 use dedupbench::workload::Workload;
@@ -180,22 +180,13 @@ pub fn print_fleet(f: &FleetPlan) {
         "never crawled".into(),
     ]];
     for (i, o) in f.options.iter().enumerate() {
-        let usable = o.fits && o.deduplicates_across_machines;
         rows.push(vec![
-            if usable {
+            if o.usable() {
                 format!("{}.", i + 1)
             } else {
                 "-".into()
             },
-            match o.place {
-                Place::EachMachine => format!("{} on each machine", o.label),
-                Place::SharedRedis => format!(
-                    "{} shared ({} node{})",
-                    o.label,
-                    o.nodes,
-                    if o.nodes == 1 { "" } else { "s" }
-                ),
-            },
+            o.design(),
             human_count(o.keys as f64),
             if o.bytes_per_machine > 0 {
                 human_bytes(o.bytes_per_machine as f64)
@@ -207,11 +198,8 @@ pub fn print_fleet(f: &FleetPlan) {
             } else {
                 "-".into()
             },
-            if o.round_trips_per_url > 0.0 {
-                format!(
-                    "{:.0}/{BATCH_URLS}",
-                    o.round_trips_per_url * BATCH_URLS as f64
-                )
+            if o.round_trips_per_batch() > 0 {
+                format!("{}/{BATCH_URLS}", o.round_trips_per_batch())
             } else {
                 "0".into()
             },

@@ -47,19 +47,10 @@ pub fn view(plan: &FleetPlan) -> FleetView {
         .options
         .iter()
         .map(|o| {
-            let usable = o.fits && o.deduplicates_across_machines;
-            rank += usize::from(usable);
+            rank += usize::from(o.usable());
             FleetRow {
-                rank: usable.then_some(rank),
-                design: match o.place {
-                    Place::EachMachine => format!("{} on each machine", o.label),
-                    Place::SharedRedis => format!(
-                        "{} shared on Redis ({} node{})",
-                        o.label,
-                        o.nodes,
-                        if o.nodes == 1 { "" } else { "s" }
-                    ),
-                },
+                rank: o.usable().then_some(rank),
+                design: o.design(),
                 keys: human_count(o.keys as f64),
                 per_machine: if o.bytes_per_machine > 0 {
                     human_bytes(o.bytes_per_machine as f64)
@@ -71,11 +62,8 @@ pub fn view(plan: &FleetPlan) -> FleetView {
                 } else {
                     "–".into()
                 },
-                round_trips: if o.round_trips_per_url > 0.0 {
-                    format!(
-                        "{} per {BATCH_URLS} URLs",
-                        round_trips_per_batch(o.round_trips_per_url)
-                    )
+                round_trips: if o.round_trips_per_batch() > 0 {
+                    format!("{} per {BATCH_URLS} URLs", o.round_trips_per_batch())
                 } else {
                     "0".into()
                 },
@@ -112,8 +100,8 @@ pub fn view(plan: &FleetPlan) -> FleetView {
                     row.per_node,
                     o.nodes,
                     if o.nodes == 1 { "" } else { "s" },
-                    round_trips_per_batch(o.round_trips_per_url),
-                    if round_trips_per_batch(o.round_trips_per_url) == 1.0 { "" } else { "s" },
+                    o.round_trips_per_batch(),
+                    if o.round_trips_per_batch() == 1 { "" } else { "s" },
                 ),
                 };
                 (
@@ -141,9 +129,4 @@ pub fn view(plan: &FleetPlan) -> FleetView {
         rows,
         node_rate,
     }
-}
-
-/// Round trips per batch of [`BATCH_URLS`] (a whole number: one to each master a batch touches).
-fn round_trips_per_batch(per_url: f64) -> f64 {
-    (per_url * BATCH_URLS as f64).round()
 }
