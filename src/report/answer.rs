@@ -9,6 +9,7 @@
 
 use super::markup::lost_in_crawl;
 use super::Question;
+use crate::advise::rates::rate_after_fill;
 use crate::analysis::regimes::{
     advice_config, advised_kinds, ladder, regime_at, Demand, Regime, Rung as LadderRung, Sizing,
     NODE_MEMORY_BYTES,
@@ -140,13 +141,10 @@ fn pick(r: &Results, sizing: &Sizing, workload: &Demand, n: u64) -> Pick {
                 ),
                 None => (predicted, None, "theory"),
             };
-            let crawl = match kind.predicted_fpr_after(&config, n) {
-                Some(_) => {
-                    crawl_skipped(n, |i| kind.predicted_fpr_after(&config, i).unwrap_or(0.0))
-                }
-                // Collisions of an exact set grow with its fill: half its final rate on average.
-                None => predicted * n as f64 / 2.0,
-            };
+            // The one fill rule advise uses; a kind with no model of its fill is charged half its
+            // final rate on average, as a rate growing with the fill would be.
+            let crawl = crate::theory::lost_over_fill(n as f64, rate_after_fill(kind, n, p))
+                .unwrap_or(predicted * n as f64 / 2.0);
             Pick {
                 n,
                 regime,
