@@ -15,7 +15,9 @@ use xxhash_rust::xxh3::xxh3_128_with_seed;
 
 /// The hash of one key as the two 64-bit halves double hashing uses: a 128-bit hash's low and high
 /// halves, or a 64-bit hash and that hash through [`fmix64`] (see [`HashFn::hash`]).
+/// `repr(C)`: a batch's hashes cross to C++ as (h1, h2) pairs (the Boost.Bloom shim's batch loop).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[repr(C)]
 pub struct KeyHash {
     /// The first position and the fingerprint.
     pub h1: u64,

@@ -31,14 +31,14 @@ pub static WITH_SPEED_TARGETS: [&Descriptor; 3] = [
     &sbbf::DESCRIPTOR,
     &boost::MULTIBLOCK32,
 ];
+use crate::keys::KeyBatch;
 use crate::membership::{Geometry, Membership, Removable};
 
 /// What a peer filter offers, in terms of our 64-bit key hash.
 pub trait PeerFilter: Send + Sync {
     /// Inserts; returns whether the key was new as far as the filter can tell. A filter that deletes
     /// stores every insert (as [`Membership::insert_hashed`] says), so that deleting one key never takes
-    /// another's fingerprint with it. A crate whose insert cannot tell (Boost.Bloom) answers true and
-    /// tells in [`PeerFilter::insert_if_new`], so that its insert is timed as its own.
+    /// another's fingerprint with it.
     fn insert(&mut self, hash: u64) -> bool;
     /// Inserts only when the key is not (as far as it can tell) present; returns whether it was new.
     fn insert_if_new(&mut self, hash: u64) -> bool {
@@ -46,6 +46,18 @@ pub trait PeerFilter: Send + Sync {
     }
     /// Whether the key may be present.
     fn contains(&self, hash: u64) -> bool;
+    /// Whether the crate has a batch path of its own ([`Membership::batch_path`]).
+    fn batch_path(&self) -> bool {
+        false
+    }
+    /// Inserts a batch's keys; returns how many were new (as [`PeerFilter::insert`] tells).
+    fn insert_many(&mut self, hashes: &[KeyHash]) -> u64 {
+        hashes.iter().map(|h| u64::from(self.insert(h.h1))).sum()
+    }
+    /// How many of a batch's keys may be present.
+    fn contains_many(&self, hashes: &[KeyHash]) -> u64 {
+        hashes.iter().map(|h| u64::from(self.contains(h.h1))).sum()
+    }
     /// Bytes of the filter (from the crate's own accessors or its layout).
     fn bytes(&self) -> u64;
     /// Theoretical false-positive rate after `n` distinct keys.
@@ -98,6 +110,17 @@ impl<F: PeerFilter> Membership for Peer<F> {
     }
     fn failure(&self) -> Option<String> {
         self.filter.failure()
+    }
+    fn batch_path(&self) -> bool {
+        self.filter.batch_path()
+    }
+    fn insert_batch(&mut self, batch: &KeyBatch) -> u64 {
+        let new = self.filter.insert_many(batch.hashes());
+        self.inserted = self.inserted.saturating_add(new);
+        new
+    }
+    fn contains_batch(&self, batch: &KeyBatch) -> u64 {
+        self.filter.contains_many(batch.hashes())
     }
     fn bytes_held(&self) -> u64 {
         self.filter.bytes()
