@@ -163,13 +163,26 @@ mod imp {
     /// Keys the choice of K is made at (Boost's capacity is proportional to n).
     const K_CHOICE_KEYS: usize = 1_000_000;
 
-    /// The K that needs the fewest bits for `fpr` (the smaller on a tie: fewer words to touch).
+    /// The K that needs the fewest bits for `fpr` (the smaller on a tie: fewer words to touch),
+    /// remembered per word size and rate: the choice runs Boost's capacity search for every K.
     fn best_k(word_bits: u32, fpr: f64) -> u32 {
-        (1..=max_k())
+        use std::collections::HashMap;
+        use std::sync::{Mutex, OnceLock};
+        static CHOSEN: OnceLock<Mutex<HashMap<(u32, u64), u32>>> = OnceLock::new();
+        let chosen = CHOSEN.get_or_init(Default::default);
+        let key = (word_bits, fpr.to_bits());
+        if let Some(k) = chosen.lock().ok().and_then(|c| c.get(&key).copied()) {
+            return k;
+        }
+        let k = (1..=max_k())
             .filter_map(|k| ops(word_bits, k).map(|o| (k, o)))
             // SAFETY: capacity_for is a pure function of its arguments.
             .min_by_key(|(k, o)| (unsafe { (o.capacity_for)(K_CHOICE_KEYS, fpr) }, *k))
-            .map_or(1, |(k, _)| k)
+            .map_or(1, |(k, _)| k);
+        if let Ok(mut c) = chosen.lock() {
+            c.insert(key, k);
+        }
+        k
     }
 
     /// One Boost filter, owned.
@@ -262,8 +275,8 @@ mod imp {
     };
 
     impl BoostKind {
-        /// Boost's K and capacity in bits for `config`, remembered per word size, n and rate: K's
-        /// choice runs Boost's capacity search for every K, and the models ask at every step of a fill.
+        /// Boost's K and capacity in bits for `config`, remembered per word size, n and rate: the
+        /// models ask at every step of a fill.
         fn plan(&self, config: &BuildConfig) -> (u32, Ops, u64) {
             use std::collections::HashMap;
             use std::sync::{Mutex, OnceLock};
