@@ -171,7 +171,7 @@ pub unsafe trait ConcurrentInsert: Sync {
         true
     }
     /// Inserts keys whose bits lie in a part only the calling thread touches, with plain loads and stores
-    /// (`blocked` on a CPU with AVX-512 writes each key's whole line with one vector store). Without parts,
+    /// (`blocked` on a CPU with AVX2 writes each key's whole line with two vector stores). Without parts,
     /// the same as [`ConcurrentInsert::insert_hashes`].
     ///
     /// # Safety

@@ -185,12 +185,19 @@ fn dedup_with_a_window_passes_a_url_again_once_the_window_has_moved_past_it() {
             text.as_bytes(),
         );
         assert_eq!(code, Some(0), "{stderr}");
-        let lines = stdout.lines().count();
+        // The repeated URL passes a second time only once the window has moved past it; the other lines
+        // are distinct, and a false positive may drop one of them (at about 10⁻⁵ each), never more than a few.
+        let first = stdout
+            .lines()
+            .filter(|l| *l == "https://example.com/page/0")
+            .count();
         assert_eq!(
-            lines,
-            if passes_again { 1001 } else { 1000 },
+            first,
+            if passes_again { 2 } else { 1 },
             "window {window}: {stderr}"
         );
+        let lines = stdout.lines().count();
+        assert!((995..=1001).contains(&lines), "window {window}: {stderr}");
     }
     let (code, _, stderr) = run_with_input(
         &["dedup", "--window", "300", "--structure", "bloom"],

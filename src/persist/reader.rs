@@ -64,6 +64,10 @@ impl<'a> Reader<'a> {
             .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
             .collect())
     }
+    /// Whether every byte was read.
+    pub fn is_empty(&self) -> bool {
+        self.bytes.is_empty()
+    }
     /// Errors unless every byte was read.
     pub fn finish(&self) -> Result<()> {
         if self.bytes.is_empty() {

@@ -1,22 +1,29 @@
 //! `blocked`: a cache-blocked Bloom filter. All k probes of a key fall in one 64-byte cache line: the block
-//! is chosen by h1 (multiply-high over the blocks), and probe i sets one bit of word i mod 8, the bit chosen
-//! by the top 6 bits of h2·saltᵢ (a sectorised, split-block layout as in Impala/Parquet's SBBF, with 64-bit
-//! words). One cache miss per key instead of k.
+//! is chosen by h1 (multiply-high over the blocks), and probe i sets one bit of word i mod 8 (a sectorised,
+//! split-block layout as in Impala/Parquet's SBBF, with 64-bit words). The bit of probe i is 6 bits of a
+//! 64-bit source taken at a fixed place ([`SHIFTS`]): the source of probes 0–7 is h2 itself, that of
+//! probes 8–15 and 16–23 h2 through a finaliser ([`source`]), so a key's masks cost shifts, not the k
+//! multiplies of a salted layout, and the whole lookup is a few vector instructions ([`simd`]). One cache
+//! miss per key instead of k.
 //!
 //! Theory: [`crate::theory::blocked_sector_fpr`], the per-block Poisson mixture of Putze, Sanders and
-//! Singler (2007) for this layout. Sizing for a target p solves that formula for the fewest whole blocks
-//! ([`crate::theory::blocked_sizing`]), so the blocking penalty is paid in bits: 10.10 bits per key at 1%
-//! against 9.59 for the standard filter.
+//! Singler (2007) for this layout (each probe an independent uniform bit of its word). Sizing for a target p
+//! solves that formula for the fewest whole blocks ([`crate::theory::blocked_sizing`]), so the blocking
+//! penalty is paid in bits: 10.10 bits per key at 1% against 9.59 for the standard filter.
 //!
-//! Batched paths prefetch each key's block [`PREFETCH_AHEAD`] keys before probing it; on CPUs with
-//! AVX-512 they compute the masks and test the block with vector instructions ([`simd`]), bit-for-bit
-//! the same filter as the scalar path.
+//! Batched paths prefetch each key's block [`PREFETCH_AHEAD`] keys before probing it; on CPUs with AVX2
+//! every path computes the masks and tests the block with vector instructions ([`simd`]), bit-for-bit the
+//! same filter as the scalar path.
+//!
+//! Files saved before the split layout used salted probes (bit = top 6 bits of h2·saltᵢ); they name no
+//! layout in their parameters and load as [`Kernel::Salted`] filters, answered on the scalar path with
+//! those probes, so a crawler's saved filter survives the change.
 //!
 //! Invariant: the blocks start on a 64-byte boundary: the words are over-allocated by one block and
 //! `offset` words are skipped.
 
 use super::bits::as_atomic;
-use crate::hash::{reduce, KeyHash, KeyHasher};
+use crate::hash::{fmix64, reduce, KeyHash, KeyHasher};
 use crate::keys::KeyBatch;
 use crate::kind::{
     Advisor, BuildConfig, Capabilities, Descriptor, Family, Kind, MemoryModel, OwnTarget,
@@ -38,7 +45,25 @@ mod simd;
 
 use concurrent::SharedBlocked;
 
-/// Odd multipliers, one per probe (the first eight are Parquet's SBBF salts widened to 64 bits).
+/// Where probe j of a round takes its 6 bits in the round's source: bits [s, s + 6) for s = SHIFTS[j].
+const SHIFTS: [u64; 8] = [58, 52, 46, 40, 34, 28, 22, 16];
+
+/// The 64-bit source of a round of 8 probes: h2 for the first, h2 through murmur3's finaliser (offset
+/// per round) for the others, so every probe's 6 bits are independent of the others' and of the block.
+#[inline(always)]
+fn source(h2: u64, round: u32) -> u64 {
+    if round == 0 {
+        h2
+    } else {
+        fmix64(h2.wrapping_add(u64::from(round).wrapping_mul(0x9E37_79B9_7F4A_7C15)))
+    }
+}
+
+/// The layout the parameters of a saved split-layout filter name (files without it are salted).
+const SPLIT_LAYOUT: u32 = 2;
+
+/// The salted layout's odd multipliers, one per probe (the first eight are Parquet's SBBF salts widened to
+/// 64 bits): only filters loaded from files saved before the split layout probe with them.
 const SALTS: [u64; 24] = [
     0x47b6_137b_4497_4d91,
     0x8824_ad5b_a2b7_289d,
@@ -67,6 +92,17 @@ const SALTS: [u64; 24] = [
 ];
 /// The most probes per key.
 pub const MAX_HASHES: u32 = SALTS.len() as u32;
+
+/// How a filter computes its probes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kernel {
+    /// The split layout on AVX2 ([`simd`]).
+    Vector,
+    /// The split layout in scalar code (no AVX2).
+    Scalar,
+    /// The salted layout of a file saved before the split one, in scalar code.
+    Salted,
+}
 
 /// Registry entry.
 pub struct BlockedKind;
@@ -181,39 +217,53 @@ pub struct Blocked {
     hashes: u32,
     hasher: KeyHasher,
     inserted: u64,
-    /// Whether the batched paths use the AVX-512 kernels.
-    simd: bool,
+    /// How its probes are computed.
+    kernel: Kernel,
 }
 
-/// Whether this CPU runs the AVX-512 kernels.
-fn simd_available() -> bool {
+/// The kernel of a new filter on this CPU.
+fn split_kernel() -> Kernel {
     #[cfg(target_arch = "x86_64")]
-    return simd::available();
-    #[cfg(not(target_arch = "x86_64"))]
-    false
-}
-
-/// The 8 word masks of a key, on the vector unit when `simd` (the same bits either way).
-#[inline(always)]
-fn masks_of(hash: KeyHash, hashes: u32, simd: bool) -> [u64; 8] {
-    #[cfg(target_arch = "x86_64")]
-    if simd {
-        // SAFETY: `simd` is only true when `simd::available()` found AVX-512F and DQ.
-        return unsafe { simd::masks(hash.h2, hashes) };
+    if simd::available() {
+        return Kernel::Vector;
     }
-    let _ = simd;
-    locate(hash, 1, hashes).1
+    Kernel::Scalar
 }
 
-/// The block of a key and the bits it needs in each of the block's 8 words.
+/// The 8 word masks of a key under `kernel` (the vector and scalar kernels give the same bits).
 #[inline(always)]
-fn locate(hash: KeyHash, blocks: u64, hashes: u32) -> (usize, [u64; 8]) {
-    let block = reduce(hash.h1, blocks) as usize;
+fn masks_of(hash: KeyHash, hashes: u32, kernel: Kernel) -> [u64; 8] {
+    match kernel {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `Kernel::Vector` is only chosen when `simd::available()` found AVX2.
+        Kernel::Vector => unsafe { simd::masks(hash.h2, hashes) },
+        Kernel::Salted => salted_masks(hash.h2, hashes),
+        _ => split_masks(hash.h2, hashes),
+    }
+}
+
+/// The split layout's masks: probe 8r + j sets bit (source(h2, r) >> SHIFTS[j]) mod 64 of word j.
+#[inline(always)]
+fn split_masks(h2: u64, hashes: u32) -> [u64; 8] {
+    let mut masks = [0u64; 8];
+    for round in 0..hashes.div_ceil(8) {
+        let src = source(h2, round);
+        let probes = (hashes - round * 8).min(8) as usize;
+        for (mask, shift) in masks.iter_mut().zip(SHIFTS).take(probes) {
+            *mask |= 1u64 << ((src >> shift) & 63);
+        }
+    }
+    masks
+}
+
+/// The salted layout's masks: probe i sets bit (h2·saltᵢ) >> 58 of word i mod 8.
+#[inline(always)]
+fn salted_masks(h2: u64, hashes: u32) -> [u64; 8] {
     let mut masks = [0u64; 8];
     for (i, salt) in SALTS.iter().enumerate().take(hashes as usize) {
-        masks[i % 8] |= 1u64 << (hash.h2.wrapping_mul(*salt) >> 58);
+        masks[i % 8] |= 1u64 << (h2.wrapping_mul(*salt) >> 58);
     }
-    (block, masks)
+    masks
 }
 
 impl Blocked {
@@ -234,7 +284,7 @@ impl Blocked {
             hashes,
             hasher,
             inserted: 0,
-            simd: simd_available(),
+            kernel: split_kernel(),
         }
     }
 
@@ -247,6 +297,19 @@ impl Blocked {
     pub fn from_saved(mut saved: Loaded) -> crate::Result<Self> {
         let blocks = saved.params.u64()?;
         let hashes = saved.params.u32()?;
+        // Files saved before the split layout end their parameters here.
+        let kernel = if saved.params.is_empty() {
+            Kernel::Salted
+        } else {
+            match saved.params.u32()? {
+                SPLIT_LAYOUT => split_kernel(),
+                other => {
+                    return Err(corrupt(format!(
+                        "probe layout {other} is unknown (this build reads the salted layout and layout {SPLIT_LAYOUT})"
+                    )))
+                }
+            }
+        };
         saved.params.finish()?;
         if blocks == 0 || !(1..=MAX_HASHES).contains(&hashes) || blocks > (1 << 40) {
             return Err(corrupt(format!(
@@ -259,6 +322,7 @@ impl Blocked {
         let offset = filter.offset;
         filter.words[offset..offset + words.len()].copy_from_slice(&words);
         filter.inserted = saved.inserted;
+        filter.kernel = kernel;
         Ok(filter)
     }
 
@@ -287,6 +351,33 @@ impl Blocked {
         new
     }
 
+    /// The per-key insert without AVX2 or in the salted layout (kept out of line, so the vector path's
+    /// call stays small).
+    #[inline(never)]
+    fn insert_scalar(&mut self, hash: KeyHash) -> bool {
+        let block = reduce(hash.h1, self.blocks) as usize;
+        let masks = masks_of(hash, self.hashes, self.kernel);
+        let base = self.offset + block * 8;
+        let words: &mut [u64; 8] = (&mut self.words[base..base + 8])
+            .try_into()
+            .expect("8 words");
+        let mut missing = 0u64;
+        for i in 0..8 {
+            missing |= !words[i] & masks[i];
+            words[i] |= masks[i];
+        }
+        let new = missing != 0;
+        self.inserted = self.inserted.saturating_add(new as u64);
+        new
+    }
+
+    /// The per-key lookup without AVX2 or in the salted layout.
+    #[inline(never)]
+    fn contains_scalar(&self, hash: KeyHash) -> bool {
+        let block = reduce(hash.h1, self.blocks) as usize;
+        self.probe(block, &masks_of(hash, self.hashes, self.kernel))
+    }
+
     /// Whether every needed bit of the block is set: branch-free over the 8 words (one compare at the end).
     #[inline(always)]
     fn probe(&self, block: usize, masks: &[u64; 8]) -> bool {
@@ -310,37 +401,32 @@ impl Membership for Blocked {
     #[inline]
     fn insert_hashed(&mut self, _key: &[u8], hash: KeyHash) -> bool {
         #[cfg(target_arch = "x86_64")]
-        if self.simd {
-            let (blocks, k) = (self.blocks, self.hashes);
-            let body = &mut self.words[self.offset..self.offset + blocks as usize * 8];
-            // SAFETY: `simd` is only true when the CPU has AVX-512F and DQ; `body` is 64-byte aligned.
-            let new = unsafe { simd::insert_one(body, blocks, k, hash) };
+        if self.kernel == Kernel::Vector {
+            let body = self.words[self.offset..].as_mut_ptr();
+            // SAFETY: `Kernel::Vector` is only chosen when the CPU has AVX2; the body is 64-byte aligned
+            // and holds `blocks` blocks (the words are allocated so), borrowed mutably here.
+            let new = unsafe { simd::insert_one(body, self.blocks, self.hashes, hash) };
             self.inserted = self.inserted.saturating_add(new as u64);
             return new;
         }
-        let (block, masks) = locate(hash, self.blocks, self.hashes);
-        let base = self.offset + block * 8;
-        let words: &mut [u64; 8] = (&mut self.words[base..base + 8])
-            .try_into()
-            .expect("8 words");
-        let mut missing = 0u64;
-        for i in 0..8 {
-            missing |= !words[i] & masks[i];
-            words[i] |= masks[i];
-        }
-        let new = missing != 0;
-        self.inserted = self.inserted.saturating_add(new as u64);
-        new
+        self.insert_scalar(hash)
     }
     #[inline]
     fn contains_hashed(&self, _key: &[u8], hash: KeyHash) -> bool {
         #[cfg(target_arch = "x86_64")]
-        if self.simd {
-            // SAFETY: `simd` is only true when the CPU has AVX-512F and DQ; `body` is 64-byte aligned.
-            return unsafe { simd::contains_one(self.body(), self.blocks, self.hashes, hash) };
+        if self.kernel == Kernel::Vector {
+            // SAFETY: `Kernel::Vector` is only chosen when the CPU has AVX2; the body is 64-byte aligned
+            // and holds `blocks` blocks (the words are allocated so).
+            return unsafe {
+                simd::contains_one(
+                    self.words[self.offset..].as_ptr(),
+                    self.blocks,
+                    self.hashes,
+                    hash,
+                )
+            };
         }
-        let (block, masks) = locate(hash, self.blocks, self.hashes);
-        self.probe(block, &masks)
+        self.contains_scalar(hash)
     }
     /// Batched inserts: each key's block is prefetched [`PREFETCH_AHEAD`] keys before it is written, so
     /// the cache misses of a batch overlap instead of queueing behind each other.
@@ -350,17 +436,18 @@ impl Membership for Blocked {
     fn insert_batch(&mut self, batch: &KeyBatch) -> u64 {
         let hashes = batch.hashes();
         #[cfg(target_arch = "x86_64")]
-        if self.simd {
+        if self.kernel == Kernel::Vector {
             let (blocks, k) = (self.blocks, self.hashes);
             let body = &mut self.words[self.offset..self.offset + blocks as usize * 8];
-            // SAFETY: `simd` is only true when the CPU has AVX-512F and DQ; `body` is 64-byte aligned.
+            // SAFETY: `Kernel::Vector` is only chosen when the CPU has AVX2; `body` is 64-byte aligned.
             let new = unsafe { simd::insert_batch(body, blocks, k, hashes) };
             self.inserted = self.inserted.saturating_add(new);
             return new;
         }
         self.insert_prefetched(batch, |_, _| true)
     }
-    /// The scalar prefetching path whatever the CPU (the AVX-512 kernel counts, it does not answer per key).
+    /// The scalar prefetching path whatever the CPU (the vector batch kernel counts, it does not answer per
+    /// key); its inserts are the per-key ones, vector where the CPU has AVX2.
     fn insert_batch_if_new(
         &mut self,
         batch: &KeyBatch,
@@ -373,8 +460,8 @@ impl Membership for Blocked {
     fn contains_batch(&self, batch: &KeyBatch) -> u64 {
         let hashes = batch.hashes();
         #[cfg(target_arch = "x86_64")]
-        if self.simd {
-            // SAFETY: `simd` is only true when the CPU has AVX-512F and DQ; `body` is 64-byte aligned.
+        if self.kernel == Kernel::Vector {
+            // SAFETY: `Kernel::Vector` is only chosen when the CPU has AVX2; `body` is 64-byte aligned.
             return unsafe { simd::contains_batch(self.body(), self.blocks, self.hashes, hashes) };
         }
         let mut found = 0;
@@ -383,8 +470,8 @@ impl Membership for Blocked {
                 let block = reduce(ahead.h1, self.blocks) as usize;
                 prefetch_word(&self.words, self.offset + block * 8);
             }
-            let (block, masks) = locate(*hash, self.blocks, self.hashes);
-            found += self.probe(block, &masks) as u64;
+            let block = reduce(hash.h1, self.blocks) as usize;
+            found += self.probe(block, &masks_of(*hash, self.hashes, self.kernel)) as u64;
         }
         found
     }
@@ -429,19 +516,23 @@ impl Membership for Blocked {
     fn saved_parts(&self) -> Option<SavedParts<'_>> {
         let mut params = self.blocks.to_le_bytes().to_vec();
         params.extend_from_slice(&self.hashes.to_le_bytes());
+        // A salted filter is saved as it was loaded, so it loads again as salted.
+        if self.kernel != Kernel::Salted {
+            params.extend_from_slice(&SPLIT_LAYOUT.to_le_bytes());
+        }
         Some(SavedParts {
             params,
             payload: vec![Payload::Words(self.body())],
         })
     }
     fn concurrent_inserter(&mut self) -> Option<Box<dyn ConcurrentInsert + '_>> {
-        let (offset, blocks, hashes, simd) = (self.offset, self.blocks, self.hashes, self.simd);
+        let (offset, blocks, hashes, kernel) = (self.offset, self.blocks, self.hashes, self.kernel);
         Some(Box::new(SharedBlocked {
             words: as_atomic(&mut self.words),
             offset,
             blocks,
             hashes,
-            simd,
+            kernel,
         }))
     }
 }

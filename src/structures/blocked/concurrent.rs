@@ -8,7 +8,7 @@ pub(super) struct SharedBlocked<'a> {
     pub(super) offset: usize,
     pub(super) blocks: u64,
     pub(super) hashes: u32,
-    pub(super) simd: bool,
+    pub(super) kernel: Kernel,
 }
 
 impl SharedBlocked<'_> {
@@ -27,7 +27,7 @@ impl SharedBlocked<'_> {
                 }
             }
             let block = reduce(hash.h1, self.blocks) as usize;
-            let masks = masks_of(*hash, self.hashes, self.simd);
+            let masks = masks_of(*hash, self.hashes, self.kernel);
             let base = self.offset + block * 8;
             let words = &self.words[base..base + 8];
             let mut missing = 0u64;
@@ -70,18 +70,18 @@ unsafe impl ConcurrentInsert for SharedBlocked<'_> {
         }
         true
     }
-    /// One vector load, or and store per key where the CPU has AVX-512 (eight scalar stores per key filled
+    /// Two vector loads, ors and stores per key where the CPU has AVX2 (eight scalar stores per key filled
     /// the store buffer and kept two threads at about one thread's speed at 10⁹ keys).
     unsafe fn insert_owned(&self, hashes: &[KeyHash]) -> u64 {
         #[cfg(target_arch = "x86_64")]
-        if self.simd {
+        if self.kernel == Kernel::Vector {
             assert!(self.words.len() >= self.offset + self.blocks as usize * 8);
             // A pointer over the whole body (not one word's), writable: the words are atomics, whose
             // memory may be written through a shared reference wherever no other access races with it
             // (this function's contract).
             let body = self.words[self.offset..].as_ptr().cast::<u64>().cast_mut();
             assert!((body as usize).is_multiple_of(64));
-            // SAFETY: `simd` is only true when the CPU has AVX-512F and DQ; the body is 64-byte aligned
+            // SAFETY: `Kernel::Vector` is only chosen when the CPU has AVX2; the body is 64-byte aligned
             // (the filter's layout) and holds `blocks` blocks (asserted); the caller guarantees that no
             // other thread touches the blocks of `hashes` meanwhile.
             return unsafe {

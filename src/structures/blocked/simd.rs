@@ -1,18 +1,20 @@
-//! AVX-512 kernels for `blocked`, chosen at run time when the CPU has AVX-512F and DQ.
+//! AVX2 kernels for `blocked`, chosen at run time when the CPU has AVX2 (and inlined into their callers
+//! when the crate is built for such a CPU, as `.cargo/config.toml` asks).
 //!
-//! The salted layout exists for this: the 8 word masks of a key are one vector multiply of h2 by the
-//! salts, a shift, and a variable shift of ones (probe i → word i mod 8, as in the scalar `locate`), and a
-//! block test is one and-not plus one test over the whole 64-byte line. The masks are bit-for-bit the
-//! scalar path's (tested), so a filter built on one path answers identically on the other.
+//! The split layout exists for this: probe j of a round takes 6 bits of that round's 64-bit source at a
+//! fixed place ([`super::SHIFTS`]), so a key's 8 word masks are two variable right shifts of the source,
+//! an and, and two variable left shifts of ones (a lane past k is shifted by 64 or more, which AVX2
+//! defines as zero), with no multiply; a block test is two and-nots and one test over the 64-byte line.
+//! The masks are bit-for-bit the scalar path's (tested), so a filter built on one path answers
+//! identically on the other.
 
-use super::{PREFETCH_AHEAD, SALTS};
+use super::{source, PREFETCH_AHEAD, SHIFTS};
 use crate::hash::{reduce, KeyHash};
 use std::arch::x86_64::*;
 
 /// Whether this CPU can run these kernels.
 pub fn available() -> bool {
-    std::arch::is_x86_feature_detected!("avx512f")
-        && std::arch::is_x86_feature_detected!("avx512dq")
+    std::arch::is_x86_feature_detected!("avx2")
 }
 
 /// The contract of the batch kernels: `body` holds `blocks` blocks and starts on a 64-byte boundary.
@@ -20,69 +22,182 @@ fn check_body(body: &[u64], blocks: u64) {
     assert!(body.len() as u64 >= blocks * 8 && (body.as_ptr() as usize).is_multiple_of(64));
 }
 
-/// The masks of one key as a vector: lane w holds the bits probe w, w + 8, w + 16 set in word w.
-#[target_feature(enable = "avx512f,avx512dq")]
-#[inline]
-fn mask_vector(h2: u64, hashes: u32) -> __m512i {
-    let ones = _mm512_set1_epi64(1);
-    let h2 = _mm512_set1_epi64(h2 as i64);
-    let mut masks = _mm512_setzero_si512();
-    for (chunk, salts) in SALTS.chunks_exact(8).enumerate() {
-        let probes = hashes.saturating_sub(chunk as u32 * 8).min(8);
-        if probes == 0 {
-            break;
+/// Added to a lane's bit index to switch it off: lane w of row p is 64 (a shift that gives zero) where
+/// w ≥ p, so row p lets the first p probes of a round through.
+static LANES_OFF: [[i64; 8]; 9] = {
+    let mut rows = [[0i64; 8]; 9];
+    let mut p = 0;
+    while p < 9 {
+        let mut w = p;
+        while w < 8 {
+            rows[p][w] = 64;
+            w += 1;
         }
-        // SAFETY: `salts` is exactly 8 u64s, so the unaligned 64-byte load stays inside it.
-        let salts = unsafe { _mm512_loadu_si512(salts.as_ptr() as *const __m512i) };
-        let bit = _mm512_srli_epi64::<58>(_mm512_mullo_epi64(h2, salts));
-        let active = ((1u32 << probes) - 1) as __mmask8;
-        masks = _mm512_or_si512(masks, _mm512_maskz_sllv_epi64(active, ones, bit));
+        p += 1;
     }
-    masks
+    rows
+};
+
+/// A key's masks as two vectors (words 0–3 and 4–7): lane w holds the bits that probes w, w + 8, w + 16
+/// set in word w.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn mask_vectors(h2: u64, hashes: u32) -> (__m256i, __m256i) {
+    let (mut lo, mut hi) = round_masks(h2, 0, hashes.min(8));
+    let mut round = 1;
+    while round * 8 < hashes {
+        let (l, h) = round_masks(h2, round, (hashes - round * 8).min(8));
+        lo = _mm256_or_si256(lo, l);
+        hi = _mm256_or_si256(hi, h);
+        round += 1;
+    }
+    (lo, hi)
 }
 
-/// The 8 word masks of one key (the scalar path's `locate` masks, computed by the vector unit).
-#[target_feature(enable = "avx512f,avx512dq")]
+/// The masks of round `round`'s first `probes` probes (1 ≤ probes ≤ 8).
+#[target_feature(enable = "avx2")]
+#[inline]
+fn round_masks(h2: u64, round: u32, probes: u32) -> (__m256i, __m256i) {
+    let ones = _mm256_set1_epi64x(1);
+    let low_six = _mm256_set1_epi64x(63);
+    let off = &LANES_OFF[probes as usize];
+    // SAFETY: SHIFTS and a row of LANES_OFF are 8 u64s each; every unaligned 32-byte load reads 4 of them.
+    let (shift_lo, shift_hi, off_lo, off_hi) = unsafe {
+        (
+            _mm256_loadu_si256(SHIFTS.as_ptr() as *const __m256i),
+            _mm256_loadu_si256(SHIFTS.as_ptr().add(4) as *const __m256i),
+            _mm256_loadu_si256(off.as_ptr() as *const __m256i),
+            _mm256_loadu_si256(off.as_ptr().add(4) as *const __m256i),
+        )
+    };
+    let src = _mm256_set1_epi64x(source(h2, round) as i64);
+    let bit_lo = _mm256_or_si256(
+        _mm256_and_si256(_mm256_srlv_epi64(src, shift_lo), low_six),
+        off_lo,
+    );
+    let bit_hi = _mm256_or_si256(
+        _mm256_and_si256(_mm256_srlv_epi64(src, shift_hi), low_six),
+        off_hi,
+    );
+    (
+        _mm256_sllv_epi64(ones, bit_lo),
+        _mm256_sllv_epi64(ones, bit_hi),
+    )
+}
+
+/// The 8 word masks of one key (the scalar path's masks, computed by the vector unit).
+#[target_feature(enable = "avx2")]
 pub fn masks(h2: u64, hashes: u32) -> [u64; 8] {
     let mut out = [0u64; 8];
-    // SAFETY: `out` is 64 bytes, written by one unaligned store.
-    unsafe { _mm512_storeu_si512(out.as_mut_ptr() as *mut __m512i, mask_vector(h2, hashes)) };
+    let (lo, hi) = mask_vectors(h2, hashes);
+    // SAFETY: `out` is 64 bytes, written by two unaligned 32-byte stores.
+    unsafe {
+        _mm256_storeu_si256(out.as_mut_ptr() as *mut __m256i, lo);
+        _mm256_storeu_si256(out.as_mut_ptr().add(4) as *mut __m256i, hi);
+    }
     out
 }
 
-/// Whether one key's bits are all set (the per-key lookup: a few instructions, so the core keeps several
-/// keys' misses in flight even without prefetching). Same alignment contract as [`contains_batch`].
-#[target_feature(enable = "avx512f,avx512dq")]
-pub fn contains_one(body: &[u64], blocks: u64, hashes: u32, hash: KeyHash) -> bool {
-    let at = reduce(hash.h1, blocks) as usize * 8;
-    assert!(at + 8 <= body.len());
-    // SAFETY: the 8 words at `at` lie inside `body` (asserted), a multiple of 8 words from its 64-byte
-    // aligned start (the callers' contract).
-    let block = unsafe { _mm512_load_si512(body.as_ptr().add(at) as *const __m512i) };
-    let missing = _mm512_andnot_si512(block, mask_vector(hash.h2, hashes));
-    _mm512_test_epi64_mask(missing, missing) == 0
+/// Whether the block at `line` has every bit of (lo, hi).
+///
+/// # Safety
+/// `line` is 64-byte aligned and valid for reads of 8 words.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn has_all(line: *const u64, lo: __m256i, hi: __m256i) -> bool {
+    // SAFETY: the caller's contract; both halves are 32-byte aligned.
+    let (b0, b1) = unsafe {
+        (
+            _mm256_load_si256(line as *const __m256i),
+            _mm256_load_si256(line.add(4) as *const __m256i),
+        )
+    };
+    let missing = _mm256_or_si256(_mm256_andnot_si256(b0, lo), _mm256_andnot_si256(b1, hi));
+    _mm256_testz_si256(missing, missing) == 1
 }
 
-/// Sets one key's bits; returns whether any was clear. Same contract as [`contains_one`].
-#[target_feature(enable = "avx512f,avx512dq")]
-pub fn insert_one(body: &mut [u64], blocks: u64, hashes: u32, hash: KeyHash) -> bool {
-    let at = reduce(hash.h1, blocks) as usize * 8;
-    assert!(at + 8 <= body.len());
-    let masks = mask_vector(hash.h2, hashes);
-    // SAFETY: as in `contains_one`; `body` is borrowed mutably, so nothing else sees the store.
+/// Sets (lo, hi) in the block at `line`; whether any of them was clear.
+///
+/// # Safety
+/// `line` is 64-byte aligned, valid for reads and writes of 8 words, and no other thread touches it.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn set_all(line: *mut u64, lo: __m256i, hi: __m256i) -> bool {
+    // SAFETY: the caller's contract; both halves are 32-byte aligned.
     unsafe {
-        let line = body.as_mut_ptr().add(at) as *mut __m512i;
-        let block = _mm512_load_si512(line as *const __m512i);
-        let missing = _mm512_andnot_si512(block, masks);
-        _mm512_store_si512(line, _mm512_or_si512(block, masks));
-        _mm512_test_epi64_mask(missing, missing) != 0
+        let (p0, p1) = (line as *mut __m256i, line.add(4) as *mut __m256i);
+        let (b0, b1) = (_mm256_load_si256(p0), _mm256_load_si256(p1));
+        let missing = _mm256_or_si256(_mm256_andnot_si256(b0, lo), _mm256_andnot_si256(b1, hi));
+        _mm256_store_si256(p0, _mm256_or_si256(b0, lo));
+        _mm256_store_si256(p1, _mm256_or_si256(b1, hi));
+        _mm256_testz_si256(missing, missing) == 0
     }
+}
+
+/// Whether one key's bits are all set (the per-key lookup: a handful of instructions, so the core keeps
+/// several keys' misses in flight even without prefetching).
+///
+/// # Safety
+/// `body` is 64-byte aligned and valid for reads of `blocks` blocks of 8 words.
+#[target_feature(enable = "avx2")]
+#[inline]
+pub unsafe fn contains_one(body: *const u64, blocks: u64, hashes: u32, hash: KeyHash) -> bool {
+    if hashes > 8 {
+        // SAFETY: the caller's contract.
+        return unsafe { contains_one_rounds(body, blocks, hashes, hash) };
+    }
+    let (lo, hi) = round_masks(hash.h2, 0, hashes);
+    // SAFETY: reduce(·, blocks) < blocks, so the line lies inside `body` and is 64-byte aligned (the
+    // caller's contract).
+    unsafe { has_all(body.add(reduce(hash.h1, blocks) as usize * 8), lo, hi) }
+}
+
+/// Sets one key's bits; returns whether any was clear.
+///
+/// # Safety
+/// `body` is 64-byte aligned and valid for reads and writes of `blocks` blocks of 8 words, and no other
+/// thread touches it.
+#[target_feature(enable = "avx2")]
+#[inline]
+pub unsafe fn insert_one(body: *mut u64, blocks: u64, hashes: u32, hash: KeyHash) -> bool {
+    if hashes > 8 {
+        // SAFETY: the caller's contract.
+        return unsafe { insert_one_rounds(body, blocks, hashes, hash) };
+    }
+    let (lo, hi) = round_masks(hash.h2, 0, hashes);
+    // SAFETY: as in `contains_one`.
+    unsafe { set_all(body.add(reduce(hash.h1, blocks) as usize * 8), lo, hi) }
+}
+
+/// [`contains_one`] for k > 8 (rates of about 10⁻³ and below), out of line so that the common case of
+/// one round keeps its masks in registers.
+///
+/// # Safety
+/// As [`contains_one`].
+#[target_feature(enable = "avx2")]
+#[inline(never)]
+unsafe fn contains_one_rounds(body: *const u64, blocks: u64, hashes: u32, hash: KeyHash) -> bool {
+    let (lo, hi) = mask_vectors(hash.h2, hashes);
+    // SAFETY: as in `contains_one`.
+    unsafe { has_all(body.add(reduce(hash.h1, blocks) as usize * 8), lo, hi) }
+}
+
+/// [`insert_one`] for k > 8, out of line.
+///
+/// # Safety
+/// As [`insert_one`].
+#[target_feature(enable = "avx2")]
+#[inline(never)]
+unsafe fn insert_one_rounds(body: *mut u64, blocks: u64, hashes: u32, hash: KeyHash) -> bool {
+    let (lo, hi) = mask_vectors(hash.h2, hashes);
+    // SAFETY: as in `contains_one`.
+    unsafe { set_all(body.add(reduce(hash.h1, blocks) as usize * 8), lo, hi) }
 }
 
 /// Counts the hashes whose bits are all set, prefetching each block [`PREFETCH_AHEAD`] keys ahead.
 ///
 /// `body` must start on a 64-byte boundary and hold `blocks` blocks of 8 words.
-#[target_feature(enable = "avx512f,avx512dq")]
+#[target_feature(enable = "avx2")]
 pub fn contains_batch(body: &[u64], blocks: u64, hashes: u32, batch: &[KeyHash]) -> u64 {
     check_body(body, blocks);
     let mut found = 0u64;
@@ -90,20 +205,18 @@ pub fn contains_batch(body: &[u64], blocks: u64, hashes: u32, batch: &[KeyHash])
         if let Some(ahead) = batch.get(i + PREFETCH_AHEAD) {
             super::prefetch_word(body, reduce(ahead.h1, blocks) as usize * 8);
         }
-        let masks = mask_vector(hash.h2, hashes);
+        let (lo, hi) = mask_vectors(hash.h2, hashes);
         let at = reduce(hash.h1, blocks) as usize * 8;
-        // SAFETY: reduce(·, blocks) < blocks, so the 8 words at `at` lie inside `body` (asserted above),
-        // and `at` is a multiple of 8 words from a 64-byte aligned start: the aligned load is valid.
-        let block = unsafe { _mm512_load_si512(body.as_ptr().add(at) as *const __m512i) };
-        let missing = _mm512_andnot_si512(block, masks);
-        found += (_mm512_test_epi64_mask(missing, missing) == 0) as u64;
+        // SAFETY: reduce(·, blocks) < blocks, so the 8 words at `at` lie inside `body` (checked above),
+        // and `at` is a multiple of 8 words from a 64-byte aligned start.
+        found += unsafe { has_all(body.as_ptr().add(at), lo, hi) } as u64;
     }
     found
 }
 
 /// Sets every hash's bits, prefetching each block [`PREFETCH_AHEAD`] keys ahead; returns how many keys
 /// set at least one new bit. Same alignment contract as [`contains_batch`].
-#[target_feature(enable = "avx512f,avx512dq")]
+#[target_feature(enable = "avx2")]
 pub fn insert_batch(body: &mut [u64], blocks: u64, hashes: u32, batch: &[KeyHash]) -> u64 {
     check_body(body, blocks);
     // SAFETY: `body` holds `blocks` blocks (checked) and is borrowed mutably, so nothing else touches it.
@@ -116,7 +229,7 @@ pub fn insert_batch(body: &mut [u64], blocks: u64, hashes: u32, batch: &[KeyHash
 /// # Safety
 /// `body` is 64-byte aligned and valid for reads and writes of `blocks` blocks of 8 words; while this
 /// runs no other thread reads or writes the blocks `batch` falls in.
-#[target_feature(enable = "avx512f,avx512dq")]
+#[target_feature(enable = "avx2")]
 pub unsafe fn insert_batch_raw(body: *mut u64, blocks: u64, hashes: u32, batch: &[KeyHash]) -> u64 {
     let mut new = 0u64;
     for (i, hash) in batch.iter().enumerate() {
@@ -125,17 +238,11 @@ pub unsafe fn insert_batch_raw(body: *mut u64, blocks: u64, hashes: u32, batch: 
             let at = reduce(ahead.h1, blocks) as usize * 8;
             crate::mem::prefetch_ptr(unsafe { body.add(at) });
         }
-        let masks = mask_vector(hash.h2, hashes);
+        let (lo, hi) = mask_vectors(hash.h2, hashes);
         let at = reduce(hash.h1, blocks) as usize * 8;
         // SAFETY: reduce(·, blocks) < blocks, so the aligned line at `at` lies inside `body` (the caller's
         // contract), and no other thread touches it.
-        unsafe {
-            let line = body.add(at) as *mut __m512i;
-            let block = _mm512_load_si512(line as *const __m512i);
-            let missing = _mm512_andnot_si512(block, masks);
-            new += (_mm512_test_epi64_mask(missing, missing) != 0) as u64;
-            _mm512_store_si512(line, _mm512_or_si512(block, masks));
-        }
+        new += unsafe { set_all(body.add(at), lo, hi) } as u64;
     }
     new
 }

@@ -1,5 +1,6 @@
-//! `blocked`'s tests: the remembered sizing, the vector kernels against the scalar path, and the rate of
-//! real filters against [`theory::blocked_sector_fpr`] (and against the mean-fill shortcut it replaced).
+//! `blocked`'s tests: the remembered sizing, the vector kernels against the scalar path, the salted layout
+//! of older files, and the rate of real filters against [`theory::blocked_sector_fpr`] (and against the
+//! mean-fill shortcut it replaced).
 
 use super::*;
 use crate::hash::hash_key;
@@ -33,14 +34,14 @@ fn batch(from: u64, to: u64) -> KeyBatch {
 /// path, for every k.
 #[test]
 fn vector_and_scalar_paths_agree_bit_for_bit() {
-    if !simd_available() {
+    if split_kernel() != Kernel::Vector {
         // The kernels never run on such a CPU; a run that means to skip them says so explicitly.
         assert!(
-            std::env::var_os(NO_AVX512_OPT_OUT).is_some(),
-            "this CPU has no AVX-512F/DQ, so the vector kernels cannot be checked here; set \
-             {NO_AVX512_OPT_OUT}=1 to accept that (the scalar path, the only one used here, is tested)"
+            std::env::var_os(NO_AVX2_OPT_OUT).is_some(),
+            "this CPU has no AVX2, so the vector kernels cannot be checked here; set \
+             {NO_AVX2_OPT_OUT}=1 to accept that (the scalar path, the only one used here, is tested)"
         );
-        eprintln!("not checked: no AVX-512F/DQ on this CPU and {NO_AVX512_OPT_OUT} is set");
+        eprintln!("not checked: no AVX2 on this CPU and {NO_AVX2_OPT_OUT} is set");
         return;
     }
     let members = batch(0, 20_000);
@@ -49,13 +50,17 @@ fn vector_and_scalar_paths_agree_bit_for_bit() {
         let mut h = hash_key(k as u64, b"x");
         for _ in 0..1000 {
             h = hash_key(h.h1, &h.h2.to_le_bytes());
-            assert_eq!(masks_of(h, k, true), masks_of(h, k, false), "k = {k}");
+            assert_eq!(
+                masks_of(h, k, Kernel::Vector),
+                masks_of(h, k, Kernel::Scalar),
+                "k = {k}"
+            );
         }
         let (mut vector, mut scalar) = (
             Blocked::new(3000, k, KeyHasher::default_with_seed(7)),
             Blocked::new(3000, k, KeyHasher::default_with_seed(7)),
         );
-        scalar.simd = false;
+        scalar.kernel = Kernel::Scalar;
         assert_eq!(vector.insert_batch(&members), scalar.insert_batch(&members));
         assert_eq!(vector.body(), scalar.body(), "k = {k}");
         assert_eq!(vector.inserted, scalar.inserted);
@@ -84,7 +89,7 @@ fn vector_and_scalar_paths_agree_bit_for_bit() {
             Blocked::new(3000, k, KeyHasher::default_with_seed(7)),
             Blocked::new(3000, k, KeyHasher::default_with_seed(7)),
         );
-        owned_scalar.simd = false;
+        owned_scalar.kernel = Kernel::Scalar;
         for f in [&mut owned_vector, &mut owned_scalar] {
             let inserter = f
                 .concurrent_inserter()
@@ -109,8 +114,87 @@ fn vector_and_scalar_paths_agree_bit_for_bit() {
     }
 }
 
-/// The environment variable that lets the vector-kernel test pass on a CPU without AVX-512.
-const NO_AVX512_OPT_OUT: &str = "DEDUPBENCH_ALLOW_NO_AVX512";
+/// The environment variable that lets the vector-kernel test pass on a CPU without AVX2.
+const NO_AVX2_OPT_OUT: &str = "DEDUPBENCH_ALLOW_NO_AVX2";
+
+/// The split layout's masks are the ones its definition gives (probe 8r + j: 6 bits of round r's source at
+/// SHIFTS[j], in word j), the bits of k probes are at most k and at least one, and the salted layout of older
+/// files is still the one they were saved with (a fixture in tests/cli.rs checks whole files).
+#[test]
+fn masks_follow_their_layouts() {
+    let h2 = 0x0123_4567_89ab_cdefu64;
+    for k in 1..=MAX_HASHES {
+        let masks = split_masks(h2, k);
+        let mut expected = [0u64; 8];
+        for i in 0..k {
+            let src = source(h2, i / 8);
+            let shift = 58 - 6 * (i % 8);
+            expected[(i % 8) as usize] |= 1 << ((src >> shift) & 63);
+        }
+        assert_eq!(masks, expected, "k = {k}");
+        let bits: u32 = masks.iter().map(|m| m.count_ones()).sum();
+        assert!((1..=k).contains(&bits), "k = {k}: {bits} bits");
+        assert_eq!(masks_of(KeyHash { h1: 0, h2 }, k, Kernel::Scalar), masks);
+    }
+    assert_eq!(source(h2, 0), h2);
+    assert_ne!(source(h2, 1), source(h2, 2));
+    // The salted layout: probe i at the top 6 bits of h2 times its salt.
+    let salted = salted_masks(h2, 9);
+    assert_eq!(
+        salted[0],
+        (1 << (h2.wrapping_mul(SALTS[0]) >> 58)) | (1 << (h2.wrapping_mul(SALTS[8]) >> 58))
+    );
+    assert_eq!(masks_of(KeyHash { h1: 0, h2 }, 9, Kernel::Salted), salted);
+}
+
+/// A salted filter (as loaded from an older file) answers with its own probes on every path, and saves
+/// without a layout, so it loads again as salted; a new filter saves the split layout and loads as it.
+#[test]
+fn salted_filters_keep_their_probes_through_every_path_and_a_save() {
+    let members = batch(0, 5_000);
+    let others = batch(1_000_000, 1_005_000);
+    let mut salted = Blocked::new(1000, 7, KeyHasher::default_with_seed(7));
+    salted.kernel = Kernel::Salted;
+    assert!(salted.insert_batch(&members) > 4_900);
+    assert_eq!(salted.contains_batch(&members), 5_000);
+    let per_key = others
+        .iter()
+        .filter(|(k, h)| salted.contains_hashed(k, *h))
+        .count() as u64;
+    assert_eq!(per_key, salted.contains_batch(&others));
+    let mut split = Blocked::new(1000, 7, KeyHasher::default_with_seed(7));
+    split.insert_batch(&members);
+    assert_ne!(
+        salted.body(),
+        split.body(),
+        "the two layouts set different bits"
+    );
+    for (filter, params_bytes) in [(&salted, 12), (&split, 16)] {
+        let parts = filter.saved_parts().expect("savable");
+        assert_eq!(parts.params.len(), params_bytes);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f.dbf");
+        let header = crate::persist::Header {
+            kind_id: ID,
+            hasher: filter.hasher,
+            inserted: filter.inserted,
+        };
+        crate::persist::write(&path, &header, &parts).unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        let (_, loaded) = crate::persist::decode(&bytes).unwrap();
+        let loaded = Blocked::from_saved(loaded).unwrap();
+        assert_eq!(
+            loaded.kernel == Kernel::Salted,
+            filter.kernel == Kernel::Salted
+        );
+        assert_eq!(loaded.body(), filter.body());
+        assert_eq!(loaded.contains_batch(&members), 5_000);
+        assert_eq!(
+            loaded.contains_batch(&others),
+            filter.contains_batch(&others)
+        );
+    }
+}
 
 /// The sectorised rate with the mean-fill shortcut, (1 − (1 − 1/64)^(c·i))^c per word: what the theory
 /// used before, kept here to show the test tells the two apart.
