@@ -125,6 +125,10 @@ fn tiny_bench_writes_results_and_a_report_that_report_regenerates() {
         // 6 ops on each structure's per-key path, and on the batched path of those with their own
         // (bloom's, blocked's, and Boost's C++ loop: 1.89 has no bulk lookup).
         assert_eq!(g.series.len(), 6 * (5 + 3), "at {}", g.n);
+        // The probes are timed alone; the hash apart, once per round and lookup.
+        assert_eq!(g.timed, dedupbench::results::SpeedTiming::ProbeOnly);
+        assert_eq!(g.hash_ns_per_key.len(), 15 * 5, "at {}", g.n);
+        assert!(g.hash_ns_per_key.iter().all(|v| v.is_finite() && *v > 0.0));
     }
     let analysis_text = std::fs::read_to_string(out.join("analysis.json")).unwrap();
     let analysis: serde_json::Value = serde_json::from_str(&analysis_text).unwrap();
@@ -146,6 +150,8 @@ fn tiny_bench_writes_results_and_a_report_that_report_regenerates() {
         assert!(0.0 < low && low <= median && median <= high, "{q}");
         assert_eq!(q["rounds"].as_u64(), Some(15));
         assert!([2000, 20000].contains(&q["n"].as_u64().unwrap()));
+        assert_eq!(q["timed"], "probe_only", "{q}");
+        assert!(q["hash_ns_median"].as_f64().is_some_and(|h| h > 0.0), "{q}");
         let verdict = q["verdict"].as_str().unwrap();
         let expected = if low > 1.0 {
             "faster"

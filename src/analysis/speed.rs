@@ -12,7 +12,7 @@
 use crate::kind::{Comparison, OwnTarget};
 use crate::membership::{CallPath, Op};
 use crate::registry::{find, speed_targets, PeerTarget, REGISTRY};
-use crate::results::{CellRecord, Results, SpeedGroupRecord};
+use crate::results::{CellRecord, Results, SpeedGroupRecord, SpeedTiming};
 use crate::stats::median_interval;
 use serde::{Deserialize, Serialize};
 
@@ -93,13 +93,24 @@ pub struct SpeedRatio {
     /// Fresh builds the rounds were spread over (each round its own where it equals `rounds`).
     pub builds: u32,
     pub verdict: Verdict,
-    /// Medians over the rounds of each side's ns per key (hashing included).
+    /// Medians over the rounds of each side's ns per key (what they hold: `timed`).
     pub ours_ns_median: f64,
     pub peer_ns_median: f64,
+    /// Whether those times hold the hash (groups recorded before it was timed apart) or the probe alone.
+    #[serde(default)]
+    pub timed: SpeedTiming,
+    /// Where the probe is timed alone: the median over the group's lookup slices of the run's hash, ns per
+    /// key on the same keys.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hash_ns_median: Option<f64>,
     /// The target this ratio is held to, where one applies to this pair, op and path.
     pub target_min_ratio: Option<f64>,
-    /// Judged only at [`TARGET_N`].
+    /// Judged only at the target's sizes (`target_sizes`).
     pub target: Option<TargetStatus>,
+    /// The sizes the target applying here is judged at (empty: no target, or an analysis written before
+    /// targets named their sizes, when every target was judged at [`TARGET_N`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub target_sizes: Vec<u64>,
     /// Why a target was missed other than by speed (ours misses its rate), or where the peer misses its own.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
@@ -117,8 +128,12 @@ impl SpeedRatio {
             (CallPath::Batched, CallPath::PerKey) => " (the peer per key)",
             _ => "",
         };
+        let timed = match self.timed {
+            SpeedTiming::ProbeOnly => ", probe alone",
+            SpeedTiming::HashAndProbe => "",
+        };
         format!(
-            "{} / {}, {}, {}{peer_side} at n = {}",
+            "{} / {}, {}, {}{peer_side} at n = {}{timed}",
             self.ours,
             self.peer,
             self.op.words(),
@@ -314,8 +329,16 @@ fn one_ratio(
         verdict,
         ours_ns_median: ours_median,
         peer_ns_median: peer_median,
+        timed: g.timed,
+        hash_ns_median: (!g.hash_ns_per_key.is_empty())
+            .then(|| crate::stats::summarize(&g.hash_ns_per_key).median),
         target_min_ratio: applies.then_some(target.min_ratio),
-        target: (applies && g.n == TARGET_N).then_some(judged),
+        target: (applies && target.judged_at.contains(&g.n)).then_some(judged),
+        target_sizes: if applies {
+            target.judged_at.to_vec()
+        } else {
+            Vec::new()
+        },
         note: (!notes.is_empty()).then(|| notes.join("; ")),
     })
 }
@@ -566,6 +589,8 @@ mod tests {
             structures,
             left_out: Vec::new(),
             predicted_peak_bytes: 0.0,
+            timed: SpeedTiming::ProbeOnly,
+            hash_ns_per_key: vec![20.0; rounds as usize],
             series: series
                 .into_iter()
                 .map(|(id, op, path, ns_per_key)| RoundSeries {
@@ -743,6 +768,60 @@ mod tests {
         );
         assert!((per_key.ratio_median - 10.0 / 12.0).abs() < 1e-12);
         assert_eq!(per_key.target, Some(TargetStatus::Missed));
+    }
+
+    /// A target is judged at the sizes it names: Boost's at 10⁶ (and 10⁷, 10⁸), sbbf's only at 10⁷; a
+    /// probe-alone group says so in its label and carries its hash's median, an older group neither.
+    #[test]
+    fn targets_are_judged_at_their_own_sizes() {
+        let rounds = 9;
+        let at = |ns: f64| vec![ns; rounds];
+        let mut r = Results::default();
+        for n in [1_000_000, 2_000_000] {
+            r.speed_groups.push(group(
+                n,
+                rounds as u32,
+                vec![
+                    ("blocked", Op::NonMemberQuery, CallPath::PerKey, at(10.0)),
+                    ("sbbf", Op::NonMemberQuery, CallPath::PerKey, at(12.0)),
+                    (
+                        "boost-multiblock32",
+                        Op::NonMemberQuery,
+                        CallPath::PerKey,
+                        at(8.0),
+                    ),
+                ],
+            ));
+        }
+        let all = speed_ratios(&r);
+        let one = |peer: &str, n: u64| {
+            all.iter()
+                .find(|q| q.peer == peer && q.n == n && q.path == CallPath::PerKey)
+                .unwrap_or_else(|| panic!("{peer} at {n}"))
+        };
+        let boost = one("boost-multiblock32", 1_000_000);
+        assert_eq!(boost.target, Some(TargetStatus::Missed));
+        assert_eq!(boost.target_sizes, [1_000_000, 10_000_000, 100_000_000]);
+        assert_eq!(one("boost-multiblock32", 2_000_000).target, None);
+        let sbbf = one("sbbf", 1_000_000);
+        assert_eq!((sbbf.target, sbbf.target_min_ratio), (None, Some(1.0)));
+        assert_eq!(sbbf.target_sizes, [TARGET_N]);
+        assert_eq!(boost.timed, SpeedTiming::ProbeOnly);
+        assert_eq!(boost.hash_ns_median, Some(20.0));
+        assert!(
+            boost.label().ends_with("at n = 1M, probe alone"),
+            "{}",
+            boost.label()
+        );
+        r.speed_groups[0].timed = SpeedTiming::HashAndProbe;
+        r.speed_groups[0].hash_ns_per_key.clear();
+        let older = speed_ratios(&r);
+        let q = &older[0];
+        assert_eq!(
+            (q.timed, q.hash_ns_median),
+            (SpeedTiming::HashAndProbe, None)
+        );
+        assert!(q.label().ends_with("at n = 1M"), "{}", q.label());
     }
 
     /// Too few rounds give no interval, so no ratio; a group without both sides of a target gives none.

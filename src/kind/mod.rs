@@ -10,7 +10,7 @@ pub use descriptor::{
     Capabilities, Crate, Descriptor, Family, Placement, RateModel, Role, Server, Wire,
 };
 pub use external::{External, Language};
-pub use speed_target::{Comparison, OwnTarget, SpeedTarget};
+pub use speed_target::{Comparison, OwnTarget, SpeedTarget, AT_TEN_MILLION};
 
 use crate::hash::{HashFn, KeyHasher};
 use crate::membership::{Geometry, Membership};

@@ -36,7 +36,12 @@ pub struct SpeedTarget {
     pub min_ratio: f64,
     /// Whether to add what a filter probing at the memory floor would reach against this peer.
     pub floor_reach: bool,
+    /// The sizes n at which a run's ratio is judged against `min_ratio` (at others it is shown, not judged).
+    pub judged_at: &'static [u64],
 }
+
+/// The size most targets are judged at: 10⁷ keys, out of every cache of these machines.
+pub const AT_TEN_MILLION: &[u64] = &[10_000_000];
 
 /// A target one of our structures sets itself, measured once per run (not in interleaved rounds): read
 /// by `analysis::speed::other_ratios` from the structure's descriptor.

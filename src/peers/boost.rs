@@ -31,8 +31,12 @@ const CRATE: Crate = Crate {
     version: "0.1.0",
 };
 
+/// Where the targets are judged: in cache, just out of it, and far out of it.
+const JUDGED_AT: &[u64] = &[1_000_000, 10_000_000, 100_000_000];
+
 /// What `blocked` must reach against Boost's 32-bit filter, the speed anchor: per key at least its
-/// speed, and batched at least 1.5× its best path (per key: it has no bulk API).
+/// speed, and batched at least 1.5× its best path (its C++ loop over its lookup: it has no bulk API), at
+/// each of [`JUDGED_AT`].
 pub const SPEED_TARGETS: &[SpeedTarget] = &[
     SpeedTarget {
         ours: Role::BlockedBloom,
@@ -40,6 +44,7 @@ pub const SPEED_TARGETS: &[SpeedTarget] = &[
         comparison: Comparison::PerKey,
         min_ratio: 1.0,
         floor_reach: false,
+        judged_at: JUDGED_AT,
     },
     SpeedTarget {
         ours: Role::BlockedBloom,
@@ -47,6 +52,7 @@ pub const SPEED_TARGETS: &[SpeedTarget] = &[
         comparison: Comparison::OursBatchedVsBest,
         min_ratio: 1.5,
         floor_reach: false,
+        judged_at: JUDGED_AT,
     },
 ];
 

@@ -8,6 +8,7 @@
 
 use crate::kind::{
     Capabilities, Comparison, Crate, Descriptor, Family, Placement, RateModel, Role, SpeedTarget,
+    AT_TEN_MILLION,
 };
 use crate::membership::Op;
 
@@ -23,6 +24,7 @@ pub const SPEED_TARGETS: &[SpeedTarget] = &[
         comparison: Comparison::PerKey,
         min_ratio: 1.0,
         floor_reach: false,
+        judged_at: AT_TEN_MILLION,
     },
     SpeedTarget {
         ours: Role::BlockedBloom,
@@ -30,6 +32,7 @@ pub const SPEED_TARGETS: &[SpeedTarget] = &[
         comparison: Comparison::OursBatchedVsBest,
         min_ratio: 2.5,
         floor_reach: true,
+        judged_at: AT_TEN_MILLION,
     },
 ];
 

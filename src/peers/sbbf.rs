@@ -4,6 +4,7 @@
 
 use crate::kind::{
     Capabilities, Comparison, Crate, Descriptor, Family, Placement, RateModel, Role, SpeedTarget,
+    AT_TEN_MILLION,
 };
 use crate::membership::Op;
 
@@ -18,6 +19,7 @@ pub const SPEED_TARGETS: &[SpeedTarget] = &[SpeedTarget {
     comparison: Comparison::PerKey,
     min_ratio: 1.0,
     floor_reach: false,
+    judged_at: AT_TEN_MILLION,
 }];
 
 /// What the registry knows about it (outside the `peers` feature, like the targets it carries).

@@ -4,6 +4,7 @@
 
 use crate::analysis::{Analysis, SpeedRatio, TargetStatus};
 use crate::membership::CallPath;
+use crate::results::SpeedTiming;
 use crate::units::human_count;
 use serde::Serialize;
 
@@ -18,6 +19,10 @@ pub struct Ratios {
     once: Vec<Once>,
     /// The filters that miss their rate, in one line (empty: none).
     missed_rates: String,
+    /// Whether every ratio's times are the structures' calls alone (the hash timed apart).
+    probe_only: bool,
+    /// The run's hash per key on the lookups' keys, median over the groups' slices (probe-alone groups).
+    hash_ns: String,
 }
 
 /// The ratios at one n.
@@ -50,6 +55,19 @@ struct Row {
 struct Target {
     min: String,
     status: Option<&'static str>,
+    /// The sizes it is judged at: "10⁷", "10⁶, 10⁷, 10⁸".
+    judged_at: String,
+}
+
+/// "10⁷" for a power of ten, else the count as the report writes counts.
+fn size_words(n: u64) -> String {
+    const SUPERSCRIPTS: [&str; 10] = ["⁰", "¹", "²", "³", "⁴", "⁵", "⁶", "⁷", "⁸", "⁹"];
+    let exponent = (n as f64).log10().round() as u32;
+    if exponent > 0 && exponent < 10 && 10u64.pow(exponent) == n {
+        format!("10{}", SUPERSCRIPTS[exponent as usize])
+    } else {
+        human_count(n as f64)
+    }
 }
 
 #[derive(Serialize)]
@@ -85,6 +103,15 @@ fn row(q: &SpeedRatio) -> Row {
         target: q.target_min_ratio.map(|t| Target {
             min: format!("{t:.1}"),
             status: q.target.map(TargetStatus::words),
+            judged_at: if q.target_sizes.is_empty() {
+                size_words(crate::analysis::TARGET_N)
+            } else {
+                q.target_sizes
+                    .iter()
+                    .map(|n| size_words(*n))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            },
         }),
         note: q.note.clone(),
     }
@@ -116,7 +143,23 @@ pub fn view(a: &Analysis) -> Ratios {
             .map(group)
             .collect()
     };
+    let probe_only = !a.speed_ratios.is_empty()
+        && a.speed_ratios
+            .iter()
+            .all(|q| q.timed == SpeedTiming::ProbeOnly);
+    let hash_medians: Vec<f64> = a
+        .speed_ratios
+        .iter()
+        .filter_map(|q| q.hash_ns_median)
+        .collect();
+    let hash_ns = if hash_medians.is_empty() {
+        String::new()
+    } else {
+        format!("{:.1}", crate::stats::summarize(&hash_medians).median)
+    };
     Ratios {
+        probe_only,
+        hash_ns,
         groups,
         others: others
             .iter()

@@ -86,7 +86,25 @@ pub struct SpeedGroupRecord {
     pub left_out: Vec<LeftOut>,
     /// Bytes the group held at its peak, by the model (structures on both paths and one chunk of keys).
     pub predicted_peak_bytes: f64,
+    /// What the series' times hold: groups written before the hash was timed apart held hash and probe.
+    #[serde(default)]
+    pub timed: SpeedTiming,
+    /// Where the probe is timed alone: the run's hash on each lookup slice's keys, ns per key, one figure
+    /// per (round, lookup), timed on the same keys just before the structures probe them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hash_ns_per_key: Vec<f64>,
     pub series: Vec<RoundSeries>,
+}
+
+/// What a speed group's times per key hold.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SpeedTiming {
+    /// Hashing the key and probing the structure (groups recorded before the hash was timed apart).
+    #[default]
+    HashAndProbe,
+    /// The structure's call alone, on keys hashed untimed with the run's one hasher.
+    ProbeOnly,
 }
 
 /// Speed groups written before `builds` had one build.
@@ -101,7 +119,8 @@ pub struct LeftOut {
     pub reason: String,
 }
 
-/// One (structure, op, path) of a speed group: nanoseconds per key in each round, hashing included.
+/// One (structure, op, path) of a speed group: nanoseconds per key in each round (what they hold: the
+/// group's [`SpeedTiming`]).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RoundSeries {
     pub structure: String,

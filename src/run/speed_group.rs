@@ -12,9 +12,10 @@
 //! allow ([`BUILD_KEYS_BUDGET`]): where a build's arrays land in memory (huge pages granted or not, cache
 //! sets) holds for that build and changes from run to run, so rounds that shared one build would share
 //! that luck and give an interval too narrow for a rerun. Above the budget the rounds share fewer builds,
-//! each inserting n over its rounds, and the record says how many. Keys are made untimed before a slice is
-//! timed; hashing is timed with the probe, as in the grid's cells, with the one hasher every structure of
-//! the run shares.
+//! each inserting n over its rounds, and the record says how many. Keys are made and hashed untimed
+//! before a slice is timed, with the one hasher every structure of the run shares, so a ratio compares
+//! the structures' calls alone ([`SpeedTiming::ProbeOnly`]); the hash's own cost on each lookup slice is
+//! timed apart and recorded beside them.
 //!
 //! Invariants: every (structure, path) sees the same keys in the same round; a member lookup finds every
 //! member (a false negative is a failure of the run); the two builds of a structure call the same number
@@ -26,7 +27,7 @@ use super::*;
 use crate::hash::KeyHasher;
 use crate::keys::KeyPipeline;
 use crate::membership::{CallPath, Op};
-use crate::results::{LeftOut, RoundSeries, SpeedGroupRecord};
+use crate::results::{LeftOut, RoundSeries, SpeedGroupRecord, SpeedTiming};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 
@@ -99,16 +100,17 @@ impl Unit {
         }
     }
 
-    /// Hashes and inserts (or looks up) every key of `batches` on this unit's path; returns the
-    /// nanoseconds taken and the keys called new (or found).
-    fn time(&mut self, batches: &mut [KeyBatch], hasher: KeyHasher, insert: bool) -> (u64, u64) {
+    /// Inserts (or looks up) every key of `batches`, hashed already, on this unit's path; returns the
+    /// nanoseconds taken and the keys called new (or found). Only the structure's calls are timed.
+    fn time(&mut self, batches: &[KeyBatch], insert: bool) -> (u64, u64) {
         let mut ns = 0u64;
         let mut hits = 0u64;
-        for batch in batches.iter_mut() {
-            // The keys were made on this core, but another unit may have pushed them out of its cache.
+        for batch in batches {
+            // The keys and hashes were made on this core, but another unit may have pushed them out of
+            // its cache (a structure that reads the key bytes, an exact set, reads them again).
             std::hint::black_box(batch.touch());
+            std::hint::black_box(batch.hashes().iter().step_by(4).fold(0, |a, h| a ^ h.h1));
             let t0 = Instant::now();
-            batch.hash_all(hasher);
             hits += if insert {
                 insert_hashed_batch(self.structure.as_mut(), batch, self.path)
             } else {
@@ -319,6 +321,8 @@ impl Runner<'_> {
             structures: ids.iter().map(|s| s.to_string()).collect(),
             left_out,
             predicted_peak_bytes: sizing.total(&kept),
+            timed: SpeedTiming::ProbeOnly,
+            hash_ns_per_key: Vec::new(),
             series: Vec::new(),
         };
         if !has_a_pair(&ids) {
@@ -366,8 +370,8 @@ impl Runner<'_> {
             self.interleave_lookups(
                 &mut units,
                 &mut lookups,
-                its_rounds,
-                hasher,
+                (its_rounds, hasher),
+                &mut record.hash_ns_per_key,
                 &mut rng,
                 &label,
             )?;
@@ -485,7 +489,7 @@ impl Runner<'_> {
                         self.progress.finish();
                         return Err(interrupted_error());
                     }
-                    let (t, new) = units[u].time(&mut chunk, hasher, true);
+                    let (t, new) = units[u].time(&chunk, true);
                     if !in_warm_up {
                         ns[u] += t;
                     }
@@ -516,8 +520,8 @@ impl Runner<'_> {
         &self,
         units: &mut [Unit],
         lookups: &mut Lookups<'_>,
-        rounds: u64,
-        hasher: KeyHasher,
+        (rounds, hasher): (u64, KeyHasher),
+        hash_ns_per_key: &mut Vec<f64>,
         rng: &mut rand::rngs::StdRng,
         label: &str,
     ) -> Result<()> {
@@ -536,10 +540,15 @@ impl Runner<'_> {
                     .non_members
                     .take(q - member_keys, &mut non_members)?;
                 let mut batches = mixed_batches(&is_member, &members, &non_members);
-                // Hashed once untimed, so the hash buffers exist before the first unit's clock starts.
+                // Hashed once, timed apart: the units time their probes alone.
+                for batch in &batches {
+                    std::hint::black_box(batch.touch());
+                }
+                let t0 = Instant::now();
                 for batch in &mut batches {
                     batch.hash_all(hasher);
                 }
+                hash_ns_per_key.push(t0.elapsed().as_nanos() as f64 / q as f64);
                 let mut order: Vec<usize> = (0..units.len()).collect();
                 order.shuffle(rng);
                 let mut found = vec![0u64; units.len()];
@@ -548,7 +557,7 @@ impl Runner<'_> {
                         self.progress.finish();
                         return Err(interrupted_error());
                     }
-                    let (t, hits) = units[u].time(&mut batches, hasher, false);
+                    let (t, hits) = units[u].time(&batches, false);
                     units[u].push(op, t as f64 / q as f64);
                     found[u] = hits;
                 }
