@@ -402,7 +402,8 @@ impl Membership for Blocked {
     fn insert_hashed(&mut self, _key: &[u8], hash: KeyHash) -> bool {
         #[cfg(target_arch = "x86_64")]
         if self.kernel == Kernel::Vector {
-            let body = self.words[self.offset..].as_mut_ptr();
+            // SAFETY: `offset` < 8 ≤ the words' length (they hold one block more than `blocks`).
+            let body = unsafe { self.words.as_mut_ptr().add(self.offset) };
             // SAFETY: `Kernel::Vector` is only chosen when the CPU has AVX2; the body is 64-byte aligned
             // and holds `blocks` blocks (the words are allocated so), borrowed mutably here.
             let new = unsafe { simd::insert_one(body, self.blocks, self.hashes, hash) };
@@ -417,9 +418,10 @@ impl Membership for Blocked {
         if self.kernel == Kernel::Vector {
             // SAFETY: `Kernel::Vector` is only chosen when the CPU has AVX2; the body is 64-byte aligned
             // and holds `blocks` blocks (the words are allocated so).
+            // (`offset` < 8 ≤ the words' length: they hold one block more than `blocks`.)
             return unsafe {
                 simd::contains_one(
-                    self.words[self.offset..].as_ptr(),
+                    self.words.as_ptr().add(self.offset),
                     self.blocks,
                     self.hashes,
                     hash,
