@@ -1,10 +1,10 @@
 //! `blocked`: a cache-blocked Bloom filter. All k probes of a key fall in one 64-byte cache line: the block
 //! is chosen by h1 (multiply-high over the blocks), and probe i sets one bit of word i mod 8 (a sectorised,
 //! split-block layout as in Impala/Parquet's SBBF, with 64-bit words). The bit of probe i is 6 bits of a
-//! 64-bit source taken at a fixed place ([`SHIFTS`]): the source of probes 0–7 is h2 itself, that of
-//! probes 8–15 and 16–23 h2 through a finaliser ([`source`]), so a key's masks cost shifts, not the k
-//! multiplies of a salted layout, and the whole lookup is a few vector instructions ([`simd`]). One cache
-//! miss per key instead of k.
+//! 64-bit source taken at a fixed place ([`SHIFTS`]): the source of probes 0–7 is h1 times a constant, that
+//! of probes 8–15 and 16–23 h1 through a finaliser ([`source`]); the layout reads h1 alone, as the peers
+//! do. A key's masks cost one multiply and shifts, not the k multiplies of a salted layout, and the whole
+//! lookup is a few vector instructions ([`simd`]). One cache miss per key instead of k.
 //!
 //! Theory: [`crate::theory::blocked_sector_fpr`], the per-block Poisson mixture of Putze, Sanders and
 //! Singler (2007) for this layout (each probe an independent uniform bit of its word). Sizing for a target p
@@ -48,14 +48,16 @@ use concurrent::SharedBlocked;
 /// Where probe j of a round takes its 6 bits in the round's source: bits [s, s + 6) for s = SHIFTS[j].
 const SHIFTS: [u64; 8] = [58, 52, 46, 40, 34, 28, 22, 16];
 
-/// The 64-bit source of a round of 8 probes: h2 for the first, h2 through murmur3's finaliser (offset
-/// per round) for the others, so every probe's 6 bits are independent of the others' and of the block.
+/// The 64-bit source of a round of 8 probes, from h1 alone (the 64 bits every peer is handed, so a
+/// 64-bit hash's derived h2 is never work done for us outside the timed call): h1 times an odd constant
+/// for the first round (bits 16–63 of the product hang on h1's low bits, which the block, taken from its
+/// high bits, does not), h1 through murmur3's finaliser (offset per round) for the others.
 #[inline(always)]
-fn source(h2: u64, round: u32) -> u64 {
+fn source(h1: u64, round: u32) -> u64 {
     if round == 0 {
-        h2
+        h1.wrapping_mul(0x9E37_79B9_7F4A_7C15)
     } else {
-        fmix64(h2.wrapping_add(u64::from(round).wrapping_mul(0x9E37_79B9_7F4A_7C15)))
+        fmix64(h1.wrapping_add(u64::from(round).wrapping_mul(0xC2B2_AE3D_27D4_EB4F)))
     }
 }
 
@@ -236,18 +238,18 @@ fn masks_of(hash: KeyHash, hashes: u32, kernel: Kernel) -> [u64; 8] {
     match kernel {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: `Kernel::Vector` is only chosen when `simd::available()` found AVX2.
-        Kernel::Vector => unsafe { simd::masks(hash.h2, hashes) },
+        Kernel::Vector => unsafe { simd::masks(hash.h1, hashes) },
         Kernel::Salted => salted_masks(hash.h2, hashes),
-        _ => split_masks(hash.h2, hashes),
+        _ => split_masks(hash.h1, hashes),
     }
 }
 
-/// The split layout's masks: probe 8r + j sets bit (source(h2, r) >> SHIFTS[j]) mod 64 of word j.
+/// The split layout's masks: probe 8r + j sets bit (source(h1, r) >> SHIFTS[j]) mod 64 of word j.
 #[inline(always)]
-fn split_masks(h2: u64, hashes: u32) -> [u64; 8] {
+fn split_masks(h1: u64, hashes: u32) -> [u64; 8] {
     let mut masks = [0u64; 8];
     for round in 0..hashes.div_ceil(8) {
-        let src = source(h2, round);
+        let src = source(h1, round);
         let probes = (hashes - round * 8).min(8) as usize;
         for (mask, shift) in masks.iter_mut().zip(SHIFTS).take(probes) {
             *mask |= 1u64 << ((src >> shift) & 63);

@@ -43,11 +43,11 @@ const LANES_OFF: [[i64; 8]; 9] = {
 /// set in word w.
 #[target_feature(enable = "avx2")]
 #[inline]
-fn mask_vectors(h2: u64, hashes: u32) -> (__m256i, __m256i) {
-    let (mut lo, mut hi) = round_masks(h2, 0, hashes.min(8));
+fn mask_vectors(h1: u64, hashes: u32) -> (__m256i, __m256i) {
+    let (mut lo, mut hi) = round_masks(h1, 0, hashes.min(8));
     let mut round = 1;
     while round * 8 < hashes {
-        let (l, h) = round_masks(h2, round, (hashes - round * 8).min(8));
+        let (l, h) = round_masks(h1, round, (hashes - round * 8).min(8));
         lo = _mm256_or_si256(lo, l);
         hi = _mm256_or_si256(hi, h);
         round += 1;
@@ -58,7 +58,7 @@ fn mask_vectors(h2: u64, hashes: u32) -> (__m256i, __m256i) {
 /// The masks of round `round`'s first `probes` probes (1 ≤ probes ≤ 8).
 #[target_feature(enable = "avx2")]
 #[inline]
-fn round_masks(h2: u64, round: u32, probes: u32) -> (__m256i, __m256i) {
+fn round_masks(h1: u64, round: u32, probes: u32) -> (__m256i, __m256i) {
     let ones = _mm256_set1_epi64x(1);
     let low_six = _mm256_set1_epi64x(63);
     let off = &LANES_OFF[probes as usize];
@@ -71,7 +71,7 @@ fn round_masks(h2: u64, round: u32, probes: u32) -> (__m256i, __m256i) {
             _mm256_loadu_si256(off.as_ptr().add(4) as *const __m256i),
         )
     };
-    let src = _mm256_set1_epi64x(source(h2, round) as i64);
+    let src = _mm256_set1_epi64x(source(h1, round) as i64);
     let bit_lo = _mm256_or_si256(
         _mm256_and_si256(_mm256_srlv_epi64(src, shift_lo), low_six),
         off_lo,
@@ -88,9 +88,9 @@ fn round_masks(h2: u64, round: u32, probes: u32) -> (__m256i, __m256i) {
 
 /// The 8 word masks of one key (the scalar path's masks, computed by the vector unit).
 #[target_feature(enable = "avx2")]
-pub fn masks(h2: u64, hashes: u32) -> [u64; 8] {
+pub fn masks(h1: u64, hashes: u32) -> [u64; 8] {
     let mut out = [0u64; 8];
-    let (lo, hi) = mask_vectors(h2, hashes);
+    let (lo, hi) = mask_vectors(h1, hashes);
     // SAFETY: `out` is 64 bytes, written by two unaligned 32-byte stores.
     unsafe {
         _mm256_storeu_si256(out.as_mut_ptr() as *mut __m256i, lo);
@@ -153,7 +153,7 @@ pub unsafe fn contains_one(body: *const u64, blocks: u64, hashes: u32, hash: Key
         // SAFETY: the caller's contract.
         return unsafe { contains_one_rounds(body, blocks, hashes, hash) };
     }
-    let (lo, hi) = round_masks(hash.h2, 0, hashes);
+    let (lo, hi) = round_masks(hash.h1, 0, hashes);
     // SAFETY: as above.
     unsafe { has_all(line, lo, hi) }
 }
@@ -173,7 +173,7 @@ pub unsafe fn insert_one(body: *mut u64, blocks: u64, hashes: u32, hash: KeyHash
         // SAFETY: the caller's contract.
         return unsafe { insert_one_rounds(body, blocks, hashes, hash) };
     }
-    let (lo, hi) = round_masks(hash.h2, 0, hashes);
+    let (lo, hi) = round_masks(hash.h1, 0, hashes);
     // SAFETY: as in `contains_one`.
     unsafe { set_all(line, lo, hi) }
 }
@@ -186,7 +186,7 @@ pub unsafe fn insert_one(body: *mut u64, blocks: u64, hashes: u32, hash: KeyHash
 #[target_feature(enable = "avx2")]
 #[inline(never)]
 unsafe fn contains_one_rounds(body: *const u64, blocks: u64, hashes: u32, hash: KeyHash) -> bool {
-    let (lo, hi) = mask_vectors(hash.h2, hashes);
+    let (lo, hi) = mask_vectors(hash.h1, hashes);
     // SAFETY: as in `contains_one`.
     unsafe { has_all(body.add(reduce(hash.h1, blocks) as usize * 8), lo, hi) }
 }
@@ -198,7 +198,7 @@ unsafe fn contains_one_rounds(body: *const u64, blocks: u64, hashes: u32, hash: 
 #[target_feature(enable = "avx2")]
 #[inline(never)]
 unsafe fn insert_one_rounds(body: *mut u64, blocks: u64, hashes: u32, hash: KeyHash) -> bool {
-    let (lo, hi) = mask_vectors(hash.h2, hashes);
+    let (lo, hi) = mask_vectors(hash.h1, hashes);
     // SAFETY: as in `contains_one`.
     unsafe { set_all(body.add(reduce(hash.h1, blocks) as usize * 8), lo, hi) }
 }
@@ -218,7 +218,7 @@ pub fn contains_batch(body: &[u64], blocks: u64, hashes: u32, batch: &[KeyHash])
                     .wrapping_add(reduce(ahead.h1, blocks) as usize * 8),
             );
         }
-        let (lo, hi) = mask_vectors(hash.h2, hashes);
+        let (lo, hi) = mask_vectors(hash.h1, hashes);
         let at = reduce(hash.h1, blocks) as usize * 8;
         // SAFETY: reduce(·, blocks) < blocks, so the 8 words at `at` lie inside `body` (checked above),
         // and `at` is a multiple of 8 words from a 64-byte aligned start.
@@ -251,7 +251,7 @@ pub unsafe fn insert_batch_raw(body: *mut u64, blocks: u64, hashes: u32, batch: 
             let at = reduce(ahead.h1, blocks) as usize * 8;
             crate::mem::prefetch_ptr(unsafe { body.add(at) });
         }
-        let (lo, hi) = mask_vectors(hash.h2, hashes);
+        let (lo, hi) = mask_vectors(hash.h1, hashes);
         let at = reduce(hash.h1, blocks) as usize * 8;
         // SAFETY: reduce(·, blocks) < blocks, so the aligned line at `at` lies inside `body` (the caller's
         // contract), and no other thread touches it.

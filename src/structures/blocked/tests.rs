@@ -122,29 +122,30 @@ const NO_AVX2_OPT_OUT: &str = "DEDUPBENCH_ALLOW_NO_AVX2";
 /// files is still the one they were saved with (a fixture in tests/cli.rs checks whole files).
 #[test]
 fn masks_follow_their_layouts() {
-    let h2 = 0x0123_4567_89ab_cdefu64;
+    let (h1, h2) = (0xfedc_ba98_7654_3210u64, 0x0123_4567_89ab_cdefu64);
     for k in 1..=MAX_HASHES {
-        let masks = split_masks(h2, k);
+        let masks = split_masks(h1, k);
         let mut expected = [0u64; 8];
         for i in 0..k {
-            let src = source(h2, i / 8);
+            let src = source(h1, i / 8);
             let shift = 58 - 6 * (i % 8);
             expected[(i % 8) as usize] |= 1 << ((src >> shift) & 63);
         }
         assert_eq!(masks, expected, "k = {k}");
         let bits: u32 = masks.iter().map(|m| m.count_ones()).sum();
         assert!((1..=k).contains(&bits), "k = {k}: {bits} bits");
-        assert_eq!(masks_of(KeyHash { h1: 0, h2 }, k, Kernel::Scalar), masks);
+        // The split layout reads h1 alone.
+        assert_eq!(masks_of(KeyHash { h1, h2: !h2 }, k, Kernel::Scalar), masks);
     }
-    assert_eq!(source(h2, 0), h2);
-    assert_ne!(source(h2, 1), source(h2, 2));
+    assert_eq!(source(h1, 0), h1.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    assert_ne!(source(h1, 1), source(h1, 2));
     // The salted layout: probe i at the top 6 bits of h2 times its salt.
     let salted = salted_masks(h2, 9);
     assert_eq!(
         salted[0],
         (1 << (h2.wrapping_mul(SALTS[0]) >> 58)) | (1 << (h2.wrapping_mul(SALTS[8]) >> 58))
     );
-    assert_eq!(masks_of(KeyHash { h1: 0, h2 }, 9, Kernel::Salted), salted);
+    assert_eq!(masks_of(KeyHash { h1, h2 }, 9, Kernel::Salted), salted);
 }
 
 /// A salted filter (as loaded from an older file) answers with its own probes on every path, and saves
