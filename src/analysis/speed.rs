@@ -151,8 +151,9 @@ impl SpeedRatio {
     }
 }
 
-/// The size the peer targets are set for.
-pub const TARGET_N: u64 = 10_000_000;
+/// The headline size of the speed ratios, and the one most targets are judged at (a target names its own
+/// sizes: [`crate::kind::SpeedTarget::judged_at`]).
+pub const TARGET_N: u64 = crate::kind::AT_TEN_MILLION[0];
 
 /// "at n = …", with a note when the target belongs to another size.
 fn at(n: u64) -> String {
