@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Sets up the external peers (the Python and Java tools the articles' readers use): a Python virtual
 # environment in target/external-venv with pinned pybloom-live, rbloom and mmh3 from PyPI, and a check
-# that Java 17+ and Debian's Guava (libguava-java) are there. With --install, installs Java and Guava
-# from Debian first (apt-get; root or sudo). Prints what it found; exits 1 naming what is missing.
+# that Java 17+ and Debian's Guava (libguava-java) are there; and the Unix tools of the dedup-cli
+# experiment: GNU time (its peak RSS), awk and sort, and huniq and runiq from crates.io (pinned, into
+# ~/.cargo/bin). With --install, installs Java, Guava and time from Debian first (apt-get; root or sudo)
+# and huniq and runiq with cargo. Prints what it found; exits 1 naming what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ "${1:-}" = "--install" ]; then
@@ -12,6 +14,13 @@ if [ "${1:-}" = "--install" ]; then
         $sudo apt-get update -qq
         $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq default-jdk-headless libguava-java
     fi
+    if [ ! -x /usr/bin/time ]; then
+        $sudo apt-get update -qq
+        $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq time
+    fi
+    cargo_bin="${CARGO_HOME:-$HOME/.cargo}/bin"
+    [ -x "$cargo_bin/huniq" ] || cargo install --quiet --locked huniq --version 2.7.0
+    [ -x "$cargo_bin/runiq" ] || cargo install --quiet --locked runiq --version 2.1.0
 fi
 venv=target/external-venv
 python=${DEDUPBENCH_SETUP_PYTHON:-python3}
@@ -27,6 +36,11 @@ PY
 missing=()
 command -v java >/dev/null || missing+=("java (apt-get install -y default-jdk-headless)")
 [ -f /usr/share/java/guava.jar ] || missing+=("/usr/share/java/guava.jar (apt-get install -y libguava-java)")
+[ -x /usr/bin/time ] || missing+=("/usr/bin/time (apt-get install -y time)")
+for tool in huniq runiq; do
+    command -v "$tool" >/dev/null || [ -x "${CARGO_HOME:-$HOME/.cargo}/bin/$tool" ] ||
+        missing+=("$tool (cargo install --locked $tool)")
+done
 if [ ${#missing[@]} -gt 0 ]; then
     echo "error: missing ${missing[*]}; or run: bash scripts/setup-external.sh --install" >&2
     exit 1
@@ -39,4 +53,4 @@ if [ "${major:-0}" -lt 11 ] 2>/dev/null; then
 fi
 java -version 2>&1 | head -1
 echo "guava: $(readlink -f /usr/share/java/guava.jar)"
-echo "external peers ready: $venv/bin/python, java with /usr/share/java/guava.jar"
+echo "external peers ready: $venv/bin/python, java with /usr/share/java/guava.jar, /usr/bin/time, huniq, runiq"

@@ -7,7 +7,8 @@
 //! ratio defined as the peer's time over ours, so above 1 means ours is faster); `other_ratios`, the ratios
 //! measured once ([`Ratio`]); `missed_rates`, filters whose observed rate is significantly above the one
 //! they were built for; `left_out`, structures a speed group could not time with the others;
-//! `headline_n`, the size the summaries show; `interval`, how the intervals were computed; and
+//! `headline_n`, the size the summaries show; `dedup_cli`, the dedup-cli experiment's rows and targets
+//! where the run has it; `interval`, how the intervals were computed; and
 //! `results_xxh3_64`, the hash of the `results.jsonl` it was computed from, so a reader can tell a stale
 //! file (the results grew or changed since) and refuse it.
 
@@ -43,6 +44,9 @@ pub struct Analysis {
     pub missed_rates: Vec<String>,
     /// Structures a speed group could not time with the others (memory), and why.
     pub left_out: Vec<LeftOutAt>,
+    /// The dedup-cli experiment, where the run has it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dedup_cli: Option<super::dedup_cli::DedupCliAnalysis>,
 }
 
 impl Analysis {
@@ -58,6 +62,7 @@ impl Analysis {
             other_ratios: other_ratios(results),
             missed_rates: super::speed::missed_rates(results),
             left_out: super::speed::left_out(results),
+            dedup_cli: super::dedup_cli::dedup_cli(results),
         }
     }
 

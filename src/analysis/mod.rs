@@ -3,6 +3,7 @@
 //! verdicts and missed targets are written to `analysis.json` ([`file`]) and read from there by the
 //! report, the CLI's summary, `advise --results` and the criterion targets printer. Nothing here draws.
 
+pub mod dedup_cli;
 pub mod file;
 mod fit;
 pub mod nodes;

@@ -537,7 +537,8 @@ fn own_ratio(r: &Results, id: &str, own: &OwnTarget) -> Option<Ratio> {
                 met: (c.n >= at_keys).then_some(lookup / (hash + floor) <= max_ratio),
             })
         }
-        OwnTarget::ParallelSpeedup { .. } => None,
+        // Judged with their own rounds: the parallel build above, the dedup-cli experiment apart.
+        OwnTarget::ParallelSpeedup { .. } | OwnTarget::DedupOverExactTools { .. } => None,
     }
 }
 

@@ -54,4 +54,7 @@ pub enum OwnTarget {
     LookupOverFloor { max_ratio: f64, at_keys: u64 },
     /// Its parallel build is at least `min_ratio` times one thread's insert throughput, from `at_keys`.
     ParallelSpeedup { min_ratio: f64, at_keys: u64 },
+    /// `dedup` with it passes lines at least `min_ratio` times as fast as the fastest Unix tool of the
+    /// dedup-cli experiment, each exact (lines per second of whole processes, paired by round).
+    DedupOverExactTools { min_ratio: f64 },
 }

@@ -31,6 +31,7 @@ struct Page<'a> {
     figures: Vec<Figure>,
     hashes: Option<super::hashes::Hashes>,
     external: Option<super::external::External>,
+    dedup_cli: Option<super::dedup_cli::DedupCli>,
     scenarios: Vec<Scenario<'a>>,
     shared: Option<super::sweep::Shared>,
 }
@@ -166,6 +167,13 @@ pub fn page(
             verdict: super::hashes::verdict(r),
         });
     }
+    if let Some(a) = &analysis.dedup_cli {
+        verdicts.push(Verdict {
+            anchor: "dedup-cli",
+            title: "dedup among the Unix tools",
+            verdict: super::dedup_cli::verdict(a),
+        });
+    }
     if !r.sweep.is_empty() {
         verdicts.push(Verdict {
             anchor: "shared",
@@ -195,6 +203,7 @@ pub fn page(
                 .collect(),
             hashes: super::hashes::view(r),
             external: super::external::view(r),
+            dedup_cli: super::dedup_cli::view(analysis),
             scenarios: r.scenario.iter().map(scenario).collect(),
             shared: super::sweep::view(r),
         },

@@ -7,6 +7,7 @@
 
 mod answer;
 mod chart;
+mod dedup_cli;
 mod external;
 mod figures;
 mod fleet;

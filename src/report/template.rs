@@ -26,6 +26,7 @@ const TEMPLATES: &[(&str, &str)] = templates![
     "targets.html",
     "hashes.html",
     "external.html",
+    "dedup_cli.html",
     "shared.html",
     "speed.html",
     "figures/memory.html",

@@ -13,11 +13,12 @@ pub enum Experiment {
     Expiry,
     HashStudy,
     Shipping,
+    DedupCli,
 }
 
 impl Experiment {
     /// The experiments, in run order.
-    pub const ALL: [Experiment; 8] = [
+    pub const ALL: [Experiment; 9] = [
         Experiment::Saturation,
         Experiment::Deletion,
         Experiment::Churn,
@@ -26,6 +27,7 @@ impl Experiment {
         Experiment::Expiry,
         Experiment::HashStudy,
         Experiment::Shipping,
+        Experiment::DedupCli,
     ];
 
     /// The name in results and reports.
@@ -39,6 +41,7 @@ impl Experiment {
             Experiment::Expiry => "expiry",
             Experiment::HashStudy => "hash_study",
             Experiment::Shipping => "shipping",
+            Experiment::DedupCli => "dedup_cli",
         }
     }
 
@@ -53,6 +56,7 @@ impl Experiment {
             Experiment::Expiry => results.expiry.len(),
             Experiment::HashStudy => results.hash_speed.len() + results.hash_quality.len(),
             Experiment::Shipping => results.shipping.len(),
+            Experiment::DedupCli => results.dedup_cli.len(),
         }
     }
 
@@ -67,6 +71,7 @@ impl Experiment {
             Record::Expiry(_) => Some(Experiment::Expiry),
             Record::HashSpeed(_) | Record::HashQuality(_) => Some(Experiment::HashStudy),
             Record::Shipping(_) => Some(Experiment::Shipping),
+            Record::DedupCli(_) => Some(Experiment::DedupCli),
             _ => None,
         }
     }

@@ -68,6 +68,8 @@ pub struct Results {
     pub memory_probe: Vec<crate::measure::floor::PageProbe>,
     /// The interleaved speed groups, one per n.
     pub speed_groups: Vec<SpeedGroupRecord>,
+    /// The dedup-cli experiment: each tool on the same stream.
+    pub dedup_cli: Vec<super::DedupCliRecord>,
     /// Warnings met while reading (e.g. a torn last line).
     pub warnings: Vec<String>,
 }
@@ -183,6 +185,7 @@ pub fn read_results(path: &Path) -> Result<Results> {
             Record::SweepSkipped(x) => results.sweep_skipped.push(x),
             Record::MemoryProbe(x) => results.memory_probe.push(x),
             Record::SpeedGroup(x) => results.speed_groups.push(x),
+            Record::DedupCli(x) => results.dedup_cli.push(x),
         }
     }
     if results.header.is_none() {

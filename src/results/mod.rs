@@ -28,6 +28,7 @@ macro_rules! text_serde {
 }
 pub(crate) use text_serde;
 
+mod dedup_cli;
 mod experiment;
 mod io;
 mod record;
@@ -35,6 +36,7 @@ mod series;
 mod subject;
 mod suite;
 
+pub use dedup_cli::{DedupCliRecord, DedupTool};
 pub use experiment::Experiment;
 pub use io::{read_results, rewrite_without, write_csv, Results, ResultsWriter};
 pub use record::*;

@@ -57,6 +57,8 @@ pub enum Record {
     SweepSkipped(SkippedCell),
     /// The compared structures at one n, timed together in interleaved rounds.
     SpeedGroup(SpeedGroupRecord),
+    /// One tool of the dedup-cli experiment over every round.
+    DedupCli(super::DedupCliRecord),
 }
 
 /// The structures of the registry's speed targets at one n, built side by side and timed in interleaved

@@ -6,6 +6,9 @@ use crate::{Error, Result};
 /// full suite's.
 pub const HASH_STUDY_SIZES: [u64; 2] = [10_000_000, 1_000_000_000];
 
+/// Lines of the dedup-cli experiment's stream where a suite runs it.
+pub const DEDUP_CLI_LINES: u64 = 5_000_000;
+
 /// A named suite.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Suite {
@@ -19,6 +22,9 @@ pub enum Suite {
     Article6e9,
     /// The shared-filter sweep only: Redis backends against in-process `bloom` (needs `--redis`).
     Redis,
+    /// `dedup` with each structure beside the Unix tools (awk, sort -u, huniq, runiq) on one stream of
+    /// lines with repeats, and nothing else (the standard and full suites run it too).
+    DedupCli,
 }
 
 // Written by name in results headers, as before it was a type.
@@ -40,9 +46,12 @@ impl Suite {
             // "seed-6e9" is the name before 0.2 (the article that seeded the project, not the hash seed).
             "article-6e9" | "seed-6e9" => Ok(Suite::Article6e9),
             "redis" => Ok(Suite::Redis),
+            "dedup-cli" => Ok(Suite::DedupCli),
             other => Err(Error::invalid(
                 "--suite",
-                format!("'{other}' is not one of quick, standard, full, article-6e9, redis"),
+                format!(
+                    "'{other}' is not one of quick, standard, full, article-6e9, redis, dedup-cli"
+                ),
             )),
         }
     }
@@ -60,6 +69,7 @@ impl Suite {
             Suite::Full => "full",
             Suite::Article6e9 => "article-6e9",
             Suite::Redis => "redis",
+            Suite::DedupCli => "dedup-cli",
         }
     }
 
@@ -71,6 +81,8 @@ impl Suite {
             Suite::Full => 9,
             Suite::Article6e9 => return vec![6_000_000_000],
             Suite::Redis => return Vec::new(),
+            // Lines of its stream (no grid: the scale is the stream's length).
+            Suite::DedupCli => return vec![DEDUP_CLI_LINES],
         };
         (4..=top).map(|e| 10u64.pow(e)).collect()
     }
@@ -79,7 +91,7 @@ impl Suite {
     /// others (each contender then answers 4·10⁷ arrivals beside an exact shadow of them).
     pub fn expiry_window_max_keys(self) -> u64 {
         match self {
-            Suite::Quick | Suite::Redis => 100_000,
+            Suite::Quick | Suite::Redis | Suite::DedupCli => 100_000,
             Suite::Standard | Suite::Full | Suite::Article6e9 => 10_000_000,
         }
     }
@@ -96,8 +108,17 @@ impl Suite {
     /// How much larger than the quick suite's the experiments are.
     pub fn experiment_scale(self) -> u64 {
         match self {
-            Suite::Quick | Suite::Redis => 1,
+            Suite::Quick | Suite::Redis | Suite::DedupCli => 1,
             Suite::Standard | Suite::Full | Suite::Article6e9 => 10,
+        }
+    }
+
+    /// Lines of the dedup-cli experiment's stream: none in the quick suite (its 3 minutes), 5·10⁶ in the
+    /// others (373 MB of generated URLs, the size the Unix tools were first compared at).
+    pub fn dedup_cli_lines(self) -> u64 {
+        match self {
+            Suite::Quick | Suite::Redis | Suite::Article6e9 => 0,
+            Suite::Standard | Suite::Full | Suite::DedupCli => DEDUP_CLI_LINES,
         }
     }
 
@@ -105,7 +126,7 @@ impl Suite {
     pub fn reps(self) -> u32 {
         match self {
             Suite::Quick | Suite::Standard => 3,
-            Suite::Full | Suite::Article6e9 | Suite::Redis => 1,
+            Suite::Full | Suite::Article6e9 | Suite::Redis | Suite::DedupCli => 1,
         }
     }
 }

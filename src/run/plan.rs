@@ -131,6 +131,7 @@ pub fn experiments_of(workload: Workload) -> &'static [Experiment] {
             Experiment::BitmapClaim,
             Experiment::Expiry,
             Experiment::HashStudy,
+            Experiment::DedupCli,
         ],
         Workload::Blocklist => &[],
         Workload::Shipped => &[Experiment::Shipping],
@@ -156,6 +157,8 @@ pub struct ExperimentSizes {
     pub expiry_window_max_keys: u64,
     /// The largest filters of the hash study ([`hash_study_sizes`]).
     pub hash_study_max_keys: u64,
+    /// Lines of the dedup-cli experiment's stream (0: not run, as in the quick suite).
+    pub dedup_cli_lines: u64,
 }
 
 /// Everything a run will do.
@@ -241,7 +244,7 @@ impl RunPlan {
         seed: u64,
     ) -> Self {
         let (query_cap, query_time_cap_s) = match suite {
-            Suite::Quick | Suite::Redis => (2_000_000, 4.0),
+            Suite::Quick | Suite::Redis | Suite::DedupCli => (2_000_000, 4.0),
             Suite::Standard => (10_000_000, 20.0),
             Suite::Full | Suite::Article6e9 => (100_000_000, 60.0),
         };
@@ -267,6 +270,7 @@ impl RunPlan {
                 shipping_n: 1_000_000 * scale,
                 expiry_window_max_keys: suite.expiry_window_max_keys(),
                 hash_study_max_keys: suite.hash_study_max_keys(),
+                dedup_cli_lines: suite.dedup_cli_lines(),
             }),
             workload: Workload::Crawl,
             threads: std::thread::available_parallelism()
@@ -299,6 +303,7 @@ impl RunPlan {
             e.shipping_n = e.shipping_n.min(largest);
             e.expiry_window_max_keys = e.expiry_window_max_keys.min(largest);
             e.hash_study_max_keys = e.hash_study_max_keys.min(largest);
+            e.dedup_cli_lines = e.dedup_cli_lines.min(largest);
         }
     }
 

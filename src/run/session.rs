@@ -276,6 +276,10 @@ impl Runner<'_> {
     /// scales or the grid's cells, the experiments and the sweep, skipping what `done` holds.
     pub fn run_all(&mut self, done: &Completed) -> Result<()> {
         let scales = self.plan.scales.clone();
+        if self.plan.suite == Suite::DedupCli {
+            // No grid: its one scale is the stream's length.
+            return self.run_experiments(|e| done.has_experiment(e));
+        }
         let probe_wanted =
             self.plan.suite != Suite::Redis && scales.iter().any(|n| *n >= 10_000_000);
         if probe_wanted && !done.has(&WorkId::MemoryProbe) {

@@ -168,6 +168,7 @@ pub static DESCRIPTOR: Descriptor = Descriptor {
             min_ratio: 1.6,
             at_keys: 1_000_000_000,
         },
+        OwnTarget::DedupOverExactTools { min_ratio: 3.0 },
     ],
     advisor: Some(Advisor {
         pitch: "one cache miss per lookup",

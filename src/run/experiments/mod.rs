@@ -8,6 +8,7 @@
 
 mod bitmap_claim;
 mod churn;
+mod dedup_cli;
 mod deletion;
 mod expiry;
 mod growth;
@@ -16,6 +17,7 @@ mod saturation;
 mod shipping;
 
 use super::plan::{overshoot_ids, ExperimentSizes};
+use super::Suite;
 use super::{Need, Runner};
 use crate::kind::BuildConfig;
 use crate::membership::Membership;
@@ -39,7 +41,7 @@ pub(crate) trait ExperimentRun: Sync {
 }
 
 /// Every experiment, in run order (the order of [`Experiment::ALL`]).
-const EXPERIMENTS: [&dyn ExperimentRun; 8] = [
+const EXPERIMENTS: [&dyn ExperimentRun; 9] = [
     &saturation::Saturation,
     &deletion::Deletion,
     &churn::Churn,
@@ -48,6 +50,7 @@ const EXPERIMENTS: [&dyn ExperimentRun; 8] = [
     &expiry::Expiry,
     &hash_study::HashStudy,
     &shipping::Shipping,
+    &dedup_cli::DedupCli,
 ];
 
 /// The experiment named `experiment`.
@@ -68,6 +71,18 @@ fn kinds_of_run(results: &Results) -> Vec<&'static dyn crate::kind::Kind> {
         .unwrap_or_default()
 }
 
+/// Removes the folders an interrupted experiment left in the run folder `out`, named `prefix`… (a second
+/// Ctrl-C exits at once, before a folder's own cleanup).
+fn remove_leftovers(out: &std::path::Path, prefix: &str) -> Result<()> {
+    let entries = std::fs::read_dir(out).map_err(|e| crate::Error::io(out, e))?;
+    for entry in entries.flatten() {
+        if entry.file_name().to_string_lossy().starts_with(prefix) && entry.path().is_dir() {
+            std::fs::remove_dir_all(entry.path()).map_err(|e| crate::Error::io(entry.path(), e))?;
+        }
+    }
+    Ok(())
+}
+
 /// The largest peak of `configs` by each kind's model, with 5% for the allocator.
 fn peak_of<'a>(configs: impl IntoIterator<Item = (&'a str, BuildConfig)>) -> Result<f64> {
     let mut peak = 0.0f64;
@@ -84,12 +99,19 @@ impl Runner<'_> {
         let Some(sizes) = self.plan.experiments else {
             return Ok(());
         };
-        let wanted = super::plan::experiments_of(self.plan.workload);
+        let wanted = match self.plan.suite {
+            Suite::DedupCli => &[Experiment::DedupCli],
+            _ => super::plan::experiments_of(self.plan.workload),
+        };
         for experiment in EXPERIMENTS {
             if done(experiment.experiment()) || !wanted.contains(&experiment.experiment()) {
                 continue;
             }
             let n = experiment.size(&sizes);
+            // A size of 0 is the suite leaving it out (the quick suite's dedup-cli).
+            if n == 0 {
+                continue;
+            }
             if !self.experiment_fits(experiment, n)? {
                 continue;
             }

@@ -51,7 +51,7 @@ impl ExperimentRun for Shipping {
     }
     fn run(&self, runner: &mut Runner<'_>, n: u64) -> Result<()> {
         let out = runner.out_dir().to_path_buf();
-        remove_leftovers(&out)?;
+        super::remove_leftovers(&out, FOLDER_PREFIX)?;
         let dir = tempfile::Builder::new()
             .prefix(FOLDER_PREFIX)
             .tempdir_in(&out)
@@ -112,23 +112,6 @@ impl ExperimentRun for Shipping {
 
 /// The prefix of the folder the files are written in.
 const FOLDER_PREFIX: &str = ".shipping-";
-
-/// Removes the folders of an interrupted shipping experiment in the run folder `out` (a second Ctrl-C
-/// exits at once, before the folder's own cleanup).
-fn remove_leftovers(out: &std::path::Path) -> Result<()> {
-    let entries = std::fs::read_dir(out).map_err(|e| crate::Error::io(out, e))?;
-    for entry in entries.flatten() {
-        if entry
-            .file_name()
-            .to_string_lossy()
-            .starts_with(FOLDER_PREFIX)
-            && entry.path().is_dir()
-        {
-            std::fs::remove_dir_all(entry.path()).map_err(|e| crate::Error::io(entry.path(), e))?;
-        }
-    }
-    Ok(())
-}
 
 /// Every member and [`NON_MEMBERS_COMPARED`] non-members asked of both: (keys, answers differing).
 fn compare(
