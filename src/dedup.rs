@@ -18,7 +18,10 @@ use crate::units::human_bytes;
 use crate::{Error, Result};
 use std::io::{ErrorKind, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering::{self, Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU64};
+use std::sync::Arc;
+use std::time::Instant;
 
 /// Lines per batch read from the input.
 const BATCH_LINES: usize = 4096;
@@ -246,6 +249,20 @@ pub struct DedupCounts {
     pub server_lost: bool,
     /// Whether a stop was asked for (a signal) before the input ended.
     pub interrupted: bool,
+    /// Where the stream's time went.
+    pub times: StageTimes,
+}
+
+/// Where a stream's time went, in nanoseconds: the reading thread's reading and splitting of lines and its
+/// hashing of them (timed apart), beside this thread's calls into the structure (its inserts, with the
+/// writes of the lines it passed, which happen inside them so that every line written is inserted) and
+/// its waits for the next batch of lines.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StageTimes {
+    pub read_ns: u64,
+    pub hash_ns: u64,
+    pub structure_ns: u64,
+    pub wait_ns: u64,
 }
 
 /// Reads `input` to its end, writing each line new to `structure` to `out` (one per line) and inserting
@@ -279,16 +296,26 @@ pub fn pass_new_lines_until(
     for _ in 0..3 {
         let _ = empty_tx.send(KeyBatch::with_capacity(BATCH_LINES, 96));
     }
+    // The reading thread's time, read once it has sent the input's end (or an error).
+    let read_ns = Arc::new(AtomicU64::new(0));
+    let hash_ns = Arc::new(AtomicU64::new(0));
+    let (reader_read_ns, reader_hash_ns) = (read_ns.clone(), hash_ns.clone());
     // Not scoped: a reader blocked on a silent input must not keep a stopped stream from ending.
     std::thread::spawn(move || {
         let mut lines = KeyPipeline::file(input, u64::MAX).with_batch_keys(BATCH_LINES);
         while let Ok(mut batch) = empty_rx.recv() {
-            match lines.next_hashed(&mut batch, hasher) {
+            let started = Instant::now();
+            let made = lines.make(&mut batch);
+            reader_read_ns.fetch_add(started.elapsed().as_nanos() as u64, Relaxed);
+            match made {
                 Ok(0) => {
                     let _ = full_tx.send(None);
                     return;
                 }
                 Ok(_) => {
+                    let started = Instant::now();
+                    batch.hash_all(hasher);
+                    reader_hash_ns.fetch_add(started.elapsed().as_nanos() as u64, Relaxed);
                     if full_tx.send(Some(Ok(batch))).is_err() {
                         return;
                     }
@@ -301,6 +328,7 @@ pub fn pass_new_lines_until(
         }
     });
     let written = (|| -> Result<()> {
+        let mut waited = Instant::now();
         loop {
             let stopping = stop.load(Ordering::SeqCst);
             let next = if stopping {
@@ -328,7 +356,9 @@ pub fn pass_new_lines_until(
                 counts.interrupted = stopping;
                 return Ok(());
             };
+            counts.times.wait_ns += waited.elapsed().as_nanos() as u64;
             let batch = batch?;
+            let started = Instant::now();
             // Through the structure's batch path, each new line written right after its insert: every
             // line written has been inserted, and a failed write stops the batch at its line (in process
             // the only line inserted but not written, as key by key; on a shared filter the rest of that
@@ -345,6 +375,8 @@ pub fn pass_new_lines_until(
                 }
                 true
             });
+            counts.times.structure_ns += started.elapsed().as_nanos() as u64;
+            waited = Instant::now();
             counts.read += read;
             let _ = empty_tx.send(batch);
             if let Some(e) = failed {
@@ -357,6 +389,8 @@ pub fn pass_new_lines_until(
         }
     })();
     let flushed = out.flush().map_err(output_error);
+    counts.times.read_ns = read_ns.load(Relaxed);
+    counts.times.hash_ns = hash_ns.load(Relaxed);
     match written.and(flushed) {
         Err(Error::Io { source, .. }) if source.kind() == ErrorKind::BrokenPipe => {
             counts.output_closed = true;
@@ -458,6 +492,7 @@ mod tests {
                 output_closed: false,
                 server_lost: false,
                 interrupted: false,
+                times: counts.times,
             }
         );
     }

@@ -15,8 +15,9 @@ use std::sync::Arc;
 
 #[derive(Args, Debug)]
 pub struct BenchArgs {
-    /// Suite: quick (≤ 3 min, 10⁴…10⁷ keys), standard (to 10⁸), full (to 10⁹), article-6e9 (the second
-    /// article's 6·10⁹-URL scenario; --scales N runs it at N keys with the same ratios).
+    /// Suite: quick (10⁴…10⁷ keys), standard (to 10⁸), full (to 10⁹), article-6e9 (the second article's
+    /// 6·10⁹-URL scenario; --scales N runs it at N keys with the same ratios), redis (the shared-filter
+    /// sweep), dedup-cli (dedup beside awk, sort -u, huniq and runiq on 5·10⁶ lines; --scales N lines).
     #[arg(long, default_value = "quick", value_parser = Suite::from_text)]
     suite: Suite,
     /// Comma-separated key counts, overriding the suite's (e.g. 1e4,1e5,1M).

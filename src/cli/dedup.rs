@@ -204,5 +204,14 @@ pub fn run(args: DedupArgs) -> Result<i32> {
             }
         }
     );
+    let t = counts.times;
+    let s = |ns: u64| ns as f64 / 1e9;
+    eprintln!(
+        "dedup: time: reading and splitting lines {:.2} s, hashing them {:.2} s (a second thread); the structure with the writes of the lines it passed {:.2} s, waiting for lines {:.2} s",
+        s(t.read_ns),
+        s(t.hash_ns),
+        s(t.structure_ns),
+        s(t.wait_ns)
+    );
     Ok(if counts.interrupted { 130 } else { 0 })
 }

@@ -115,5 +115,8 @@ pub fn print(results: &dedupbench::results::Results, analysis: &Analysis, wall_s
     for missed in &analysis.missed_rates {
         println!("rate missed: {missed}");
     }
+    for t in analysis.dedup_cli.iter().flat_map(|d| &d.targets) {
+        println!("dedup-cli: {}", t.words());
+    }
     println!("wall time {wall_s:.1} s");
 }

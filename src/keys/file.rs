@@ -187,13 +187,17 @@ impl UrlFile {
         }
         let mut added = 0;
         while added < max {
-            match self.next_key_in_buffer(batch) {
-                Some(true) => {
-                    added += 1;
+            match self.keys_in_buffer(batch, max - added) {
+                Ok(Some(keys)) => {
+                    added += keys;
                     continue;
                 }
-                Some(false) => continue,
-                None => {}
+                Ok(None) => {}
+                Err(error) if added > 0 => {
+                    self.pending = Some(error);
+                    break;
+                }
+                Err(error) => return Err(error),
             }
             match self.next_key() {
                 Ok(None) => break,
@@ -211,37 +215,63 @@ impl UrlFile {
         Ok(added)
     }
 
-    /// The common case, without copying the line twice: a whole line inside the reader's buffer, free of
-    /// NUL bytes and not too long, goes straight from the buffer into `batch` (`Some(true)`), or is
-    /// skipped as blank or masked (`Some(false)`). `None` leaves the reader as it was, for [`Self::next_key`]:
-    /// a line crossing the buffer's end, a bad line (whose error that path words), the end of the input
-    /// or a read error.
-    fn next_key_in_buffer(&mut self, batch: &mut KeyBatch) -> Option<bool> {
-        let available = self.reader.fill_buf().ok()?;
-        let window = &available[..available.len().min(MAX_LINE_BYTES + 2)];
-        // One SIMD scan finds the line's end, or a NUL before it.
-        let at = memchr::memchr2(b'\n', 0, window)?;
-        if window[at] == 0 {
-            return None;
-        }
-        let mut end = at;
-        while end > 0 && window[end - 1] == b'\r' {
-            end -= 1;
-        }
-        let key = &window[..end];
-        if key.len() > MAX_LINE_BYTES {
-            return None;
-        }
-        let blank = key.iter().all(u8::is_ascii_whitespace);
-        let kept = !blank && self.mask.as_ref().is_none_or(|m| m.keeps(self.ordinal));
-        if kept {
-            self.non_utf8_lines += u64::from(!key.is_ascii() && std::str::from_utf8(key).is_err());
+    /// The common case, without copying lines twice: the whole lines inside the reader's buffer, up to
+    /// `max` keys, go straight from it into `batch` (blank and masked lines are skipped), found by one
+    /// SIMD scan for line ends and NULs over the buffer. Stops before a line crossing the buffer's end, a
+    /// line with a NUL or too long (whose error [`Self::next_key`] words), and at the input's end or a
+    /// interrupted read, all left to that path. Returns the keys added, or `None` when it consumed
+    /// nothing; a read error is returned (a gzip decoder reports a bad checksum once, then ends).
+    fn keys_in_buffer(&mut self, batch: &mut KeyBatch, max: usize) -> Result<Option<usize>> {
+        let mask = self.mask.as_deref();
+        let available = match self.reader.fill_buf() {
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => return Ok(None),
+            Err(e) => {
+                let message = format!("cannot read: {e}");
+                return Err(Error::Format {
+                    path: self.path.clone(),
+                    line: self.line + 1,
+                    message,
+                });
+            }
+        };
+        let (mut start, mut added, mut lines) = (0, 0, 0);
+        let (mut ordinal, mut non_utf8) = (self.ordinal, 0);
+        for at in memchr::memchr2_iter(b'\n', 0, available) {
+            if added == max || available[at] == 0 {
+                break;
+            }
+            let line = &available[start..at];
+            let mut end = line.len();
+            while end > 0 && line[end - 1] == b'\r' {
+                end -= 1;
+            }
+            let key = &line[..end];
+            if key.len() > MAX_LINE_BYTES {
+                break;
+            }
+            start = at + 1;
+            lines += 1;
+            // A blank line (empty, or spaces and tabs only) is no key.
+            if key.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            ordinal += 1;
+            if mask.is_some_and(|m| !m.keeps(ordinal - 1)) {
+                continue;
+            }
+            non_utf8 += u64::from(!key.is_ascii() && std::str::from_utf8(key).is_err());
             batch.push(key);
+            added += 1;
         }
-        self.ordinal += u64::from(!blank);
-        self.line += 1;
-        self.reader.consume(at + 1);
-        Some(kept)
+        if start == 0 {
+            return Ok(None);
+        }
+        self.reader.consume(start);
+        self.line += lines;
+        self.ordinal = ordinal;
+        self.non_utf8_lines += non_utf8;
+        Ok(Some(added))
     }
 
     /// Reads up to the next non-blank line; returns where its key lies in `buf` (`None` at the end).
@@ -259,15 +289,16 @@ impl UrlFile {
                 end -= 1;
             }
             let key = &self.buf[..end];
-            // A blank line (empty, or spaces and tabs only) is no key.
-            if key.iter().all(u8::is_ascii_whitespace) {
-                continue;
-            }
+            // Before the blank test: a long line of spaces is refused, not read on as a new line.
             if key.len() > MAX_LINE_BYTES {
                 return Err(self.error(format!(
                     "line is longer than {MAX_LINE_BYTES} bytes (starts {})",
                     quoted(key)
                 )));
+            }
+            // A blank line (empty, or ASCII whitespace only) is no key.
+            if key.iter().all(u8::is_ascii_whitespace) {
+                continue;
             }
             if memchr::memchr(0, key).is_some() {
                 return Err(self.error(format!(
@@ -402,5 +433,46 @@ mod tests {
         }
         let end = read_all(file(b"a\nb"));
         assert_eq!(end.0, vec![b"a".to_vec(), b"b".to_vec()]);
+    }
+
+    /// A reader that fails once and then says it has ended (as a gzip decoder does after a bad checksum)
+    /// gives its error, not a shorter file.
+    #[test]
+    fn a_read_error_reported_once_is_not_taken_for_the_end() {
+        struct FailsOnce(bool);
+        impl std::io::Read for FailsOnce {
+            fn read(&mut self, _: &mut [u8]) -> std::io::Result<usize> {
+                if std::mem::replace(&mut self.0, true) {
+                    Ok(0)
+                } else {
+                    Err(std::io::Error::new(
+                        std::io::ErrorKind::InvalidData,
+                        "corrupt deflate stream",
+                    ))
+                }
+            }
+        }
+        let reader = std::io::BufReader::new(std::io::Read::chain(
+            std::io::Cursor::new(b"https://a.example/\n".to_vec()),
+            FailsOnce(false),
+        ));
+        let mut f = UrlFile::from_reader("<test>", Box::new(reader));
+        let mut batch = KeyBatch::default();
+        assert_eq!(f.read_batch(&mut batch, 100).unwrap(), 1);
+        let error = f.read_batch(&mut batch, 100).unwrap_err().to_string();
+        assert!(error.contains("corrupt deflate stream"), "{error}");
+        // Over-long lines are refused whatever they hold, spaces too, on either path.
+        let long = [b' '; MAX_LINE_BYTES + 10];
+        let mut text = b"a\n".to_vec();
+        text.extend_from_slice(&long);
+        text.extend_from_slice(b"\nb\n");
+        let mut f = file(&text);
+        let mut batch = KeyBatch::default();
+        assert_eq!(f.read_batch(&mut batch, 100).unwrap(), 1);
+        let error = f.read_batch(&mut batch, 100).unwrap_err().to_string();
+        assert!(
+            error.contains("<test>:2") && error.contains("longer"),
+            "{error}"
+        );
     }
 }

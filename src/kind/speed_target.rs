@@ -55,6 +55,7 @@ pub enum OwnTarget {
     /// Its parallel build is at least `min_ratio` times one thread's insert throughput, from `at_keys`.
     ParallelSpeedup { min_ratio: f64, at_keys: u64 },
     /// `dedup` with it passes lines at least `min_ratio` times as fast as the fastest Unix tool of the
-    /// dedup-cli experiment, each exact (lines per second of whole processes, paired by round).
-    DedupOverExactTools { min_ratio: f64 },
+    /// dedup-cli experiment, each exact (lines per second of whole processes, paired by round), judged
+    /// on streams of `at_lines` lines and more (shorter ones time the processes' start as much as them).
+    DedupOverExactTools { min_ratio: f64, at_lines: u64 },
 }

@@ -27,6 +27,7 @@ pub struct Row {
     pub exact: &'static str,
     pub lines_per_s: String,
     pub interval: String,
+    pub per_cpu_s: String,
     pub rss: String,
     pub dropped: String,
     pub passed: u64,
@@ -38,7 +39,7 @@ fn mps(v: f64) -> String {
     format!("{:.2} M", v / 1e6)
 }
 
-fn row(r: &DedupCliRow, floor: Option<u64>) -> Row {
+fn row(r: &DedupCliRow, floor: Option<u64>, distinct: u64) -> Row {
     let rss = match (r.peak_rss_bytes, floor) {
         (Some(p), Some(f)) if p <= f => format!("≤ {}", human_bytes(p as f64)),
         (Some(p), _) => human_bytes(p as f64),
@@ -48,12 +49,21 @@ fn row(r: &DedupCliRow, floor: Option<u64>) -> Row {
         tool: r.tool.to_string(),
         command: r.command.clone(),
         version: r.version.clone().unwrap_or_default(),
-        exact: if r.exact { "exact" } else { "filter" },
+        exact: match (r.exact, r.digests) {
+            (true, false) => "exact",
+            (true, true) => "exact (64-bit digests)",
+            (false, _) => "filter",
+        },
         lines_per_s: r.lines_per_s_median.map(mps).unwrap_or_default(),
-        interval: match (r.lines_per_s_low, r.lines_per_s_high) {
-            (Some(l), Some(h)) => format!("[{}, {}]", mps(l), mps(h)),
+        interval: match (
+            r.lines_per_s_low,
+            r.lines_per_s_high,
+            r.lines_per_s_coverage,
+        ) {
+            (Some(l), Some(h), Some(c)) => format!("[{}, {}] ({:.1}%)", mps(l), mps(h), 100.0 * c),
             _ => String::new(),
         },
+        per_cpu_s: r.lines_per_cpu_s_median.map(mps).unwrap_or_default(),
         rss,
         dropped: if r.wrongly_dropped == 0 {
             "0".into()
@@ -61,7 +71,7 @@ fn row(r: &DedupCliRow, floor: Option<u64>) -> Row {
             format!(
                 "{} ({:.3}%)",
                 r.wrongly_dropped,
-                100.0 * r.wrongly_dropped as f64 / (r.lines_out + r.wrongly_dropped).max(1) as f64
+                100.0 * r.wrongly_dropped as f64 / distinct.max(1) as f64
             )
         },
         passed: r.wrongly_passed,
@@ -69,35 +79,22 @@ fn row(r: &DedupCliRow, floor: Option<u64>) -> Row {
     }
 }
 
-/// The one-line verdict: each target against the fastest exact tool, or the fastest tools.
+/// The one-line verdict: each target against the fastest Unix tool and against our own exact ones.
 pub fn verdict(a: &DedupCliAnalysis) -> String {
-    let mut parts: Vec<String> = a
-        .targets
-        .iter()
-        .map(|t| {
-            format!(
-                "{} passes lines {:.2}× as fast as {}, the fastest Unix tool here (all exact) (95% interval {:.2}–{:.2}; target ≥ {}: {})",
-                t.ours,
-                t.ratio_median,
-                t.against,
-                t.ratio_low,
-                t.ratio_high,
-                t.min_ratio,
-                t.status.words()
-            )
-        })
-        .collect();
+    let parts: Vec<String> = a.targets.iter().map(|t| t.words()).collect();
     if parts.is_empty() {
-        parts.push("no target could be judged (a tool to compare did not run)".into());
+        return "No structure with a target ran.".into();
     }
-    format!("{}.", parts.join("; "))
+    format!("{}.", parts.join(". "))
 }
 
 /// The section, where the run has the experiment.
 pub fn view(analysis: &Analysis) -> Option<DedupCli> {
     let a = analysis.dedup_cli.as_ref()?;
-    let (ran, not_run): (Vec<&DedupCliRow>, Vec<&DedupCliRow>) =
-        a.rows.iter().partition(|r| r.unavailable.is_none());
+    let (ran, not_run): (Vec<&DedupCliRow>, Vec<&DedupCliRow>) = a
+        .rows
+        .iter()
+        .partition(|r| r.unavailable.is_none() && r.failed.is_none());
     let mut ran = ran;
     ran.sort_by(|x, y| {
         y.lines_per_s_median
@@ -110,10 +107,16 @@ pub fn view(analysis: &Analysis) -> Option<DedupCli> {
         distinct: human_count(a.distinct_lines as f64),
         input: human_bytes(a.input_bytes as f64),
         floor: a.rss_floor_bytes.map(|f| human_bytes(f as f64)),
-        rows: ran.into_iter().map(|r| row(r, a.rss_floor_bytes)).collect(),
+        rows: ran
+            .into_iter()
+            .map(|r| row(r, a.rss_floor_bytes, a.distinct_lines))
+            .collect(),
         not_run: not_run
             .into_iter()
-            .map(|r| format!("{}: {}", r.tool, r.unavailable.clone().unwrap_or_default()))
+            .map(|r| {
+                let why = r.unavailable.as_ref().or(r.failed.as_ref());
+                format!("{}: {}", r.tool, why.cloned().unwrap_or_default())
+            })
             .collect(),
     })
 }

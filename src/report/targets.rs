@@ -57,6 +57,22 @@ pub fn missed_targets(a: &crate::analysis::Analysis) -> Missed {
     if !short.is_empty() {
         parts.push(format!("speed: {}", short.join("; ")));
     }
+    // The dedup-cli experiment's targets, missed or undecided, with their figures.
+    let dedup_cli: Vec<String> = a
+        .dedup_cli
+        .iter()
+        .flat_map(|d| &d.targets)
+        .filter(|t| {
+            matches!(
+                t.status,
+                Some(TargetStatus::Missed | TargetStatus::Undecided)
+            )
+        })
+        .map(|t| t.words())
+        .collect();
+    if !dedup_cli.is_empty() {
+        parts.push(format!("dedup-cli: {}", dedup_cli.join("; ")));
+    }
     if !rate_structures.is_empty() {
         parts.push(format!(
             "rate above its target: {}",

@@ -12,9 +12,9 @@ pub enum DedupTool {
     Awk,
     /// `sort -u`: sorted, so the order of first sight is lost.
     SortUnique,
-    /// `huniq`: 64-bit hashes of the lines in a hash set.
+    /// `huniq`: 64-bit hashes of the lines (ahash, randomly seeded) in a hash set.
     Huniq,
-    /// `runiq`: its default filter.
+    /// `runiq -f quick`: 64-bit hashes of the lines (xxh3-64) in a hash set.
     Runiq,
 }
 
@@ -71,6 +71,11 @@ pub struct DedupCliRecord {
     /// Seconds of wall time of the whole process, one per round in round order (empty when it did not
     /// run: `unavailable` says why).
     pub wall_s: Vec<f64>,
+    /// Seconds of CPU (user and system) of the process in each round, where `/usr/bin/time` gave them: a
+    /// tool on several threads (sort, and `dedup`'s reader) can pass more lines per wall second than per
+    /// CPU second.
+    #[serde(default)]
+    pub cpu_s: Vec<f64>,
     /// Lines the tool wrote in the round checked (the first).
     pub lines_out: u64,
     /// Distinct lines of the stream missing from its output.
@@ -85,6 +90,9 @@ pub struct DedupCliRecord {
     /// What `/usr/bin/time` itself holds when it starts the tool: a peak at or below it says only "at
     /// most this".
     pub rss_floor_bytes: Option<u64>,
-    /// Why the tool did not run (not installed, or it failed).
+    /// Why the tool did not run: not installed.
     pub unavailable: Option<String>,
+    /// How it failed, where it ran and exited with an error (then it has no times).
+    #[serde(default)]
+    pub failed: Option<String>,
 }

@@ -42,4 +42,4 @@ pub use io::{read_results, rewrite_without, write_csv, Results, ResultsWriter};
 pub use record::*;
 pub use series::{SeriesPlacement, SweepSeries};
 pub use subject::SkipSubject;
-pub use suite::{Suite, HASH_STUDY_SIZES};
+pub use suite::{Suite, DEDUP_CLI_LINES, HASH_STUDY_SIZES};

@@ -303,7 +303,11 @@ impl RunPlan {
             e.shipping_n = e.shipping_n.min(largest);
             e.expiry_window_max_keys = e.expiry_window_max_keys.min(largest);
             e.hash_study_max_keys = e.hash_study_max_keys.min(largest);
-            e.dedup_cli_lines = e.dedup_cli_lines.min(largest);
+            // The dedup-cli suite's one scale is its stream's length; the others cap it as the rest.
+            e.dedup_cli_lines = match self.suite {
+                Suite::DedupCli => largest,
+                _ => e.dedup_cli_lines.min(largest),
+            };
         }
     }
 

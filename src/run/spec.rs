@@ -227,6 +227,14 @@ impl RunSpec {
             .unwrap_or_else(|| SweepPlan::DEFAULT_BATCHES.to_vec());
         check_batches(&redis_batches)?;
         let redis_retry = redis_retry(options.redis_retry_secs, &redis)?;
+        if suite == Suite::DedupCli
+            && (options.input.is_some() || options.non_members.is_some() || !redis.is_empty())
+        {
+            return Err(Error::invalid(
+                "--suite",
+                "dedup-cli runs on a stream it generates, in process: --input, --non-members, --redis and --redis-cluster do not apply (run dedup on your own file with `dedupbench dedup`)",
+            ));
+        }
         if options.non_members.is_some() && matches!(suite, Suite::Article6e9 | Suite::Redis) {
             return Err(Error::invalid(
                 "--non-members",

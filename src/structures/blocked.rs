@@ -168,7 +168,10 @@ pub static DESCRIPTOR: Descriptor = Descriptor {
             min_ratio: 1.6,
             at_keys: 1_000_000_000,
         },
-        OwnTarget::DedupOverExactTools { min_ratio: 3.0 },
+        OwnTarget::DedupOverExactTools {
+            min_ratio: 3.0,
+            at_lines: crate::results::DEDUP_CLI_LINES,
+        },
     ],
     advisor: Some(Advisor {
         pitch: "one cache miss per lookup",
