@@ -302,7 +302,10 @@ mod tests {
         let t = target(&r);
         let unix = t.against_unix.clone().unwrap();
         assert_eq!(unix.against, DedupTool::Huniq);
-        assert!((unix.low - 5.0).abs() < 1e-9 && (unix.high - 6.0).abs() < 1e-9, "{unix:?}");
+        assert!(
+            (unix.low - 5.0).abs() < 1e-9 && (unix.high - 6.0).abs() < 1e-9,
+            "{unix:?}"
+        );
         assert_eq!(t.status, Some(TargetStatus::Met));
         assert_eq!(t.against_own_exact, None);
         // Three times as fast as huniq, give or take: the interval holds 3.

@@ -8,12 +8,11 @@
 //! or whose output is wrong beyond its rate's false drops (a line passed twice; a drop by an exact
 //! structure), fails the run.
 //!
-//! Each process runs under GNU `/usr/bin/time`, whose `ru_maxrss` of its child is the tool's peak resident
-//! set (a child of this harness would carry the harness's own resident set across its exec; the one of
-//! `/usr/bin/time`, about 1 MiB, is recorded as the floor), and which gives its CPU seconds. The first round's output is checked against the
-//! exact answer, the stream's distinct lines in order of first sight: lines missing, lines repeated or
-//! foreign, and whether the order was kept. Lines are compared by their xxh3-128 (odds of a collision
-//! among 10⁷ lines about 10⁻²⁵).
+//! Each process runs under GNU `/usr/bin/time` ([`process`]), whose `ru_maxrss` of its child is the
+//! tool's peak resident set (a child of this harness would carry the harness's own resident set across its
+//! exec; the one of `/usr/bin/time`, about 1 MiB, is recorded as the floor), and which gives its CPU
+//! seconds. The first round's output is checked against the exact answer ([`check`]); later rounds must
+//! write as many bytes.
 //!
 //! The stream and the outputs live in a folder of the run's, removed when the experiment ends (and at the
 //! start of the next, after an interruption).
@@ -138,12 +137,24 @@ impl ExperimentRun for DedupCli {
                         rows[i].wall_s.push(run.wall_s);
                         rows[i].cpu_s.extend(run.cpu_s);
                         rows[i].peak_rss_bytes = rows[i].peak_rss_bytes.max(run.peak_rss_bytes);
+                        let output_bytes = std::fs::metadata(&output).map_or(0, |m| m.len());
                         if round == 0 {
                             let expected = match &expected {
                                 Some(e) => e,
                                 None => expected.insert(Expected::of(runner, distinct)),
                             };
                             rows[i].check = Some(expected.check(&output)?);
+                            rows[i].output_bytes = output_bytes;
+                        } else if output_bytes != rows[i].output_bytes {
+                            // Checked whole once; later rounds must write the same bytes' count.
+                            rows[i].failed = Some(format!(
+                                "{} wrote {output_bytes} bytes in round {}, {} in the round checked",
+                                rows[i].plan.display,
+                                round + 1,
+                                rows[i].output_bytes
+                            ));
+                            rows[i].wall_s.clear();
+                            rows[i].cpu_s.clear();
                         }
                     }
                     Err(why) => {
@@ -214,6 +225,8 @@ struct Row {
     cpu_s: Vec<f64>,
     peak_rss_bytes: Option<u64>,
     check: Option<Check>,
+    /// Bytes of the output checked (the first round's).
+    output_bytes: u64,
     unavailable: Option<String>,
     failed: Option<String>,
 }
@@ -230,6 +243,7 @@ impl Row {
             cpu_s: Vec::new(),
             peak_rss_bytes: None,
             check: None,
+            output_bytes: 0,
             unavailable,
             failed: None,
         }
