@@ -237,6 +237,9 @@ impl UrlFile {
         };
         let (mut start, mut added, mut lines) = (0, 0, 0);
         let (mut ordinal, mut non_utf8) = (self.ordinal, 0);
+        // One test of the whole buffer (word at a time) spares each line of an ASCII file its own, which
+        // a short line pays byte by byte.
+        let all_ascii = available.is_ascii();
         for at in memchr::memchr2_iter(b'\n', 0, available) {
             if added == max || available[at] == 0 {
                 break;
@@ -260,7 +263,7 @@ impl UrlFile {
             if mask.is_some_and(|m| !m.keeps(ordinal - 1)) {
                 continue;
             }
-            non_utf8 += u64::from(!key.is_ascii() && std::str::from_utf8(key).is_err());
+            non_utf8 += u64::from(!all_ascii && std::str::from_utf8(key).is_err());
             batch.push(key);
             added += 1;
         }
