@@ -436,6 +436,22 @@ mod tests {
         }
         let end = read_all(file(b"a\nb"));
         assert_eq!(end.0, vec![b"a".to_vec(), b"b".to_vec()]);
+        // Through a mask, keys are numbered in file order without blank lines on both paths alike.
+        let text: &[u8] = b"k0\n\nk1\r\nk2\n \nk3\nk4\nk5";
+        let mut mask = KeyMask::none(6);
+        for kept in [0, 2, 3, 5] {
+            mask.keep(kept);
+        }
+        let mask = Arc::new(mask);
+        for capacity in 1..text.len() + 2 {
+            let reader =
+                std::io::BufReader::with_capacity(capacity, std::io::Cursor::new(text.to_vec()));
+            let f = UrlFile::from_reader("<test>", Box::new(reader)).masked(mask.clone());
+            let keys: Vec<Vec<u8>> = ["k0", "k2", "k3", "k5"]
+                .map(|k| k.as_bytes().to_vec())
+                .into();
+            assert_eq!(read_all(f), (keys, 0), "buffer of {capacity} bytes");
+        }
     }
 
     /// A reader that fails once and then says it has ended (as a gzip decoder does after a bad checksum)
