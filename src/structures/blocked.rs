@@ -454,13 +454,25 @@ impl Membership for Blocked {
         }
         self.insert_prefetched(batch, |_, _| true)
     }
-    /// The scalar prefetching path whatever the CPU (the vector batch kernel counts, it does not answer per
-    /// key); its inserts are the per-key ones, vector where the CPU has AVX2.
+    /// Each key's block prefetched [`PREFETCH_AHEAD`] keys ahead, its answer heard before the next key:
+    /// the vector kernel where the CPU has AVX2, the scalar prefetching path otherwise.
     fn insert_batch_if_new(
         &mut self,
         batch: &KeyBatch,
         each: &mut dyn FnMut(usize, bool) -> bool,
     ) -> u64 {
+        #[cfg(target_arch = "x86_64")]
+        if self.kernel == Kernel::Vector {
+            let (blocks, k) = (self.blocks, self.hashes);
+            let body = &mut self.words[self.offset..self.offset + blocks as usize * 8];
+            // SAFETY: `Kernel::Vector` is only chosen when the CPU has AVX2; `body` is 64-byte aligned,
+            // holds `blocks` blocks and is borrowed mutably, so nothing else touches it.
+            let new = unsafe {
+                simd::insert_each_raw(body.as_mut_ptr(), blocks, k, batch.hashes(), each)
+            };
+            self.inserted = self.inserted.saturating_add(new);
+            return new;
+        }
         self.insert_prefetched(batch, each)
     }
     /// Batched lookups: each key's block is prefetched [`PREFETCH_AHEAD`] keys before it is probed, so a

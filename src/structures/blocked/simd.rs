@@ -259,3 +259,36 @@ pub unsafe fn insert_batch_raw(body: *mut u64, blocks: u64, hashes: u32, batch: 
     }
     new
 }
+
+/// Sets every hash's bits in order, prefetching each block [`PREFETCH_AHEAD`] keys ahead (and no second
+/// time just before its write, as [`insert_one`] does alone); `each(i, new)` hears whether key i set a new
+/// bit and stops the batch after it by returning `false`. Returns how many keys were new.
+///
+/// # Safety
+/// As [`insert_batch_raw`].
+#[target_feature(enable = "avx2")]
+pub unsafe fn insert_each_raw(
+    body: *mut u64,
+    blocks: u64,
+    hashes: u32,
+    batch: &[KeyHash],
+    each: &mut dyn FnMut(usize, bool) -> bool,
+) -> u64 {
+    let mut new = 0u64;
+    for (i, hash) in batch.iter().enumerate() {
+        if let Some(ahead) = batch.get(i + PREFETCH_AHEAD) {
+            // SAFETY: reduce(·, blocks) < blocks, so the address lies inside `body`; a prefetch never faults.
+            let at = reduce(ahead.h1, blocks) as usize * 8;
+            crate::mem::prefetch_ptr(unsafe { body.add(at) });
+        }
+        let (lo, hi) = mask_vectors(hash.h1, hashes);
+        let at = reduce(hash.h1, blocks) as usize * 8;
+        // SAFETY: as in `insert_batch_raw`.
+        let was_new = unsafe { set_all(body.add(at), lo, hi) };
+        new += u64::from(was_new);
+        if !each(i, was_new) {
+            break;
+        }
+    }
+    new
+}
