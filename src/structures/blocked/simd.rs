@@ -244,20 +244,8 @@ pub fn insert_batch(body: &mut [u64], blocks: u64, hashes: u32, batch: &[KeyHash
 /// runs no other thread reads or writes the blocks `batch` falls in.
 #[target_feature(enable = "avx2")]
 pub unsafe fn insert_batch_raw(body: *mut u64, blocks: u64, hashes: u32, batch: &[KeyHash]) -> u64 {
-    let mut new = 0u64;
-    for (i, hash) in batch.iter().enumerate() {
-        if let Some(ahead) = batch.get(i + PREFETCH_AHEAD) {
-            // SAFETY: reduce(·, blocks) < blocks, so the address lies inside `body`; a prefetch never faults.
-            let at = reduce(ahead.h1, blocks) as usize * 8;
-            crate::mem::prefetch_ptr(unsafe { body.add(at) });
-        }
-        let (lo, hi) = mask_vectors(hash.h1, hashes);
-        let at = reduce(hash.h1, blocks) as usize * 8;
-        // SAFETY: reduce(·, blocks) < blocks, so the aligned line at `at` lies inside `body` (the caller's
-        // contract), and no other thread touches it.
-        new += unsafe { set_all(body.add(at), lo, hi) } as u64;
-    }
-    new
+    // SAFETY: the caller's contract.
+    unsafe { insert_each(body, blocks, hashes, batch, |_, _| true) }
 }
 
 /// Sets every hash's bits in order, prefetching each block [`PREFETCH_AHEAD`] keys ahead (and no second
@@ -274,6 +262,24 @@ pub unsafe fn insert_each_raw(
     batch: &[KeyHash],
     each: &mut dyn FnMut(usize, bool) -> bool,
 ) -> u64 {
+    // SAFETY: the caller's contract.
+    unsafe { insert_each(body, blocks, hashes, batch, each) }
+}
+
+/// The loop of [`insert_batch_raw`] and [`insert_each_raw`], generic over what hears each answer (so the
+/// batch build, which hears none, pays no call per key).
+///
+/// # Safety
+/// As [`insert_batch_raw`].
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn insert_each(
+    body: *mut u64,
+    blocks: u64,
+    hashes: u32,
+    batch: &[KeyHash],
+    mut each: impl FnMut(usize, bool) -> bool,
+) -> u64 {
     let mut new = 0u64;
     for (i, hash) in batch.iter().enumerate() {
         if let Some(ahead) = batch.get(i + PREFETCH_AHEAD) {
@@ -283,7 +289,8 @@ pub unsafe fn insert_each_raw(
         }
         let (lo, hi) = mask_vectors(hash.h1, hashes);
         let at = reduce(hash.h1, blocks) as usize * 8;
-        // SAFETY: as in `insert_batch_raw`.
+        // SAFETY: reduce(·, blocks) < blocks, so the aligned line at `at` lies inside `body` (the caller's
+        // contract), and no other thread touches it.
         let was_new = unsafe { set_all(body.add(at), lo, hi) };
         new += u64::from(was_new);
         if !each(i, was_new) {
