@@ -465,11 +465,8 @@ impl Membership for Blocked {
         if self.kernel == Kernel::Vector {
             let (blocks, k) = (self.blocks, self.hashes);
             let body = &mut self.words[self.offset..self.offset + blocks as usize * 8];
-            // SAFETY: `Kernel::Vector` is only chosen when the CPU has AVX2; `body` is 64-byte aligned,
-            // holds `blocks` blocks and is borrowed mutably, so nothing else touches it.
-            let new = unsafe {
-                simd::insert_each_raw(body.as_mut_ptr(), blocks, k, batch.hashes(), each)
-            };
+            // SAFETY: `Kernel::Vector` is only chosen when the CPU has AVX2; `body` is 64-byte aligned.
+            let new = unsafe { simd::insert_each(body, blocks, k, batch.hashes(), each) };
             self.inserted = self.inserted.saturating_add(new);
             return new;
         }

@@ -245,35 +245,34 @@ pub fn insert_batch(body: &mut [u64], blocks: u64, hashes: u32, batch: &[KeyHash
 #[target_feature(enable = "avx2")]
 pub unsafe fn insert_batch_raw(body: *mut u64, blocks: u64, hashes: u32, batch: &[KeyHash]) -> u64 {
     // SAFETY: the caller's contract.
-    unsafe { insert_each(body, blocks, hashes, batch, |_, _| true) }
+    unsafe { insert_loop(body, blocks, hashes, batch, |_, _| true) }
 }
 
 /// Sets every hash's bits in order, prefetching each block [`PREFETCH_AHEAD`] keys ahead (and no second
 /// time just before its write, as [`insert_one`] does alone); `each(i, new)` hears whether key i set a new
-/// bit and stops the batch after it by returning `false`. Returns how many keys were new.
-///
-/// # Safety
-/// As [`insert_batch_raw`].
+/// bit and stops the batch after it by returning `false`. Returns how many keys were new. Same alignment
+/// contract as [`contains_batch`].
 #[target_feature(enable = "avx2")]
-pub unsafe fn insert_each_raw(
-    body: *mut u64,
+pub fn insert_each(
+    body: &mut [u64],
     blocks: u64,
     hashes: u32,
     batch: &[KeyHash],
     each: &mut dyn FnMut(usize, bool) -> bool,
 ) -> u64 {
-    // SAFETY: the caller's contract.
-    unsafe { insert_each(body, blocks, hashes, batch, each) }
+    check_body(body, blocks);
+    // SAFETY: `body` holds `blocks` blocks (checked) and is borrowed mutably, so nothing else touches it.
+    unsafe { insert_loop(body.as_mut_ptr(), blocks, hashes, batch, each) }
 }
 
-/// The loop of [`insert_batch_raw`] and [`insert_each_raw`], generic over what hears each answer (so the
+/// The loop of [`insert_batch_raw`] and [`insert_each`], generic over what hears each answer (so the
 /// batch build, which hears none, pays no call per key).
 ///
 /// # Safety
 /// As [`insert_batch_raw`].
 #[target_feature(enable = "avx2")]
 #[inline]
-unsafe fn insert_each(
+unsafe fn insert_loop(
     body: *mut u64,
     blocks: u64,
     hashes: u32,
