@@ -87,6 +87,39 @@ pub fn quoted(line: &[u8]) -> String {
     format!("\"{text}\"")
 }
 
+/// What the rules make of one line, without its `\n`.
+enum Line<'a> {
+    /// A key: the line without its trailing `\r`s.
+    Key(&'a [u8]),
+    /// Empty, or ASCII whitespace only: no key.
+    Blank,
+    /// Longer than [`MAX_LINE_BYTES`] (judged first, so a long line of spaces is refused, not skipped).
+    TooLong(&'a [u8]),
+}
+
+/// The rules both paths of [`UrlFile`] read lines by; a NUL byte is the caller's to find (the direct path
+/// finds it with the line's end).
+fn judge(line: &[u8]) -> Line<'_> {
+    let mut end = line.len();
+    while end > 0 && line[end - 1] == b'\r' {
+        end -= 1;
+    }
+    let key = &line[..end];
+    if key.len() > MAX_LINE_BYTES {
+        Line::TooLong(key)
+    } else if key.iter().all(u8::is_ascii_whitespace) {
+        Line::Blank
+    } else {
+        Line::Key(key)
+    }
+}
+
+/// Numbers the next key (`ordinal`, counted whether kept or not) and says whether `mask` keeps it.
+fn number_key(mask: Option<&KeyMask>, ordinal: &mut u64) -> bool {
+    *ordinal += 1;
+    mask.is_none_or(|m| m.keeps(*ordinal - 1))
+}
+
 impl UrlFile {
     /// Opens `path` (gzip when it ends in `.gz`), given by `--input`.
     pub fn open(path: &Path) -> Result<Self> {
@@ -211,25 +244,16 @@ impl UrlFile {
             if added == max || available[at] == 0 {
                 break;
             }
-            let line = &available[start..at];
-            let mut end = line.len();
-            while end > 0 && line[end - 1] == b'\r' {
-                end -= 1;
-            }
-            let key = &line[..end];
-            if key.len() > MAX_LINE_BYTES {
-                break;
-            }
+            let key = match judge(&available[start..at]) {
+                Line::TooLong(_) => break,
+                Line::Blank => None,
+                Line::Key(key) => Some(key),
+            };
             start = at + 1;
             lines += 1;
-            // A blank line (empty, or spaces and tabs only) is no key.
-            if key.iter().all(u8::is_ascii_whitespace) {
+            let Some(key) = key.filter(|_| number_key(mask, &mut ordinal)) else {
                 continue;
-            }
-            ordinal += 1;
-            if mask.is_some_and(|m| !m.keeps(ordinal - 1)) {
-                continue;
-            }
+            };
             non_utf8 += u64::from(!all_ascii && std::str::from_utf8(key).is_err());
             batch.push(key);
             added += 1;
@@ -257,35 +281,28 @@ impl UrlFile {
                 return Ok(None);
             }
             self.line += 1;
-            let mut end = self.buf.len();
-            while end > 0 && matches!(self.buf[end - 1], b'\n' | b'\r') {
-                end -= 1;
-            }
-            let key = &self.buf[..end];
-            // Before the blank test: a long line of spaces is refused, not read on as a new line.
-            if key.len() > MAX_LINE_BYTES {
-                return Err(self.error(format!(
-                    "line is longer than {MAX_LINE_BYTES} bytes (starts {})",
-                    quoted(key)
-                )));
-            }
-            // A blank line (empty, or ASCII whitespace only) is no key.
-            if key.iter().all(u8::is_ascii_whitespace) {
-                continue;
-            }
+            let line = self.buf.strip_suffix(b"\n").unwrap_or(&self.buf);
+            let key = match judge(line) {
+                Line::TooLong(key) => {
+                    return Err(self.error(format!(
+                        "line is longer than {MAX_LINE_BYTES} bytes (starts {})",
+                        quoted(key)
+                    )))
+                }
+                Line::Blank => continue,
+                Line::Key(key) => key,
+            };
             if memchr::memchr(0, key).is_some() {
                 return Err(self.error(format!(
                     "contains a NUL byte: this looks like a binary file, expected one URL per line (starts {})",
                     quoted(key)
                 )));
             }
-            let ordinal = self.ordinal;
-            self.ordinal += 1;
-            if self.mask.as_ref().is_some_and(|m| !m.keeps(ordinal)) {
+            if !number_key(self.mask.as_deref(), &mut self.ordinal) {
                 continue;
             }
             self.non_utf8_lines += u64::from(!key.is_ascii() && std::str::from_utf8(key).is_err());
-            return Ok(Some(0..end));
+            return Ok(Some(0..key.len()));
         }
     }
 
