@@ -3,8 +3,8 @@
 //!
 //! The split layout exists for this: probe j of a round takes 6 bits of that round's 64-bit source at a
 //! fixed place ([`super::SHIFTS`]), so a key's 8 word masks are two variable right shifts of the source,
-//! an and, and two variable left shifts of ones (a lane past k is shifted by 64 or more, which AVX2
-//! defines as zero), with no multiply; a block test is two and-nots and one test over the 64-byte line.
+//! an and, and two variable left shifts of ones (a lane past k shifts a zero instead of a one), with no
+//! multiply; a block test is two and-nots and one test over the 64-byte line.
 //! The masks are bit-for-bit the scalar path's (tested), so a filter built on one path answers
 //! identically on the other.
 
@@ -22,16 +22,17 @@ fn check_body(body: &[u64], blocks: u64) {
     assert!(body.len() as u64 >= blocks * 8 && (body.as_ptr() as usize).is_multiple_of(64));
 }
 
-/// Added to a lane's bit index to switch it off: lane w of row p is 64 (a shift that gives zero) where
-/// w ≥ p, so row p lets the first p probes of a round through. A `const`, so the kernels read it from
-/// their own constant pool (a `static` is reached through the GOT: one more dependent load per key).
-const LANES_OFF: [[i64; 8]; 9] = {
+/// The ones a round's masks are shifted from: lane w of row p is 1 where w < p and 0 elsewhere, so row p
+/// lets the first p probes of a round through (a zero shifted stays zero: no lane needs switching off
+/// after its shift). A `const`, so the kernels read it from their own constant pool (a `static` is
+/// reached through the GOT: one more dependent load per key).
+const LANES_ON: [[i64; 8]; 9] = {
     let mut rows = [[0i64; 8]; 9];
     let mut p = 0;
     while p < 9 {
-        let mut w = p;
-        while w < 8 {
-            rows[p][w] = 64;
+        let mut w = 0;
+        while w < p {
+            rows[p][w] = 1;
             w += 1;
         }
         p += 1;
@@ -59,30 +60,23 @@ fn mask_vectors(h1: u64, hashes: u32) -> (__m256i, __m256i) {
 #[target_feature(enable = "avx2")]
 #[inline]
 fn round_masks(h1: u64, round: u32, probes: u32) -> (__m256i, __m256i) {
-    let ones = _mm256_set1_epi64x(1);
     let low_six = _mm256_set1_epi64x(63);
-    let off = &LANES_OFF[probes as usize];
-    // SAFETY: SHIFTS and a row of LANES_OFF are 8 u64s each; every unaligned 32-byte load reads 4 of them.
-    let (shift_lo, shift_hi, off_lo, off_hi) = unsafe {
+    let on = &LANES_ON[probes as usize];
+    // SAFETY: SHIFTS and a row of LANES_ON are 8 u64s each; every unaligned 32-byte load reads 4 of them.
+    let (shift_lo, shift_hi, on_lo, on_hi) = unsafe {
         (
             _mm256_loadu_si256(SHIFTS.as_ptr() as *const __m256i),
             _mm256_loadu_si256(SHIFTS.as_ptr().add(4) as *const __m256i),
-            _mm256_loadu_si256(off.as_ptr() as *const __m256i),
-            _mm256_loadu_si256(off.as_ptr().add(4) as *const __m256i),
+            _mm256_loadu_si256(on.as_ptr() as *const __m256i),
+            _mm256_loadu_si256(on.as_ptr().add(4) as *const __m256i),
         )
     };
     let src = _mm256_set1_epi64x(source(h1, round) as i64);
-    let bit_lo = _mm256_or_si256(
-        _mm256_and_si256(_mm256_srlv_epi64(src, shift_lo), low_six),
-        off_lo,
-    );
-    let bit_hi = _mm256_or_si256(
-        _mm256_and_si256(_mm256_srlv_epi64(src, shift_hi), low_six),
-        off_hi,
-    );
+    let bit_lo = _mm256_and_si256(_mm256_srlv_epi64(src, shift_lo), low_six);
+    let bit_hi = _mm256_and_si256(_mm256_srlv_epi64(src, shift_hi), low_six);
     (
-        _mm256_sllv_epi64(ones, bit_lo),
-        _mm256_sllv_epi64(ones, bit_hi),
+        _mm256_sllv_epi64(on_lo, bit_lo),
+        _mm256_sllv_epi64(on_hi, bit_hi),
     )
 }
 
