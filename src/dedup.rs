@@ -363,18 +363,22 @@ pub fn pass_new_lines_until(
             // line written has been inserted, and a failed write stops the batch at its line (in process
             // the only line inserted but not written, as key by key; on a shared filter the rest of that
             // round trip too, at most --batch lines).
+            // The counts are the callback's, line by line: a shared filter that fails after some round
+            // trips of the batch returns nothing for it, while the lines of those round trips were written.
             let mut failed = None;
-            let mut read = 0u64;
-            counts.passed += structure.insert_batch_if_new(&batch, &mut |i, was_new| {
+            let (mut read, mut passed) = (0u64, 0u64);
+            structure.insert_batch_if_new(&batch, &mut |i, was_new| {
                 read += 1;
                 if was_new {
                     if let Err(e) = write_line(out, batch.key(i)) {
                         failed = Some(e);
                         return false;
                     }
+                    passed += 1;
                 }
                 true
             });
+            counts.passed += passed;
             counts.times.structure_ns += started.elapsed().as_nanos() as u64;
             waited = Instant::now();
             counts.read += read;

@@ -387,3 +387,67 @@ fn whitespace_only_lines_are_not_keys() {
     assert!(o.stdout.is_empty());
     assert!(stderr(&o).contains("dedup: 0 lines read"), "{}", stderr(&o));
 }
+
+/// A line of 100 KiB and one with a NUL byte in the middle of a stream: by default every other line
+/// passes (each once), the closing line counts the two and names the first; with `--bad-lines fail` the
+/// stream stops at the first with exit 2, after passing the lines before it.
+#[test]
+fn bad_lines_mid_stream_are_skipped_and_counted_by_default() {
+    let good = urls(4000);
+    let lines: Vec<&[u8]> = good
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .collect();
+    let long = [b"https://big.example/?q=".as_slice(), &[b'x'; 100 * 1024]].concat();
+    let mut input = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        if i == 1500 {
+            input.extend_from_slice(&long);
+            input.push(b'\n');
+        }
+        if i == 2500 {
+            input.extend_from_slice(b"https://nul.example/\0binary\n");
+        }
+        input.extend_from_slice(line);
+        input.push(b'\n');
+    }
+    // Repeats after the bad lines: dedup still works past them.
+    for line in &lines[..300] {
+        input.extend_from_slice(line);
+        input.push(b'\n');
+    }
+    let args = ["dedup", "--structure", "hashset", "--expected", "5000"];
+    let o = run_piped(&args, &input);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    let passed: Vec<&[u8]> = o
+        .stdout
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .collect();
+    assert_eq!(passed, lines, "every good line once, in order");
+    assert!(
+        err.contains("4300 lines read")
+            && err.contains("4000 passed")
+            && err.contains("300 dropped"),
+        "{err}"
+    );
+    assert!(
+        err.contains("2 bad lines skipped (the first: line 1501: line is longer than 65536 bytes"),
+        "{err}"
+    );
+    let o = run_piped(&[&args[..], &["--bad-lines", "fail"]].concat(), &input);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("<stdin>:1501: line is longer than 65536 bytes"),
+        "{err}"
+    );
+    assert_eq!(
+        o.stdout,
+        [lines[..1500].join(&b'\n'), b"\n".to_vec()].concat()
+    );
+    let o = run_piped(&[&args[..], &["--bad-lines", "pass"]].concat(), &input);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("one of: skip, fail"), "{}", stderr(&o));
+}

@@ -598,3 +598,47 @@ fn answers_kept_on_the_server_are_given_again_to_a_resent_command() {
         .to_string();
     assert!(full.contains("full"), "{full}");
 }
+
+/// Past its capacity a fixed shared filter stops the stream: the error's counts are exact (the URLs
+/// written out are the lines on stdout, every one of them distinct), with a round trip in flight.
+#[test]
+fn a_full_shared_filter_stops_with_exact_counts() {
+    let Some(server) = server_for_test(true) else {
+        return;
+    };
+    let url = server.url().to_string();
+    let mut input = Vec::new();
+    for u in member_urls(15_000) {
+        input.extend_from_slice(u.as_bytes());
+        input.push(b'\n');
+    }
+    let o = run_piped(
+        &[
+            "dedup",
+            "--redis",
+            &url,
+            "--name",
+            "full",
+            "--expected",
+            "10000",
+            "--batch",
+            "1024",
+        ],
+        &input,
+    );
+    let e = stderr(&o);
+    assert_ne!(o.status.code(), Some(0), "{e}");
+    assert!(e.contains("full"), "{e}");
+    let written = o
+        .stdout
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .count();
+    assert!(written > 9_000 && written < 15_000, "{written}: {e}");
+    assert!(
+        e.contains(&format!(
+            "({written} written out, each of them in the filter"
+        )),
+        "{written} lines on stdout: {e}"
+    );
+}

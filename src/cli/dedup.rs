@@ -6,6 +6,7 @@ use anyhow::{Context, Result};
 use clap::Args;
 use dedupbench::dedup::{self, DedupOptions};
 use dedupbench::hash::HashFn;
+use dedupbench::keys::bad_lines::{BadLines, SkippedLines};
 use dedupbench::keys::file::UrlFile;
 use dedupbench::registry;
 use dedupbench::units::{count_arg_as, expected_arg, fpr_arg, hash_arg, WindowArg};
@@ -53,9 +54,17 @@ pub struct DedupArgs {
     /// The shared filter's Redis key (prefix); workers with the same name share one filter.
     #[arg(long)]
     name: Option<String>,
+    /// A line that cannot be a URL (longer than 64 KiB, or holding a NUL byte): `skip` leaves it out
+    /// (neither inserted nor written), counts it and reads on; `fail` stops at it with exit 2.
+    #[arg(long, default_value = "skip", value_parser = bad_lines_arg)]
+    bad_lines: BadLines,
     /// Lines per round trip to the shared filter.
     #[arg(long, default_value_t = 1024, value_parser = count_arg_as::<usize>)]
     batch: usize,
+}
+
+fn bad_lines_arg(text: &str) -> std::result::Result<BadLines, String> {
+    BadLines::from_arg(text).map_err(|e| e.to_string())
 }
 
 pub fn run(args: DedupArgs) -> Result<i32> {
@@ -115,10 +124,16 @@ pub fn run(args: DedupArgs) -> Result<i32> {
         // The error names the file; the flag says where it came from.
         (Err(e), Some(_)) => return Err(e).context("--load"),
     };
-    let input = UrlFile::from_reader(
+    let mut input = UrlFile::from_reader(
         "<stdin>",
         Box::new(std::io::BufReader::with_capacity(1 << 16, std::io::stdin())),
     );
+    let skipped = Arc::new(SkippedLines::new(|first| {
+        eprintln!("dedup: skipping a line that cannot be a URL (<stdin> {first}); --bad-lines fail would stop here; the closing line counts them");
+    }));
+    if args.bad_lines == BadLines::Skip {
+        input = input.skipping_bad_lines(skipped.clone());
+    }
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
     // SIGINT, SIGTERM or SIGHUP: stop reading after the batch in flight, then save as at the input's end
@@ -151,9 +166,17 @@ pub fn run(args: DedupArgs) -> Result<i32> {
     }
     let counts = passed?;
     let resent = structure.resent_round_trips();
+    let bad = match skipped.count() {
+        0 => String::new(),
+        n => format!(
+            ", {n} bad line{} skipped (the first: {})",
+            if n == 1 { "" } else { "s" },
+            skipped.first().unwrap_or_default()
+        ),
+    };
     if counts.server_lost {
         return Err(super::RunFailed(format!(
-            "dedup stopped after {} lines ({} passed): {}",
+            "dedup stopped after the first {} URLs of the input ({} written out, each of them in the filter{bad}); none after them was written out, though the round trip that failed may have inserted some: {}",
             counts.read,
             counts.passed,
             structure.failure().unwrap_or_default()
@@ -180,7 +203,7 @@ pub fn run(args: DedupArgs) -> Result<i32> {
         );
     }
     eprintln!(
-        "dedup{}: {} lines read in {elapsed_s:.2} s ({:.2}M lines/s), {} passed, {} dropped as seen ({}{}; {} inserted in all, a new line is now dropped with rate {:.3e}{})",
+        "dedup{}: {} lines read in {elapsed_s:.2} s ({:.2}M lines/s), {} passed, {} dropped as seen{bad} ({}{}; {} inserted in all, a new line is now dropped with rate {:.3e}{})",
         match (counts.interrupted, &args.save) {
             (true, Some(_)) => " (interrupted: stopped reading; the filter is saved)",
             (true, None) => " (interrupted: stopped reading)",

@@ -3,9 +3,11 @@
 //! Invariants: a line is a key, as its bytes, without its line ending (`\n` or `\r\n`); blank lines
 //! (empty, or ASCII whitespace only) are skipped; a line that is not UTF-8 is a key like any other (real crawl lists carry stray bytes) and is
 //! counted; a line holding a NUL byte (a binary file) or longer than [`MAX_LINE_BYTES`] is an error naming
-//! the file and line and quoting the line's start escaped. A file can be read through a [`KeyMask`]: only
+//! the file and line and quoting the line's start escaped, or, for a reader told to skip them
+//! ([`super::bad_lines`]), left out and logged, its bytes past the limit dropped unread into memory. A file can be read through a [`KeyMask`]: only
 //! the keys (numbered from 0 in file order, blank lines not counted) the mask keeps come out.
 
+use crate::keys::bad_lines::SkippedLines;
 use crate::keys::KeyBatch;
 use crate::{Error, Result};
 use std::io::{BufRead, BufReader, Read};
@@ -66,6 +68,8 @@ pub struct UrlFile {
     mask: Option<Arc<KeyMask>>,
     /// Keys met so far, kept or not.
     ordinal: u64,
+    /// Where skipped bad lines are logged; `None`: a bad line is an error ([`super::bad_lines::BadLines::Fail`]).
+    skipped: Option<Arc<SkippedLines>>,
 }
 
 /// What one pass over a URL file found.
@@ -150,12 +154,19 @@ impl UrlFile {
             pending: None,
             mask: None,
             ordinal: 0,
+            skipped: None,
         })
     }
 
     /// The same file, giving only the keys `mask` keeps.
     pub fn masked(mut self, mask: Arc<KeyMask>) -> Self {
         self.mask = Some(mask);
+        self
+    }
+
+    /// The same file, skipping bad lines into `log` instead of failing at the first ([`super::bad_lines::BadLines::Skip`]).
+    pub fn skipping_bad_lines(mut self, log: Arc<SkippedLines>) -> Self {
+        self.skipped = Some(log);
         self
     }
 
@@ -170,6 +181,7 @@ impl UrlFile {
             pending: None,
             mask: None,
             ordinal: 0,
+            skipped: None,
         }
     }
 
@@ -281,31 +293,63 @@ impl UrlFile {
                 return Ok(None);
             }
             self.line += 1;
+            let complete = self.buf.ends_with(b"\n");
             let line = self.buf.strip_suffix(b"\n").unwrap_or(&self.buf);
-            let key = match judge(line) {
-                Line::TooLong(key) => {
-                    return Err(self.error(format!(
-                        "line is longer than {MAX_LINE_BYTES} bytes (starts {})",
-                        quoted(key)
-                    )))
-                }
+            let bad = match judge(line) {
+                Line::TooLong(key) => format!(
+                    "line is longer than {MAX_LINE_BYTES} bytes (starts {})",
+                    quoted(key)
+                ),
                 Line::Blank => continue,
-                Line::Key(key) => key,
-            };
-            if memchr::memchr(0, key).is_some() {
-                return Err(self.error(format!(
+                Line::Key(key) if memchr::memchr(0, key).is_some() => format!(
                     "contains a NUL byte: this looks like a binary file, expected one URL per line (starts {})",
                     quoted(key)
-                )));
+                ),
+                Line::Key(key) => {
+                    let key = 0..key.len();
+                    if !number_key(self.mask.as_deref(), &mut self.ordinal) {
+                        continue;
+                    }
+                    let key = &self.buf[key];
+                    self.non_utf8_lines +=
+                        u64::from(!key.is_ascii() && std::str::from_utf8(key).is_err());
+                    return Ok(Some(0..key.len()));
+                }
+            };
+            let Some(log) = self.skipped.clone() else {
+                return Err(self.error(bad));
+            };
+            if !complete {
+                self.discard_rest_of_line()?;
             }
-            if !number_key(self.mask.as_deref(), &mut self.ordinal) {
-                continue;
-            }
-            self.non_utf8_lines += u64::from(!key.is_ascii() && std::str::from_utf8(key).is_err());
-            return Ok(Some(0..key.len()));
+            log.record(format!("line {}: {bad}", self.line));
         }
     }
 
+    /// Reads and drops the bytes up to and including the next line end (or to the input's end), a
+    /// buffer at a time: the tail of a skipped over-long line, never held whole.
+    fn discard_rest_of_line(&mut self) -> Result<()> {
+        loop {
+            let available = match self.reader.fill_buf() {
+                Ok(bytes) => bytes,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(self.error(format!("cannot read: {e}"))),
+            };
+            if available.is_empty() {
+                return Ok(());
+            }
+            match memchr::memchr(b'\n', available) {
+                Some(end) => {
+                    self.reader.consume(end + 1);
+                    return Ok(());
+                }
+                None => {
+                    let all = available.len();
+                    self.reader.consume(all);
+                }
+            }
+        }
+    }
     /// Counts the keys of the whole file and those not UTF-8 (one pass), validating every line.
     pub fn count(path: &Path) -> Result<LineCount> {
         Self::count_for(path, "--input")
@@ -480,5 +524,56 @@ mod tests {
             error.contains("<test>:2") && error.contains("longer"),
             "{error}"
         );
+    }
+
+    /// Skipping: an over-long line (with and without its line end, `\r\n` too) and a NUL line are left out
+    /// and logged with their line numbers, every other key comes out in order on every buffer size, the
+    /// mask numbers keys without them, and the reader never holds the long line (its buffer stays within
+    /// the limit however long the line).
+    #[test]
+    fn skipped_bad_lines_are_counted_and_every_other_key_comes_out() {
+        let long = vec![b'x'; 3 * MAX_LINE_BYTES];
+        let mut text = b"k0\n".to_vec();
+        text.extend_from_slice(&long);
+        text.extend_from_slice(b"\r\nk1\nx\x00y\n\nk2\n");
+        text.extend_from_slice(&long);
+        let read_all = |f: UrlFile| {
+            let mut f = f;
+            let mut batch = KeyBatch::default();
+            let mut keys = Vec::new();
+            loop {
+                batch.clear();
+                match f.read_batch(&mut batch, 2).unwrap() {
+                    0 => break,
+                    n => keys.extend((0..n).map(|i| batch.key(i).to_vec())),
+                }
+            }
+            assert!(
+                f.buf.capacity() <= 2 * (MAX_LINE_BYTES + 2),
+                "{}",
+                f.buf.capacity()
+            );
+            keys
+        };
+        let expected: Vec<Vec<u8>> = ["k0", "k1", "k2"].map(|k| k.as_bytes().to_vec()).into();
+        for capacity in [1, 7, 64, 4096, 1 << 16, 1 << 20] {
+            let log = Arc::new(SkippedLines::new(|_| {}));
+            let reader =
+                std::io::BufReader::with_capacity(capacity, std::io::Cursor::new(text.clone()));
+            let f =
+                UrlFile::from_reader("<test>", Box::new(reader)).skipping_bad_lines(log.clone());
+            assert_eq!(read_all(f), expected, "buffer of {capacity} bytes");
+            assert_eq!(log.count(), 3, "buffer of {capacity} bytes");
+            let first = log.first().unwrap();
+            assert!(first.starts_with("line 2: line is longer"), "{first}");
+        }
+        let mut mask = KeyMask::none(3);
+        mask.keep(1);
+        let log = Arc::new(SkippedLines::new(|_| {}));
+        let f = file(&text)
+            .masked(Arc::new(mask))
+            .skipping_bad_lines(log.clone());
+        assert_eq!(read_all(f), vec![b"k1".to_vec()]);
+        assert_eq!(log.count(), 3);
     }
 }

@@ -4,6 +4,7 @@
 //! A key set is never materialised: members and non-members are produced by index (see [`generator`]) or
 //! read line by line (see [`file`]), a batch at a time, into reused buffers.
 
+pub mod bad_lines;
 pub mod batch;
 pub mod file;
 pub mod generator;
