@@ -251,6 +251,8 @@ pub struct DedupCounts {
     pub interrupted: bool,
     /// Where the stream's time went.
     pub times: StageTimes,
+    /// When the filter was first seen past the keys it was planned for.
+    pub overfill: Option<Overfill>,
 }
 
 /// Where a stream's time went, in nanoseconds: the reading thread's reading and splitting of lines and its
@@ -265,6 +267,89 @@ pub struct StageTimes {
     pub wait_ns: u64,
 }
 
+/// The keys a filter was planned for, watched while the stream runs: its owner hears once when the filter
+/// holds more ([`Overfill`]), early enough to act (re-create it larger), not at the end of a long crawl.
+pub struct Watch<'a> {
+    /// The `--expected` of a filter built for this stream or shared (unknown for a loaded file).
+    pub planned_keys: Option<u64>,
+    pub on_overfill: &'a mut dyn FnMut(Overfill),
+}
+
+/// A filter seen holding more keys than it was planned for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Overfill {
+    pub planned_keys: u64,
+    /// Keys held when it was seen: this process's inserts, or every worker's for a shared filter
+    /// ([`Membership::keys_held_by_all`]).
+    pub keys_held: u64,
+    /// The stream's URLs handled when it was seen.
+    pub read: u64,
+}
+
+/// What holding more keys than planned means for a structure of `kind` built for rate `fpr`, for a
+/// warning.
+pub fn past_plan_means(kind: &dyn crate::kind::Kind, fpr: f64) -> String {
+    if kind.exact() {
+        "an exact set drops no new URL for it, but its memory grows past the size planned"
+            .to_string()
+    } else if kind.growable() {
+        format!("it grows by a sub-filter, so its rate stays within --fpr {fpr} while each lookup asks one more of them")
+    } else {
+        format!("from here a new URL is dropped with a rate above the --fpr {fpr} it was built for, rising with every key; re-create it with a larger --expected, or a growing structure")
+    }
+}
+
+/// How often a shared filter's load is asked of its server (one round trip per shard): an in-process
+/// filter's count is looked at after every batch.
+pub const SHARED_LOAD_POLL: std::time::Duration = std::time::Duration::from_secs(1);
+
+impl Watch<'_> {
+    /// Keys an in-process filter holding `held` may still call new before it passes the plan
+    /// (`u64::MAX`: none is watched for, or `polled` when a shared filter's server is asked instead).
+    fn room(&self, held: u64, polled: bool) -> u64 {
+        match self.planned_keys {
+            Some(planned) if !polled => planned.saturating_sub(held),
+            _ => u64::MAX,
+        }
+    }
+
+    /// Tells the owner the filter holds `keys_held`, past its plan, after `read` URLs of the stream.
+    fn tell(&mut self, counts: &mut DedupCounts, keys_held: u64, read: u64) {
+        let Some(planned_keys) = self.planned_keys.filter(|_| counts.overfill.is_none()) else {
+            return;
+        };
+        let seen = Overfill {
+            planned_keys,
+            keys_held,
+            read,
+        };
+        counts.overfill = Some(seen);
+        (self.on_overfill)(seen);
+    }
+
+    /// Asks a shared filter's server for its load (every worker's keys), at most every
+    /// [`SHARED_LOAD_POLL`] unless `last` is `None`; tells the owner the first time it is past the
+    /// plan, as seen after this batch's `read` URLs.
+    fn poll(
+        &mut self,
+        structure: &dyn Membership,
+        counts: &mut DedupCounts,
+        last: &mut Option<Instant>,
+        read: u64,
+    ) {
+        let Some(planned) = self.planned_keys.filter(|_| counts.overfill.is_none()) else {
+            return;
+        };
+        if last.is_some_and(|t| t.elapsed() < SHARED_LOAD_POLL) {
+            return;
+        }
+        *last = Some(Instant::now());
+        if let Some(held) = structure.keys_held_by_all().filter(|&h| h > planned) {
+            self.tell(counts, held, counts.read + read);
+        }
+    }
+}
+
 /// Reads `input` to its end, writing each line new to `structure` to `out` (one per line) and inserting
 /// it. A closed output ends the stream normally; a bad input line or another write error is returned
 /// after the lines before it were passed and inserted.
@@ -273,7 +358,12 @@ pub fn pass_new_lines(
     input: UrlFile,
     out: &mut dyn Write,
 ) -> Result<DedupCounts> {
-    pass_new_lines_until(structure, input, out, &AtomicBool::new(false))
+    let mut ignore = |_| {};
+    let mut watch = Watch {
+        planned_keys: None,
+        on_overfill: &mut ignore,
+    };
+    pass_new_lines_until(structure, input, out, &AtomicBool::new(false), &mut watch)
 }
 
 /// [`pass_new_lines`], stopping early once `stop` is set: the batch in flight and the batches already
@@ -286,6 +376,7 @@ pub fn pass_new_lines_until(
     input: UrlFile,
     out: &mut dyn Write,
     stop: &AtomicBool,
+    watch: &mut Watch,
 ) -> Result<DedupCounts> {
     use std::sync::mpsc::{channel, sync_channel, RecvTimeoutError};
     let mut counts = DedupCounts::default();
@@ -327,6 +418,8 @@ pub fn pass_new_lines_until(
             }
         }
     });
+    let shared = structure.keys_held_by_all().is_some();
+    let mut last_load = Some(Instant::now());
     let written = (|| -> Result<()> {
         let mut waited = Instant::now();
         loop {
@@ -366,10 +459,18 @@ pub fn pass_new_lines_until(
             // The counts are the callback's, line by line: a shared filter that fails after some round
             // trips of the batch returns nothing for it, while the lines of those round trips were written.
             let mut failed = None;
-            let (mut read, mut passed) = (0u64, 0u64);
+            // In this process every key called new is one more held: the plan is passed exactly at
+            // the key that makes it planned + 1.
+            let held_before = structure.n_inserted();
+            let room = watch.room(held_before, counts.overfill.is_some() || shared);
+            let (mut read, mut passed, mut new, mut crossed) = (0u64, 0u64, 0u64, None);
             structure.insert_batch_if_new(&batch, &mut |i, was_new| {
                 read += 1;
                 if was_new {
+                    new += 1;
+                    if new > room && crossed.is_none() {
+                        crossed = Some(read);
+                    }
                     if let Err(e) = write_line(out, batch.key(i)) {
                         failed = Some(e);
                         return false;
@@ -379,9 +480,17 @@ pub fn pass_new_lines_until(
                 true
             });
             counts.passed += passed;
+            match crossed {
+                Some(at) => {
+                    let read_then = counts.read + at;
+                    watch.tell(&mut counts, held_before + room + 1, read_then)
+                }
+                None if shared => watch.poll(structure, &mut counts, &mut last_load, read),
+                None => {}
+            }
+            counts.read += read;
             counts.times.structure_ns += started.elapsed().as_nanos() as u64;
             waited = Instant::now();
-            counts.read += read;
             let _ = empty_tx.send(batch);
             if let Some(e) = failed {
                 return Err(e);
@@ -392,6 +501,10 @@ pub fn pass_new_lines_until(
             }
         }
     })();
+    // A shared filter's load once more at the end, however recently it was asked.
+    if shared && structure.failure().is_none() {
+        watch.poll(structure, &mut counts, &mut None, 0);
+    }
     let flushed = out.flush().map_err(output_error);
     counts.times.read_ns = read_ns.load(Relaxed);
     counts.times.hash_ns = hash_ns.load(Relaxed);
@@ -420,6 +533,9 @@ pub struct RateNow {
 pub enum RateBasis {
     /// The filter's own fill (exact for this filter; see [`Membership::fill_fpr`]).
     Fill,
+    /// The theory at the keys a shared filter's server counts in it, every worker's
+    /// ([`Membership::keys_held_by_all`]).
+    ServerCount,
     /// The theory at the keys the structure reported new: a lower bound on the distinct keys it holds
     /// (a key dropped as a false positive is not counted), so the rate is a lower bound too.
     KeysReportedNew,
@@ -435,9 +551,15 @@ impl RateNow {
                 rate,
                 basis: RateBasis::Fill,
             },
-            None => RateNow {
-                rate: structure.expected_fpr(structure.n_inserted()),
-                basis: RateBasis::KeysReportedNew,
+            None => match structure.keys_held_by_all() {
+                Some(held) => RateNow {
+                    rate: structure.expected_fpr(held),
+                    basis: RateBasis::ServerCount,
+                },
+                None => RateNow {
+                    rate: structure.expected_fpr(structure.n_inserted()),
+                    basis: RateBasis::KeysReportedNew,
+                },
             },
         }
     }
@@ -497,6 +619,7 @@ mod tests {
                 server_lost: false,
                 interrupted: false,
                 times: counts.times,
+                overfill: None,
             }
         );
     }
@@ -579,6 +702,43 @@ mod tests {
         );
         let at_reported_new = s.expected_fpr(s.n_inserted());
         assert!(at_reported_new < expected - 0.1, "{at_reported_new}");
+    }
+
+    /// Past its plan an in-process filter is reported once, exactly at the URL whose insert makes it hold
+    /// planned + 1 keys (repeats before it do not count).
+    #[test]
+    fn passing_the_plan_is_told_once_at_the_exact_url() {
+        let mut s = open(&options("hashset", 1000)).unwrap();
+        // Every third line repeats the one before: the 1001st distinct URL is line 1001 + 500 = 1501.
+        let mut text = String::new();
+        for i in 0..1500u64 {
+            text.push_str(&format!("https://h.example/{i}\n"));
+            if i % 2 == 1 {
+                text.push_str(&format!("https://h.example/{i}\n"));
+            }
+        }
+        let mut heard = Vec::new();
+        let mut hear = |o: Overfill| heard.push(o);
+        let mut watch = Watch {
+            planned_keys: Some(1000),
+            on_overfill: &mut hear,
+        };
+        let counts = pass_new_lines_until(
+            s.as_mut(),
+            input(&text),
+            &mut Vec::new(),
+            &AtomicBool::new(false),
+            &mut watch,
+        )
+        .unwrap();
+        let seen = Overfill {
+            planned_keys: 1000,
+            keys_held: 1001,
+            read: 1501,
+        };
+        assert_eq!(heard, vec![seen]);
+        assert_eq!(counts.overfill, Some(seen));
+        assert_eq!((counts.read, counts.passed), (2250, 1500));
     }
 
     /// A counting filter fed each line 20 times counts it once: no counter reaches the sticky 15, and every

@@ -45,6 +45,12 @@ pub trait Membership: Send + Sync {
     fn fill_fpr(&self) -> Option<f64> {
         None
     }
+    /// Keys a shared structure holds now, every worker's, where the server can say (RedisBloom's own
+    /// item count, or a bitmap's load estimated from its fill); one round trip per shard. `None` for a
+    /// structure in this process, whose [`Membership::n_inserted`] is the whole count.
+    fn keys_held_by_all(&self) -> Option<u64> {
+        None
+    }
     /// Round trips a structure on a server sent again after the server was lost.
     fn resent_round_trips(&self) -> u64 {
         0

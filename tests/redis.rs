@@ -153,6 +153,20 @@ fn two_workers_share_one_filter_without_false_negatives() {
         let found_by_b = answer(worker(&url, structure, &name, "--check", "0..50000"));
         assert_eq!(found_by_a["answered"], 50_000, "{structure}");
         assert_eq!(found_by_b["answered"], 50_000, "{structure}");
+        // Every worker's keys as the server counts them: RedisBloom's items (a key taken for seen is
+        // not added), a bitmap's estimate from its fill; an exact set has no plan to pass.
+        let held = found_by_a["keys_held"].as_u64();
+        match structure {
+            "redis-bloom" => assert!(
+                held.is_some_and(|h| (98_000..=100_000).contains(&h)),
+                "{held:?}"
+            ),
+            "redis-bitmap" => assert!(
+                held.is_some_and(|h| (97_000..=103_000).contains(&h)),
+                "{held:?}"
+            ),
+            _ => assert_eq!(held, None),
+        }
         let probe = answer(worker(&url, structure, &name, "--non-members", "0..200000"));
         let fp = probe["answered"].as_u64().unwrap();
         let expected = probe["expected_fpr"].as_f64().unwrap();
@@ -641,4 +655,89 @@ fn a_full_shared_filter_stops_with_exact_counts() {
         )),
         "{written} lines on stdout: {e}"
     );
+}
+
+/// A shared filter fed past its plan is reported on stderr while the stream runs, with every worker's keys
+/// as the server counts them (RedisBloom's items; a bitmap's load from its fill), and the closing rate
+/// says what it was computed from.
+#[test]
+fn a_shared_filter_past_its_plan_is_reported_by_its_server_count() {
+    let Some(server) = server_for_test(true) else {
+        return;
+    };
+    let url = server.url().to_string();
+    let mut input = Vec::new();
+    for u in member_urls(3_000) {
+        input.extend_from_slice(u.as_bytes());
+        input.push(b'\n');
+    }
+    for (structure, says, basis) in [
+        (
+            "redis-bitmap",
+            "rising with every key",
+            "(from the filter's fill)",
+        ),
+        (
+            "redis-bloom-scaling",
+            "grows by a sub-filter",
+            "(theory at the keys its server counts, every worker's)",
+        ),
+    ] {
+        let args = [
+            "dedup",
+            "--redis",
+            &url,
+            "--name",
+            structure,
+            "--structure",
+            structure,
+            "--expected",
+            "1000",
+            "--batch",
+            "256",
+        ];
+        let o = run_piped(&args, &input);
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(0), "{structure}: {e}");
+        let warning = e
+            .lines()
+            .find(|l| l.starts_with("dedup: warning: the filter holds"))
+            .unwrap_or_else(|| panic!("{structure}: no warning: {e}"));
+        assert!(
+            warning.contains("(every worker's, as its server counts them), past the 1000")
+                && warning.contains(says),
+            "{structure}: {warning}"
+        );
+        // The held count is the server's: above the plan and not above the distinct URLs (a bitmap's
+        // estimate within a few percent of them).
+        let held: u64 = warning
+            .split_whitespace()
+            .nth(5)
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("{warning}"));
+        assert!(held > 1000 && held <= 3_100, "{structure}: {warning}");
+        assert!(e.contains(basis), "{structure}: {e}");
+        // `shared` says the same after its inserts (a filter of its own: its seed is --seed's).
+        let name = format!("{structure}-shared");
+        let o = run(&[
+            "shared",
+            "--redis",
+            &url,
+            "--name",
+            &name,
+            "--structure",
+            structure,
+            "--expected",
+            "1000",
+            "--insert",
+            "0..3000",
+        ]);
+        let e = stderr(&o);
+        assert!(o.status.success(), "{e}");
+        assert!(
+            e.contains("past the 1000 it was planned for")
+                && e.contains(says.split(' ').next().unwrap()),
+            "{structure}: {e}"
+        );
+    }
 }

@@ -117,6 +117,7 @@ pub fn run(args: DedupArgs) -> Result<i32> {
             .transpose()?,
         remote,
     };
+    let remote_filter = options.remote.is_some();
     // A file that cannot be read or decoded is named with the flag that gave it.
     let mut structure = match (dedup::open(&options), &args.load) {
         (Ok(s), _) => s,
@@ -155,7 +156,29 @@ pub fn run(args: DedupArgs) -> Result<i32> {
         });
     }
     let started = std::time::Instant::now();
-    let passed = dedup::pass_new_lines_until(structure.as_mut(), input, &mut out, &stop);
+    // A loaded file does not record the keys it was planned for, and a window forgets by design.
+    let planned_keys = args
+        .expected
+        .filter(|_| args.load.is_none() && args.window.is_none());
+    let means = registry::find(structure.id())
+        .map(|k| dedup::past_plan_means(k, args.fpr))
+        .unwrap_or_default();
+    let mut warn = |seen: dedup::Overfill| {
+        eprintln!(
+            "dedup: warning: the filter holds {} keys{}, past the {} it was planned for (--expected), after {} URLs of this stream: {}",
+            seen.keys_held,
+            if remote_filter { " (every worker's, as its server counts them)" } else { "" },
+            seen.planned_keys,
+            seen.read,
+            means
+        );
+    };
+    let mut watch = dedup::Watch {
+        planned_keys,
+        on_overfill: &mut warn,
+    };
+    let passed =
+        dedup::pass_new_lines_until(structure.as_mut(), input, &mut out, &stop, &mut watch);
     let elapsed_s = started.elapsed().as_secs_f64();
     // Every line passed is in the filter, so it is saved whatever stopped the stream; an input error
     // follows the save.
@@ -222,6 +245,7 @@ pub fn run(args: DedupArgs) -> Result<i32> {
         now.rate,
         match now.basis {
             dedup::RateBasis::Fill => " (from the filter's fill)",
+            dedup::RateBasis::ServerCount => " (theory at the keys its server counts, every worker's)",
             dedup::RateBasis::KeysReportedNew => {
                 " or more (theory at the keys reported new, fewer than the distinct ones)"
             }

@@ -160,11 +160,25 @@ pub fn run(args: SharedArgs) -> Result<i32> {
         ))
         .into());
     }
+    // Every worker's keys as the server counts them: past the plan, the rate is above --fpr (or, for a
+    // growing filter, lookups ask more sub-filters).
+    let keys_held = filter.keys_held_by_all();
+    if let Some(held) = keys_held.filter(|&h| h > args.expected) {
+        eprintln!(
+            "shared: warning: {} '{}' holds {held} keys (every worker's, as its server counts them), past the {} it was planned for (--expected): {}",
+            kind.id(),
+            args.name,
+            args.expected,
+            dedupbench::dedup::past_plan_means(kind, args.fpr)
+        );
+    }
     let line = serde_json::json!({
         "op": op.name(),
         "structure": kind.id(),
         "name": args.name,
         "keys": to - from,
+        "planned_keys": args.expected,
+        "keys_held": keys_held,
         "answered": answered,
         "bits": geometry.bits,
         "shard_loads": filter.shard_loads(),

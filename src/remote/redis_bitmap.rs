@@ -563,6 +563,19 @@ impl Membership for RedisBitmap {
             / ones.len().max(1) as f64;
         Some(rate)
     }
+    fn keys_held_by_all(&self) -> Option<u64> {
+        // Each shard's load from its fill, n ≈ −(m/k)·ln(1 − X/m) (Swamidass and Baldi 2007): one
+        // count per shard, every worker's keys, where the per-worker totals cover clusters only.
+        let m = self.shard_bits as f64;
+        let held = self
+            .shard_ones()
+            .iter()
+            .map(|&ones| {
+                -(m / self.hashes as f64) * (1.0 - (ones as f64 / m).min(1.0 - 1e-12)).ln()
+            })
+            .sum::<f64>();
+        Some(held.round() as u64)
+    }
     fn geometry(&self) -> Geometry {
         let strings = self.strings.iter().map(Vec::len).sum::<usize>();
         Geometry {

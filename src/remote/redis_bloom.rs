@@ -391,6 +391,9 @@ impl Membership for RedisBloom {
     fn shard_loads(&self) -> Option<Vec<u64>> {
         (self.shards.count() > 1).then(|| RedisBloom::shard_loads(self))
     }
+    fn keys_held_by_all(&self) -> Option<u64> {
+        Some(RedisBloom::shard_loads(self).iter().sum())
+    }
     fn failure(&self) -> Option<String> {
         self.link.failure()
     }
