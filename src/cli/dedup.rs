@@ -117,7 +117,6 @@ pub fn run(args: DedupArgs) -> Result<i32> {
             .transpose()?,
         remote,
     };
-    let remote_filter = options.remote.is_some();
     // A file that cannot be read or decoded is named with the flag that gave it.
     let mut structure = match (dedup::open(&options), &args.load) {
         (Ok(s), _) => s,
@@ -167,7 +166,7 @@ pub fn run(args: DedupArgs) -> Result<i32> {
         eprintln!(
             "dedup: warning: the filter holds {} keys{}, past the {} it was planned for (--expected), after {} URLs of this stream: {}",
             seen.keys_held,
-            if remote_filter { " (every worker's, as its server counts them)" } else { "" },
+            if seen.counted_by_server { " (every worker's, as its server counts them)" } else { "" },
             seen.planned_keys,
             seen.read,
             means
@@ -189,7 +188,7 @@ pub fn run(args: DedupArgs) -> Result<i32> {
     }
     let counts = passed?;
     let resent = structure.resent_round_trips();
-    let bad = match skipped.count() {
+    let bad = match counts.bad_lines {
         0 => String::new(),
         n => format!(
             ", {n} bad line{} skipped (the first: {})",

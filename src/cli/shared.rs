@@ -153,13 +153,6 @@ pub fn run(args: SharedArgs) -> Result<i32> {
     let answered = worker::apply(filter.as_mut(), op, &generator, from..to)?;
     let geometry = filter.geometry();
     let expected_fpr = filter.expected_fpr(args.expected);
-    if let Some(failure) = filter.failure() {
-        return Err(RunFailed(format!(
-            "{} of {from}..{to} did not complete: {failure}",
-            op.name()
-        ))
-        .into());
-    }
     // Every worker's keys as the server counts them: past the plan, the rate is above --fpr (or, for a
     // growing filter, lookups ask more sub-filters).
     let keys_held = filter.keys_held_by_all();
@@ -171,6 +164,13 @@ pub fn run(args: SharedArgs) -> Result<i32> {
             args.expected,
             dedupbench::dedup::past_plan_means(kind, args.fpr)
         );
+    }
+    if let Some(failure) = filter.failure() {
+        return Err(RunFailed(format!(
+            "{} of {from}..{to} did not complete: {failure}",
+            op.name()
+        ))
+        .into());
     }
     let line = serde_json::json!({
         "op": op.name(),

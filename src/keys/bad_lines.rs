@@ -43,7 +43,7 @@ impl BadLines {
 }
 
 /// The lines a reader skipped: how many, and the first (its line number and why), shared with whoever
-/// reports them while the reading thread goes on.
+/// reports them while the reading thread goes on (one reader records).
 pub struct SkippedLines {
     count: AtomicU64,
     first: Mutex<Option<String>>,
@@ -62,12 +62,14 @@ impl SkippedLines {
 
     /// Records a skipped line, described as "line N: why".
     pub fn record(&self, description: String) {
-        if self.count.fetch_add(1, Relaxed) == 0 {
+        // The first is stored before it is counted, so a reader of a count above 0 finds it.
+        if self.count.load(Relaxed) == 0 {
             (self.on_first)(&description);
             if let Ok(mut first) = self.first.lock() {
                 *first = Some(description);
             }
         }
+        self.count.fetch_add(1, Relaxed);
     }
 
     /// Lines skipped so far.

@@ -4,7 +4,9 @@
 //! (empty, or ASCII whitespace only) are skipped; a line that is not UTF-8 is a key like any other (real crawl lists carry stray bytes) and is
 //! counted; a line holding a NUL byte (a binary file) or longer than [`MAX_LINE_BYTES`] is an error naming
 //! the file and line and quoting the line's start escaped, or, for a reader told to skip them
-//! ([`super::bad_lines`]), left out and logged, its bytes past the limit dropped unread into memory. A file can be read through a [`KeyMask`]: only
+//! ([`super::bad_lines`]), left out and logged (its bytes past the limit are read and dropped, never
+//! held), unless it is the first line or more than 1% of the lines are bad: a binary or compressed
+//! stream, refused as ever. A file can be read through a [`KeyMask`]: only
 //! the keys (numbered from 0 in file order, blank lines not counted) the mask keeps come out.
 
 use crate::keys::bad_lines::SkippedLines;
@@ -170,6 +172,11 @@ impl UrlFile {
         self
     }
 
+    /// The log bad lines are skipped into, if they are.
+    pub fn skipped_lines(&self) -> Option<Arc<SkippedLines>> {
+        self.skipped.clone()
+    }
+
     /// Reads keys from any reader (e.g. stdin); `name` stands for the path in errors.
     pub fn from_reader(name: &str, reader: Box<dyn BufRead + Send>) -> Self {
         UrlFile {
@@ -294,8 +301,15 @@ impl UrlFile {
             }
             self.line += 1;
             let complete = self.buf.ends_with(b"\n");
+            // Cut at the limit without its end: too long, whatever `\r`s the cut left at its tail.
+            let cut = !complete && read == MAX_LINE_BYTES + 2;
             let line = self.buf.strip_suffix(b"\n").unwrap_or(&self.buf);
-            let bad = match judge(line) {
+            let judged = if cut {
+                Line::TooLong(line)
+            } else {
+                judge(line)
+            };
+            let bad = match judged {
                 Line::TooLong(key) => format!(
                     "line is longer than {MAX_LINE_BYTES} bytes (starts {})",
                     quoted(key)
@@ -316,8 +330,20 @@ impl UrlFile {
                     return Ok(Some(0..key.len()));
                 }
             };
-            let Some(log) = self.skipped.clone() else {
-                return Err(self.error(bad));
+            // The first line bad, or more than 1% of lines bad past the first 100: not a stream of
+            // URLs with a stray line but a binary or compressed file, refused as without skipping.
+            let first = self.ordinal == 0 && self.skipped.as_ref().is_some_and(|l| l.count() == 0);
+            let too_many = self.skipped.as_ref().is_some_and(|l| {
+                let bad = l.count() + 1;
+                bad > 100 && bad * 100 > self.ordinal + bad
+            });
+            let Some(log) = self.skipped.clone().filter(|_| !first && !too_many) else {
+                let why = match (first, too_many) {
+                    (true, _) => "; the first line, so the whole input is taken for a binary or compressed file (zcat a .gz first)",
+                    (_, true) => "; more than 1% of the lines so far are bad, so the input is taken for a binary file",
+                    _ => "",
+                };
+                return Err(self.error(format!("{bad}{why}")));
             };
             if !complete {
                 self.discard_rest_of_line()?;
@@ -575,5 +601,50 @@ mod tests {
             .skipping_bad_lines(log.clone());
         assert_eq!(read_all(f), vec![b"k1".to_vec()]);
         assert_eq!(log.count(), 3);
+    }
+
+    /// A line cut at the limit is too long even when the cut leaves `\r`s at its tail (its rest is not a
+    /// key); a bad first line, or bad lines past 1% of the lines, refuse the input even when skipping.
+    #[test]
+    fn skipping_refuses_a_binary_input_and_a_cut_line_is_whole() {
+        let skipping = |text: Vec<u8>| {
+            let log = Arc::new(SkippedLines::new(|_| {}));
+            let mut f = file(&text).skipping_bad_lines(log.clone());
+            let mut batch = KeyBatch::default();
+            let mut keys = Vec::new();
+            let outcome = loop {
+                batch.clear();
+                match f.read_batch(&mut batch, 3) {
+                    Ok(0) => break Ok(()),
+                    Ok(n) => keys.extend((0..n).map(|i| batch.key(i).to_vec())),
+                    Err(e) => break Err(e.to_string()),
+                }
+            };
+            (keys, log.count(), outcome)
+        };
+        let mut cut = b"k0\n".to_vec();
+        cut.extend_from_slice(&[b'x'; MAX_LINE_BYTES]);
+        cut.extend_from_slice(b"\r\rX\nk1\n");
+        assert_eq!(
+            skipping(cut),
+            (vec![b"k0".to_vec(), b"k1".to_vec()], 1, Ok(()))
+        );
+        let (keys, _, outcome) = skipping(b"\x1f\x8b\x08\x00\x00\nk0\n".to_vec());
+        assert!(keys.is_empty());
+        assert!(outcome.unwrap_err().contains("the first line"));
+        let mut mostly_bad = Vec::new();
+        for i in 0..1000 {
+            mostly_bad.extend_from_slice(format!("k{i}\n").as_bytes());
+            if i % 5 == 4 {
+                mostly_bad.extend_from_slice(b"a\x00b\n");
+            }
+        }
+        let (keys, bad, outcome) = skipping(mostly_bad);
+        assert!(outcome.unwrap_err().contains("more than 1%"));
+        assert_eq!(
+            (keys.len(), bad),
+            (505, 100),
+            "refused at the 101st bad line"
+        );
     }
 }

@@ -269,6 +269,19 @@ impl RedisSet {
     }
 }
 
+impl RedisSet {
+    /// Members of each shard's set (`SCARD`, every worker's).
+    fn set_sizes(&self) -> Vec<u64> {
+        self.link.run(|c| {
+            let mut loads = Vec::new();
+            for p in self.shards.prefixes() {
+                loads.push(c.query::<u64>(redis::cmd("SCARD").arg(p))?);
+            }
+            Ok(loads)
+        })
+    }
+}
+
 impl Membership for RedisSet {
     fn id(&self) -> &'static str {
         self.id
@@ -320,15 +333,10 @@ impl Membership for RedisSet {
         Geometry::default()
     }
     fn shard_loads(&self) -> Option<Vec<u64>> {
-        (self.shards.count() > 1).then(|| {
-            self.link.run(|c| {
-                let mut loads = Vec::new();
-                for p in self.shards.prefixes() {
-                    loads.push(c.query::<u64>(redis::cmd("SCARD").arg(p))?);
-                }
-                Ok(loads)
-            })
-        })
+        (self.shards.count() > 1).then(|| self.set_sizes())
+    }
+    fn keys_held_by_all(&self) -> Option<u64> {
+        Some(self.set_sizes().iter().sum())
     }
     fn failure(&self) -> Option<String> {
         self.link.failure()

@@ -16,12 +16,15 @@ use crate::registry::role_id;
 use crate::registry::{self, find};
 use crate::units::human_bytes;
 use crate::{Error, Result};
+
+mod watch;
 use std::io::{ErrorKind, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering::{self, Relaxed};
 use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::Arc;
 use std::time::Instant;
+pub use watch::{past_plan_means, Overfill, Watch};
 
 /// Lines per batch read from the input.
 const BATCH_LINES: usize = 4096;
@@ -253,6 +256,8 @@ pub struct DedupCounts {
     pub times: StageTimes,
     /// When the filter was first seen past the keys it was planned for.
     pub overfill: Option<Overfill>,
+    /// Bad lines skipped ([`crate::keys::bad_lines::BadLines::Skip`]) up to the last batch handled.
+    pub bad_lines: u64,
 }
 
 /// Where a stream's time went, in nanoseconds: the reading thread's reading and splitting of lines and its
@@ -265,89 +270,6 @@ pub struct StageTimes {
     pub hash_ns: u64,
     pub structure_ns: u64,
     pub wait_ns: u64,
-}
-
-/// The keys a filter was planned for, watched while the stream runs: its owner hears once when the filter
-/// holds more ([`Overfill`]), early enough to act (re-create it larger), not at the end of a long crawl.
-pub struct Watch<'a> {
-    /// The `--expected` of a filter built for this stream or shared (unknown for a loaded file).
-    pub planned_keys: Option<u64>,
-    pub on_overfill: &'a mut dyn FnMut(Overfill),
-}
-
-/// A filter seen holding more keys than it was planned for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Overfill {
-    pub planned_keys: u64,
-    /// Keys held when it was seen: this process's inserts, or every worker's for a shared filter
-    /// ([`Membership::keys_held_by_all`]).
-    pub keys_held: u64,
-    /// The stream's URLs handled when it was seen.
-    pub read: u64,
-}
-
-/// What holding more keys than planned means for a structure of `kind` built for rate `fpr`, for a
-/// warning.
-pub fn past_plan_means(kind: &dyn crate::kind::Kind, fpr: f64) -> String {
-    if kind.exact() {
-        "an exact set drops no new URL for it, but its memory grows past the size planned"
-            .to_string()
-    } else if kind.growable() {
-        format!("it grows by a sub-filter, so its rate stays within --fpr {fpr} while each lookup asks one more of them")
-    } else {
-        format!("from here a new URL is dropped with a rate above the --fpr {fpr} it was built for, rising with every key; re-create it with a larger --expected, or a growing structure")
-    }
-}
-
-/// How often a shared filter's load is asked of its server (one round trip per shard): an in-process
-/// filter's count is looked at after every batch.
-pub const SHARED_LOAD_POLL: std::time::Duration = std::time::Duration::from_secs(1);
-
-impl Watch<'_> {
-    /// Keys an in-process filter holding `held` may still call new before it passes the plan
-    /// (`u64::MAX`: none is watched for, or `polled` when a shared filter's server is asked instead).
-    fn room(&self, held: u64, polled: bool) -> u64 {
-        match self.planned_keys {
-            Some(planned) if !polled => planned.saturating_sub(held),
-            _ => u64::MAX,
-        }
-    }
-
-    /// Tells the owner the filter holds `keys_held`, past its plan, after `read` URLs of the stream.
-    fn tell(&mut self, counts: &mut DedupCounts, keys_held: u64, read: u64) {
-        let Some(planned_keys) = self.planned_keys.filter(|_| counts.overfill.is_none()) else {
-            return;
-        };
-        let seen = Overfill {
-            planned_keys,
-            keys_held,
-            read,
-        };
-        counts.overfill = Some(seen);
-        (self.on_overfill)(seen);
-    }
-
-    /// Asks a shared filter's server for its load (every worker's keys), at most every
-    /// [`SHARED_LOAD_POLL`] unless `last` is `None`; tells the owner the first time it is past the
-    /// plan, as seen after this batch's `read` URLs.
-    fn poll(
-        &mut self,
-        structure: &dyn Membership,
-        counts: &mut DedupCounts,
-        last: &mut Option<Instant>,
-        read: u64,
-    ) {
-        let Some(planned) = self.planned_keys.filter(|_| counts.overfill.is_none()) else {
-            return;
-        };
-        if last.is_some_and(|t| t.elapsed() < SHARED_LOAD_POLL) {
-            return;
-        }
-        *last = Some(Instant::now());
-        if let Some(held) = structure.keys_held_by_all().filter(|&h| h > planned) {
-            self.tell(counts, held, counts.read + read);
-        }
-    }
 }
 
 /// Reads `input` to its end, writing each line new to `structure` to `out` (one per line) and inserting
@@ -382,7 +304,10 @@ pub fn pass_new_lines_until(
     let mut counts = DedupCounts::default();
     let hasher = structure.hasher();
     // `None` marks the input's end, so a reader that vanished without it (a panic) is an error.
-    let (full_tx, full_rx) = sync_channel::<Option<Result<KeyBatch>>>(2);
+    // Each message carries the bad lines skipped since the last, so they count once their batch is
+    // handled (the reader runs batches ahead).
+    let (full_tx, full_rx) = sync_channel::<(Option<Result<KeyBatch>>, u64)>(2);
+    let skipped = input.skipped_lines();
     let (empty_tx, empty_rx) = channel::<KeyBatch>();
     for _ in 0..3 {
         let _ = empty_tx.send(KeyBatch::with_capacity(BATCH_LINES, 96));
@@ -394,32 +319,39 @@ pub fn pass_new_lines_until(
     // Not scoped: a reader blocked on a silent input must not keep a stopped stream from ending.
     std::thread::spawn(move || {
         let mut lines = KeyPipeline::file(input, u64::MAX).with_batch_keys(BATCH_LINES);
+        let mut bad_sent = 0;
+        let mut bad_since = || {
+            let total = skipped.as_ref().map_or(0, |log| log.count());
+            total - std::mem::replace(&mut bad_sent, total)
+        };
         while let Ok(mut batch) = empty_rx.recv() {
             let started = Instant::now();
             let made = lines.make(&mut batch);
             reader_read_ns.fetch_add(started.elapsed().as_nanos() as u64, Relaxed);
             match made {
                 Ok(0) => {
-                    let _ = full_tx.send(None);
+                    let _ = full_tx.send((None, bad_since()));
                     return;
                 }
                 Ok(_) => {
                     let started = Instant::now();
                     batch.hash_all(hasher);
                     reader_hash_ns.fetch_add(started.elapsed().as_nanos() as u64, Relaxed);
-                    if full_tx.send(Some(Ok(batch))).is_err() {
+                    if full_tx.send((Some(Ok(batch)), bad_since())).is_err() {
                         return;
                     }
                 }
                 Err(e) => {
-                    let _ = full_tx.send(Some(Err(e)));
+                    let _ = full_tx.send((Some(Err(e)), bad_since()));
                     return;
                 }
             }
         }
     });
-    let shared = structure.keys_held_by_all().is_some();
-    let mut last_load = Some(Instant::now());
+    // Whether the load is the server's to count (a shared filter), from the registry: no round trip.
+    let shared = crate::registry::find(structure.id()).is_ok_and(|k| k.remote())
+        && watch.planned_keys.is_some();
+    let mut last_load = watch::LastAsk::now();
     let written = (|| -> Result<()> {
         let mut waited = Instant::now();
         loop {
@@ -445,6 +377,8 @@ pub fn pass_new_lines_until(
                     }
                 }
             };
+            let (next, bad) = next;
+            counts.bad_lines += bad;
             let Some(batch) = next else {
                 counts.interrupted = stopping;
                 return Ok(());
@@ -483,9 +417,9 @@ pub fn pass_new_lines_until(
             match crossed {
                 Some(at) => {
                     let read_then = counts.read + at;
-                    watch.tell(&mut counts, held_before + room + 1, read_then)
+                    watch.tell(&mut counts, held_before + room + 1, false, read_then)
                 }
-                None if shared => watch.poll(structure, &mut counts, &mut last_load, read),
+                None if shared => watch.poll(structure, &mut counts, &mut last_load, false, read),
                 None => {}
             }
             counts.read += read;
@@ -503,7 +437,8 @@ pub fn pass_new_lines_until(
     })();
     // A shared filter's load once more at the end, however recently it was asked.
     if shared && structure.failure().is_none() {
-        watch.poll(structure, &mut counts, &mut None, 0);
+        watch.poll(structure, &mut counts, &mut last_load, true, 0);
+        counts.server_lost = structure.failure().is_some();
     }
     let flushed = out.flush().map_err(output_error);
     counts.times.read_ns = read_ns.load(Relaxed);
@@ -620,6 +555,7 @@ mod tests {
                 interrupted: false,
                 times: counts.times,
                 overfill: None,
+                bad_lines: 0,
             }
         );
     }
@@ -734,6 +670,7 @@ mod tests {
         let seen = Overfill {
             planned_keys: 1000,
             keys_held: 1001,
+            counted_by_server: false,
             read: 1501,
         };
         assert_eq!(heard, vec![seen]);
