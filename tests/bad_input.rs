@@ -192,6 +192,52 @@ fn every_bad_input_is_a_one_line_error_with_status_2() {
             "nonexistent",
         ),
         case(&["dedup"], "--expected"),
+        case(
+            &[
+                "dedup",
+                "--redis",
+                "redis://127.0.0.1:1",
+                "--name",
+                "n",
+                "--expected",
+                "10",
+                "--wait-replicas",
+                "1",
+            ],
+            "--wait-replicas: applies to a cluster",
+        ),
+        case(
+            &[
+                "dedup",
+                "--redis",
+                "redis://127.0.0.1:1",
+                "--name",
+                "n",
+                "--expected",
+                "10",
+                "--shards",
+                "3",
+            ],
+            "--shards: splits a filter over a cluster",
+        ),
+        case(
+            &[
+                "dedup",
+                "--redis-cluster",
+                "redis://127.0.0.1:1",
+                "--name",
+                "n",
+                "--expected",
+                "10",
+                "--wait-replicas",
+                "0",
+            ],
+            "--wait-replicas: must be at least 1",
+        ),
+        case(
+            &["dedup", "--expected", "10", "--bad-lines", "pass"],
+            "one of: skip, fail",
+        ),
         case(&["dedup", "--name", "seen", "--expected", "10"], "--name"),
         case(
             &[
@@ -319,10 +365,19 @@ fn every_bad_input_is_a_one_line_error_with_status_2() {
         ),
         case(&["frobnicate"], "frobnicate"),
     ];
+    // A bad line stops `dedup` under `--bad-lines fail` (the default skips it), and a bad first line
+    // under either (a binary input).
     cases.push(Case {
-        args: vec!["dedup".into(), "--expected".into(), "100".into()],
+        args: ["dedup", "--expected", "100", "--bad-lines", "fail"]
+            .map(String::from)
+            .into(),
         stdin: Some(b"https://a.example/\n\x00\xff\xfe\n".to_vec()),
         says: "<stdin>:2",
+    });
+    cases.push(Case {
+        args: vec!["dedup".into(), "--expected".into(), "100".into()],
+        stdin: Some(b"\x00\xff\xfe\nhttps://a.example/\n".to_vec()),
+        says: "<stdin>:1",
     });
     assert!(cases.len() >= 30);
     let mut failures = Vec::new();

@@ -46,6 +46,7 @@ impl Cluster {
         create.args(["--cluster-replicas", &replicas.to_string(), "--cluster-yes"]);
         cluster.run("redis-cli --cluster create", &mut create)?;
         cluster.wait_ok(Duration::from_secs(60))?;
+        cluster.wait_replicas_synced(Duration::from_secs(60))?;
         Ok(cluster)
     }
 
@@ -76,6 +77,34 @@ impl Cluster {
     /// Kills node `i` (SIGKILL: no shutdown save).
     pub fn kill(&mut self, i: usize) {
         self.nodes[i].kill();
+    }
+
+    /// Waits until every replica has its master's data (`INFO replication`: `master_link_status:up`):
+    /// a replica still in its first sync cannot be promoted when its master fails.
+    pub fn wait_replicas_synced(&self, limit: Duration) -> Result<()> {
+        let started = Instant::now();
+        loop {
+            let synced = (0..self.nodes.len()).all(|i| {
+                let url = self.nodes[i].url();
+                let info: Option<String> = redis::Client::open(url.connection_text())
+                    .and_then(|c| c.get_connection_with_timeout(Duration::from_secs(2)))
+                    .and_then(|mut c| redis::cmd("INFO").arg("replication").query(&mut c))
+                    .ok();
+                info.is_some_and(|i| {
+                    !i.contains("role:slave") || i.contains("master_link_status:up")
+                })
+            });
+            if synced {
+                return Ok(());
+            }
+            if started.elapsed() > limit {
+                return Err(Error::invalid(
+                    "redis",
+                    format!("the replicas did not sync within {} s", limit.as_secs()),
+                ));
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
     }
 
     /// Starts node `i` again on its port, directory and cluster config, and waits for the cluster.

@@ -26,6 +26,9 @@ pub struct RemoteConfig {
     /// A shared structure may be created by this worker (inserting workers); read-only ones need it to
     /// exist already.
     pub create: bool,
+    /// On a cluster, writes count as done only once this many replicas of their master hold them
+    /// (`--wait-replicas`; see [`super::conn::WaitReplicas`]).
+    pub wait: Option<super::conn::WaitReplicas>,
 }
 
 impl RemoteConfig {
@@ -40,6 +43,7 @@ impl RemoteConfig {
             bitmap: BitmapLayout::default(),
             join_existing: false,
             create: true,
+            wait: None,
         }
     }
 }

@@ -44,6 +44,20 @@ pub struct Conn {
     /// A second connection to a cluster, on its own thread, for the round trip that runs beside this
     /// one's.
     pub(super) twin: Option<Twin>,
+    /// `WAIT` after each pipeline, on every master it wrote to (`--wait-replicas`).
+    pub(super) wait: Option<WaitReplicas>,
+}
+
+/// How a write is acknowledged on a cluster with replicas: after its pipeline, `WAIT replicas timeout_ms`
+/// on every master the pipeline wrote to, on the same connection, so a write counts as done only once
+/// that many replicas of its master hold it. Redis replicates asynchronously: without this, a write a
+/// master acknowledged and lost before its replica copied it is gone after the replica's promotion (the
+/// Redis Cluster specification). A shortfall (a master without enough replicas answering, as just after
+/// a failover) is retried like a lost server, the whole round trip sent again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WaitReplicas {
+    pub replicas: u32,
+    pub timeout_ms: u64,
 }
 
 impl Conn {
@@ -63,6 +77,7 @@ impl Conn {
             masters: Vec::new(),
             resent: 0,
             twin: None,
+            wait: None,
         };
         let started = Instant::now();
         loop {
@@ -89,6 +104,11 @@ impl Conn {
     /// Where this connection goes.
     pub fn endpoint(&self) -> &Endpoint {
         &self.endpoint
+    }
+
+    /// Makes every later pipeline wait for `wait`'s replicas (cluster only: see [`WaitReplicas`]).
+    pub fn wait_for_replicas(&mut self, wait: Option<WaitReplicas>) {
+        self.wait = wait;
     }
 
     /// Round trips sent again after a server was lost.
@@ -132,6 +152,7 @@ impl Conn {
             for cmd in &cmds {
                 pipe.add_command(cmd.clone());
             }
+            let wait = self.wait;
             return self.with_retry(&what, |inner| match inner {
                 Inner::Cluster(c) => match pipe.query(c.as_mut()) {
                     // The crate's cluster pipeline reports a redirection inside a pipeline as a failure
@@ -140,7 +161,9 @@ impl Conn {
                     Err(e) if redirected(&e) => cmds
                         .iter()
                         .map(|cmd| c.req_command(cmd).and_then(|v| v.extract_error()))
-                        .collect(),
+                        .collect::<redis::RedisResult<Vec<Value>>>()
+                        .and_then(|replies| wait_replicas(c, wait).map(|()| replies)),
+                    Ok(replies) => wait_replicas(c, wait).map(|()| replies),
                     other => other,
                 },
                 Inner::Server(_) => unreachable!("a cluster endpoint opens a cluster connection"),
@@ -405,6 +428,28 @@ pub(super) fn server_away(e: &RedisError) -> bool {
                         | ServerErrorKind::MasterDown
                 )
         )
+}
+
+/// `WAIT` on every master, through the connections that wrote (the crate sends `WAIT` to all primaries
+/// and keeps the smallest count); a master that had fewer replicas take its writes in time is an error
+/// the caller retries as a lost server. Masters this round trip did not write to answer at once.
+fn wait_replicas(c: &mut ClusterConnection, wait: Option<WaitReplicas>) -> redis::RedisResult<()> {
+    let Some(wait) = wait else {
+        return Ok(());
+    };
+    let acked: i64 = c
+        .req_command(redis::cmd("WAIT").arg(wait.replicas).arg(wait.timeout_ms))
+        .and_then(|v| redis::from_redis_value(v).map_err(Into::into))?;
+    if acked < i64::from(wait.replicas) {
+        return Err(RedisError::from(std::io::Error::new(
+            std::io::ErrorKind::TimedOut,
+            format!(
+                "WAIT: a master had {acked} of {} replicas take its writes within {} ms",
+                wait.replicas, wait.timeout_ms
+            ),
+        )));
+    }
+    Ok(())
 }
 
 /// Whether `e` is a MOVED or ASK redirection (slots moving between masters).

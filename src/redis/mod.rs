@@ -17,5 +17,5 @@ pub mod server;
 pub mod url;
 
 pub use config::{BitmapLayout, BitmapMode, RemoteConfig};
-pub use conn::{Conn, Endpoint, Master};
+pub use conn::{Conn, Endpoint, Master, WaitReplicas};
 pub use url::RedisUrl;

@@ -104,10 +104,9 @@ impl Conn {
             return Ok(());
         }
         if self.twin.is_none() {
-            self.twin = Some(Twin::start(Conn::connect_retrying(
-                &self.endpoint,
-                self.retry_for,
-            )?));
+            let mut twin = Conn::connect_retrying(&self.endpoint, self.retry_for)?;
+            twin.wait_for_replicas(self.wait);
+            self.twin = Some(Twin::start(twin));
         }
         let mut outcome = Ok(());
         for i in (0..count).step_by(2) {

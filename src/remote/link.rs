@@ -16,7 +16,9 @@ pub fn params_key(prefix: &str) -> String {
 
 /// Connects to the structure's server or cluster, with its retry time.
 pub fn connect(remote: &RemoteConfig) -> Result<Conn> {
-    Conn::connect_retrying(&remote.endpoint, remote.retry_for)
+    let mut conn = Conn::connect_retrying(&remote.endpoint, remote.retry_for)?;
+    conn.wait_for_replicas(remote.wait);
+    Ok(conn)
 }
 
 /// Where a split structure's shard count lives: `NAME:shards` (no hash tag; any slot).
