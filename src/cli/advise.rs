@@ -510,5 +510,10 @@ fn print_human(a: &Advice) {
                 _ => String::new(),
             }
         );
+        if p.nodes > 1 {
+            println!(
+                "  with replicas: Redis replicates asynchronously, so a failover can lose the last inserts a master acknowledged (URLs crawled twice); `dedup --wait-replicas 1` acknowledges a URL only once a replica holds it, at a cost in inserts/s (docs/shared-filters.md)"
+            );
+        }
     }
 }
